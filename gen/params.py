@@ -1,0 +1,162 @@
+"""Validated parameters: the one place a family's parameters are checked.
+
+Each family declares its parameters as :class:`Param` objects (name, type,
+default, a one-line doc, and the allowed range or choices) plus an optional
+cross-parameter check. :func:`validate` turns raw values (from Python or the
+CLI's strings) into a checked dict, or raises :class:`ParamError` whose message
+names the parameter and what is allowed: the CLI prints it as one line and
+exits with status 2.
+
+Examples
+--------
+>>> p = Param("k", int, 4, "routers per dimension", minimum=2)
+>>> validate([p], {"k": "8"})
+{'k': 8}
+>>> validate([p], {"k": 1})
+Traceback (most recent call last):
+...
+radixnet.gen.params.ParamError: --k: must be an integer >= 2 (got 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+__all__ = ["Param", "ParamError", "validate", "REQUIRED"]
+
+
+class ParamError(ValueError):
+    """A bad parameter value; ``str()`` is the one-line message for users."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(f"--{name.replace('_', '-')}: {message}")
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a family.
+
+    Parameters
+    ----------
+    name : str
+        Python name (the CLI flag is ``--name`` with ``_`` → ``-``).
+    type : type
+        ``int``, ``float``, ``str``, ``bool`` or ``list`` (list of ints, written ``4,4,8``).
+    default : object
+        Default value, :data:`REQUIRED`, or ``None`` for "derived from the others".
+    help : str
+        One line for ``--help`` and the docs.
+    minimum, maximum : number, optional
+        Inclusive bounds (for lists: per element).
+    choices : sequence, optional
+        Allowed values.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: Sequence[Any] | None = None
+
+    def allowed(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        kind = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
+                list: "a comma-separated list of integers"}[self.type]
+        if self.minimum is not None and self.maximum is not None:
+            return f"{kind} in [{_fmt(self.minimum)}, {_fmt(self.maximum)}]"
+        if self.minimum is not None:
+            return f"{kind} >= {_fmt(self.minimum)}"
+        if self.maximum is not None:
+            return f"{kind} <= {_fmt(self.maximum)}"
+        return kind
+
+    def convert(self, raw: Any) -> Any:
+        if raw is None:
+            return None
+        try:
+            value = _convert(self.type, raw)
+        except (TypeError, ValueError):
+            raise ParamError(self.name, f"must be {self.allowed()} (got {raw!r})") from None
+        items = value if self.type is list else [value]
+        if self.type is list and not items:
+            raise ParamError(self.name, f"must be {self.allowed()} (got an empty list)")
+        for v in items:
+            if self.choices is not None and v not in self.choices:
+                raise ParamError(self.name, f"must be {self.allowed()} (got {raw})")
+            if (self.minimum is not None and v < self.minimum) or (self.maximum is not None and v > self.maximum):
+                raise ParamError(self.name, f"must be {self.allowed()} (got {raw})")
+        return value
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _convert(kind: type, raw: Any) -> Any:
+    if kind is bool:
+        if isinstance(raw, bool):
+            return raw
+        s = str(raw).strip().lower()
+        if s in ("1", "true", "yes", "on"):
+            return True
+        if s in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(raw)
+    if kind is int:
+        if isinstance(raw, bool):
+            raise TypeError(raw)
+        if isinstance(raw, float):
+            if not raw.is_integer():
+                raise ValueError(raw)
+            return int(raw)
+        return int(str(raw).strip(), 0) if isinstance(raw, str) else int(raw)
+    if kind is float:
+        return float(raw)
+    if kind is list:
+        if isinstance(raw, str):
+            parts = [p for p in raw.replace("x", ",").split(",") if p.strip()]
+            return [int(p, 0) for p in parts]
+        return [_convert(int, v) for v in raw]
+    return str(raw)
+
+
+def validate(params: Sequence[Param], values: dict[str, Any],
+             check: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Convert and check ``values`` against ``params``; fill defaults.
+
+    Raises
+    ------
+    ParamError
+        Unknown name, missing required value, wrong type or range, or a failed
+        cross-parameter ``check``.
+    """
+    known = {p.name: p for p in params}
+    for name in values:
+        if name not in known:
+            allowed = ", ".join("--" + n.replace("_", "-") for n in known) or "none"
+            raise ParamError(name, f"unknown parameter (this family takes {allowed})")
+    out: dict[str, Any] = {}
+    for p in params:
+        raw = values.get(p.name, None)
+        if raw is None:
+            if p.default is REQUIRED:
+                raise ParamError(p.name, f"is required ({p.help}; {p.allowed()})")
+            out[p.name] = p.default
+        else:
+            out[p.name] = p.convert(raw)
+    if check is not None:
+        check(out)
+    return out
