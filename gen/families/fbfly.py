@@ -56,14 +56,15 @@ def size_for_radix(radix: int, N: int) -> tuple[int, int]:
 
 
 def _check(p: dict) -> None:
-    if p["k"] is None and p["n"] is None:
-        if p["radix"] is None or p["N"] is None:
-            raise ParamError("k", "give --k and --n, or --radix and --N to size the network (Kim §5.1.2)")
+    if p["N"] is not None:
+        if p["k"] is not None or p["n"] is not None:
+            raise ParamError("N", "sizes the network from --radix (Kim §5.1.2); give --radix and --N, "
+                                  "or --k and --n, not both")
+        if p["radix"] is None:
+            raise ParamError("N", "sizing by --N needs --radix (Kim §5.1.2), or give --k and --n instead")
         p["k"], p["n"] = size_for_radix(p["radix"], p["N"])
-    elif p["k"] is None or p["n"] is None:
-        raise ParamError("k" if p["k"] is None else "n", "give both --k and --n")
-    elif p["N"] is not None and p["N"] != p["k"] ** p["n"]:
-        raise ParamError("N", f"a {p['k']}-ary {p['n']}-flat has N = {p['k'] ** p['n']} (got {p['N']})")
+    p["k"] = 4 if p["k"] is None else p["k"]
+    p["n"] = 2 if p["n"] is None else p["n"]
     if p["c"] is None:
         p["c"] = p["k"]
     need = effective_radix(p["k"], p["n"], p["c"])
@@ -130,8 +131,8 @@ register(Family(
     name="fbfly",
     summary="flattened butterfly k-ary n-flat (Kim et al. 2007), optional spare-port redundancy and sizing",
     params=(
-        Param("k", int, None, "routers per dimension and terminals per router", minimum=2),
-        Param("n", int, None, "butterfly stages; n' = n-1 dimensions", minimum=1),
+        Param("k", int, None, "routers per dimension and terminals per router (default 4)", minimum=2),
+        Param("n", int, None, "butterfly stages; n' = n-1 dimensions (default 2)", minimum=1),
         Param("c", int, None, "terminals per router (default k)", minimum=0),
         Param("radix", int, None, "router radix (default k'); spare ports per --spare", minimum=1),
         Param("spare", str, "none", "use of spare ports", choices=("none", "redundant")),
