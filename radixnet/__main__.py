@@ -1,0 +1,5 @@
+import sys
+
+from radixnet.cli import main
+
+sys.exit(main())
