@@ -1,0 +1,134 @@
+"""Butterfly, k-ary n-fly (Dally & Towles ch. 4; Kim, Dally, Abts, ISCA 2007 §2.1, Fig. 1(a,c)).
+
+A k-ary n-fly connects ``N = k^n`` terminals through ``n`` stages of
+``k^(n-1)`` radix-k routers (k inputs and k outputs each). It is an
+*indirect* network: every terminal injects at stage 0 and ejects at stage
+n-1, and channels run one way only, stage i -> stage i+1 (Kim §2.1: "lines
+denote unidirectional links in the butterfly"). Kim §3.3 compares a
+1024-node butterfly "built using 2 stages of radix-32 routers" (k=32, n=2),
+routed "destination-based" (Table 1).
+
+Numbering
+---------
+Router ``r = s * k^(n-1) + w`` is stage ``s`` (0..n-1), row ``w``
+(0..k^(n-1)-1, written with n-1 base-k digits ``w_(n-2) .. w_0``);
+``coords = (stage, row)``. Terminal ``t`` (n base-k digits
+``t_(n-1) .. t_0``) injects at stage-0 router row ``t // k``, input port
+``t % k``, and ejects at stage-(n-1) router row ``t // k``, output port
+``t % k``.
+
+Port layout (contract for routing tables and RTL)
+-------------------------------------------------
+Every router has radix ``k``; port ``p`` is input ``p`` and output ``p``
+(each side may carry a terminal or a channel, never both):
+
+* stage 0: input ``p`` = injection of terminal ``k*w + p``; output ``p`` = channel;
+* middle stages: input and output ``p`` = channels;
+* stage n-1: input ``p`` = channel; output ``p`` = ejection of terminal ``k*w + p``.
+
+Because a stage-0 input port is both a terminal port and (as output) a network
+port, this layout cannot be expressed by the NetworkBuilder's "terminal ports
+first" numbering; the Network is assembled directly.
+
+Wiring (digit swap)
+-------------------
+Output ``p`` of stage-``i`` router row ``w`` (i < n-1) goes to the stage-(i+1)
+router whose row is ``w`` with digit ``d = n-2-i`` replaced by ``p``, and
+enters it on input port ``w_d`` (the digit it replaced). So stage 0 sets the
+most significant row digit and the last inter-stage column the least
+significant one; for k=4, n=2 router row 0 of stage 0 feeds rows 0..3 of
+stage 1, as in Kim Fig. 1(a) (channel (R0,R1) local to row 0).
+
+Destination-tag routing: a packet for terminal ``t`` leaves stage ``i`` on
+output port ``t_(n-1-i)`` (digit n-1-i of the destination, most significant
+first); after stage n-2 the row equals ``t // k`` and stage n-1 ejects on port
+``t_0``. Every terminal pair is joined by exactly one path of n-1
+inter-router channels. Contracting each row (stages merged) and dropping
+row-local channels gives the k-ary n-flat of Kim §2.1.
+
+Channel ``tag`` = stage of the channel's source (0..n-2); ``lane`` = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..family import Family, Knowledge, register
+from ..network import Network
+from ..params import Param
+
+__all__ = ["butterfly_route_port"]
+
+
+def butterfly_route_port(k: int, n: int, stage, dest):
+    """Destination-tag routing: output port taken at ``stage`` toward terminal ``dest``.
+
+    >>> [int(butterfly_route_port(2, 3, s, 0b110)) for s in range(3)]
+    [1, 1, 0]
+    """
+    stage = np.asarray(stage, dtype=np.int64)
+    dest = np.asarray(dest, dtype=np.int64)
+    return (dest // np.int64(k) ** (n - 1 - stage)) % k
+
+
+def _build(p: dict) -> Network:
+    k, n = p["k"], p["n"]
+    K = k ** (n - 1)                       # routers per stage
+    R, N = n * K, k ** n
+    t = np.arange(N, dtype=np.int64)
+    inj_router, inj_port = t // k, t % k
+    ej_router, ej_port = (n - 1) * K + t // k, t % k
+    srcs, sports, dsts, dports, tags = [], [], [], [], []
+    w = np.repeat(np.arange(K, dtype=np.int64), k)      # row, port-major within the router
+    port = np.tile(np.arange(k, dtype=np.int64), K)
+    for i in range(n - 1):
+        d = n - 2 - i
+        stride = np.int64(k) ** d
+        digit = (w // stride) % k
+        srcs.append(i * K + w)
+        sports.append(port)
+        dsts.append((i + 1) * K + w + (port - digit) * stride)
+        dports.append(digit)
+        tags.append(np.full(w.size, i, np.int64))
+    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
+    src, src_port, dst, dst_port, tag = (cat(x) for x in (srcs, sports, dsts, dports, tags))
+    idx = np.arange(R, dtype=np.int64)
+    coords = np.stack([idx // K, idx % K], axis=1)
+    return Network("butterfly", dict(p), np.full(R, k, np.int64), src, src_port, dst, dst_port, tag,
+                   np.zeros(src.size, np.int64), inj_router, inj_port, ej_router, ej_port,
+                   coords=coords, coord_names=("stage", "row"),
+                   tag_names={i: f"stage{i}->stage{i + 1}" for i in range(n - 1)})
+
+
+def _knowledge(net: Network) -> Knowledge:
+    """Routers of one stage form one automorphism orbit (permuting the values of
+    each row digit, in every stage at once, preserves the digit-swap wiring).
+
+    Bisection (bound): put rows with most significant digit < k/2 (all stages)
+    and their terminals on one side; only the stage 0 -> 1 channels change that
+    digit, so N/4 channels cross in each direction (N/2 in total).
+    """
+    k, n = net.params["k"], net.params["n"]
+    K = k ** (n - 1)
+    kn = Knowledge(vertex_classes=[(s * K, K) for s in range(n)], vertex_transitive=(n == 1),
+                   extra={"stages": n, "inter_router_hops": n - 1})
+    if n >= 2 and k % 2 == 0:
+        kn.bisection_width = k ** n // 4
+        kn.bisection_exact = False
+        kn.bisection_note = ("row-half cut (top row digit < k/2): N/4 channels each direction, "
+                             "N/2 in total (upper bound)")
+    return kn
+
+
+register(Family(
+    name="butterfly",
+    summary="butterfly k-ary n-fly: n stages of k^(n-1) radix-k routers, unidirectional, destination-tag",
+    params=(
+        Param("k", int, 4, "router radix (k inputs and k outputs) and digit base", minimum=2),
+        Param("n", int, 2, "stages; N = k^n terminals", minimum=1),
+    ),
+    build=_build,
+    size=lambda p: (p["n"] * p["k"] ** (p["n"] - 1), (p["n"] - 1) * p["k"] ** p["n"]),
+    knowledge=_knowledge,
+    reference="Dally & Towles ch. 4; Kim, Dally, Abts ISCA 2007 §2.1 Fig. 1(a,c), §3.3 (2 stages of radix-32)",
+))

@@ -1,0 +1,214 @@
+"""Folded Clos / fat tree: the k-ary n-tree and the radix-r, L-level folded Clos.
+
+Two parameterisations of one construction:
+
+* ``--k K --n N``: the k-ary n-tree (Petrini & Vanneschi 1997): ``k^n``
+  terminals, ``n`` levels of ``k^(n-1)`` routers of radix ``2k``; the top
+  level uses only its ``k`` down ports.
+* ``--radix r --levels L [--terminals N]``: the folded Clos of radix-r routers
+  used by Kim, Dally, Abts (ISCA 2007): non-top routers have ``m = r/2`` down
+  and ``m`` up ports, top routers use all ``r`` ports downward (so there are
+  half as many). ``N`` defaults to the maximum ``2 m^L``. Kim §3.3: "the
+  folded-Clos network is a 3-stage network using radix-64 routers" for 1024
+  nodes, and §4.3: "with N = 1K network, the folded Clos requires 2048 links"
+  (``radix=64, levels=2, terminals=1024``: 32 leaves with 32 terminals and 32
+  uplinks, 16 spines with 64 down ports, 2048 unidirectional channels).
+
+Structure
+---------
+With ``m`` down ports per non-top router and ``L`` levels, the bottom ``L-1``
+levels form ``P`` *pods*, each an m-ary (L-1)-tree; levels ``0 .. L-2`` hold
+``P m^(L-2)`` routers each, router ``w = pod * m^(L-2) + u`` (``u`` has L-2
+base-m digits; the pod is digit L-2 of ``w``). Terminal ``t`` attaches to
+leaf ``t // m`` on port ``t % m``; ``N = P m^(L-1)``.
+
+* Inside a pod (levels l -> l+1, l <= L-3): up port ``j`` of router ``(l, w)``
+  goes to router ``(l+1, w with digit l replaced by j)`` and arrives on its
+  down port ``w_l`` (Petrini & Vanneschi: routers of adjacent levels are joined
+  iff their rows agree except in digit l).
+* Top level: ``m^(L-2)`` planes (one per ``u``) of ``S = P m / T`` spines with
+  ``T`` down ports each (``T = k`` for the k-ary n-tree, ``T = r`` for the
+  radix form); top router ``s * m^(L-2) + u``. Up port ``j`` of the pod-top
+  router ``(L-2, pod, u)`` goes to spine ``s = j mod S`` of plane ``u`` on lane
+  ``j // S`` and arrives on down port ``pod * (T/P) + j // S``. Every pod-top
+  router thus reaches every spine of its plane over ``T/P`` parallel lanes.
+  For the k-ary n-tree (P = T = k, S = k, one lane) this is again the digit rule
+  with the pod digit, i.e. the P&V tree exactly.
+
+With ``N`` below the maximum, ``P = N / m^(L-1)`` pods must be an even divisor
+of ``r`` (so every pod-top router meets every spine of its plane equally
+often and all spine ports are used); other ``N`` are refused with the list of
+allowed values. (For L = 2 a pod is a single leaf: N = 1024, r = 64 gives P = 32.)
+With no shape parameter at all the family builds Kim's 1K folded Clos
+(``radix=64, levels=2, terminals=1024``).
+
+Port layout (contract for routing tables and RTL)
+-------------------------------------------------
+Every router has radix ``2m`` (``2k`` for the k-ary n-tree). Ports ``0 .. m-1``
+face down (terminals on leaves), ports ``m .. 2m-1`` face up; top routers use
+ports ``0 .. T-1`` downward and leave the rest unused (k-ary n-tree). Input and
+output with the same port number face the same neighbour.
+Routers are numbered level by level, level 0 (leaves) first;
+``coords = (level, index within the level)``.
+
+Channel ``tag`` = level of the lower end (``l`` for channels between levels
+``l`` and ``l+1``); every link is bidirectional (an up and a down channel with
+the same lane).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..builder import NetworkBuilder
+from ..family import Family, Knowledge, register
+from ..network import Network
+from ..params import Param, ParamError
+
+__all__ = ["clos_shape"]
+
+
+def clos_shape(p: dict) -> dict:
+    """Derived shape of a validated parameter dict.
+
+    Returns ``m`` (down ports of non-top routers), ``L`` (levels), ``P`` (pods),
+    ``T`` (down ports used on a top router), ``S`` (spines per plane),
+    ``lanes`` (links per pod-top router/spine pair), ``N`` and the router counts.
+
+    >>> s = clos_shape({"k": None, "n": None, "radix": 64, "levels": 2, "terminals": 1024})
+    >>> s["per_level"], s["top"], s["lanes"]
+    (32, 16, 2)
+    """
+    if p.get("k") is not None:
+        m, L = p["k"], p["n"]
+        P, T = m, m
+    else:
+        m, L = p["radix"] // 2, p["levels"]
+        P, T = p["terminals"] // m ** (L - 1), 2 * m
+    planes = m ** (L - 2)
+    S = P * m // T
+    return {"m": m, "L": L, "P": P, "T": T, "S": S, "lanes": T // P, "planes": planes,
+            "per_level": P * planes, "top": planes * S, "N": P * m ** (L - 1),
+            "routers": (L - 1) * P * planes + planes * S}
+
+
+def _check(p: dict) -> None:
+    tree = p["k"] is not None or p["n"] is not None
+    folded = p["radix"] is not None or p["levels"] is not None
+    if tree and folded:
+        raise ParamError("k", "give either --k and --n (k-ary n-tree) or --radix and --levels "
+                              "(folded Clos of radix-r routers), not both")
+    if tree:
+        if p["k"] is None or p["n"] is None:
+            raise ParamError("k" if p["k"] is None else "n", "the k-ary n-tree needs both --k and --n")
+        N = p["k"] ** p["n"]
+        if p["terminals"] is not None and p["terminals"] != N:
+            raise ParamError("terminals", f"a {p['k']}-ary {p['n']}-tree has N = k^n = {N} terminals "
+                                          f"(got {p['terminals']})")
+        p["terminals"] = N
+        return
+    if not tree and not folded:                      # default: Kim's 1K folded Clos (§3.3, §4.3)
+        p["radix"], p["levels"] = 64, 2
+        if p["terminals"] is None:
+            p["terminals"] = 1024
+    if p["radix"] is None or p["levels"] is None:
+        raise ParamError("radix" if p["radix"] is None else "levels",
+                         "give --radix and --levels (or --k and --n for a k-ary n-tree)")
+    r, L = p["radix"], p["levels"]
+    if r % 2:
+        raise ParamError("radix", f"must be even: non-top routers have r/2 down and r/2 up ports (got {r})")
+    m = r // 2
+    top = 2 * m ** L
+    if p["terminals"] is None:
+        p["terminals"] = top
+        return
+    N = p["terminals"]
+    pod = m ** (L - 1)
+    allowed = [P * pod for P in range(2, r + 1, 2) if r % P == 0]
+    if N not in allowed:
+        shown = ", ".join(str(a) for a in allowed)
+        raise ParamError("terminals", f"a {L}-level folded Clos of radix-{r} routers supports N = P*(r/2)^(L-1) "
+                                      f"with P pods an even divisor of r: one of {shown} (got {N})")
+
+
+def _size(p: dict) -> tuple[int, int]:
+    s = clos_shape(p)
+    return s["routers"], 2 * (s["L"] - 1) * s["N"]
+
+
+def _build(p: dict) -> Network:
+    s = clos_shape(p)
+    m, L, P, T, S, planes, per = s["m"], s["L"], s["P"], s["T"], s["S"], s["planes"], s["per_level"]
+    R = s["routers"]
+    b = NetworkBuilder("clos", p, R, 2 * m)
+    N = s["N"]
+    b.terminals(np.arange(N, dtype=np.int64) // m)
+    w = np.repeat(np.arange(per, dtype=np.int64), m)     # (router, up port) pairs of one level
+    j = np.tile(np.arange(m, dtype=np.int64), per)
+    for level in range(L - 1):
+        # network port numbers exclude the leaf's m terminal ports
+        up = j if level == 0 else m + j
+        child = level * per + w
+        if level < L - 2:
+            stride = np.int64(m) ** level
+            digit = (w // stride) % m
+            parent = (level + 1) * per + w + (j - digit) * stride
+            pport = digit                                  # parent's down port (its network port, base 0)
+            lane = 0
+        else:
+            u = w % planes
+            pod = w // planes
+            spine = j % S
+            lane = j // S
+            parent = (L - 1) * per + spine * planes + u
+            pport = pod * (T // P) + lane
+        b.channels(child, parent, tag=level, lane=lane, src_port=up, dst_port=pport)
+        b.channels(parent, child, tag=level, lane=lane, src_port=pport, dst_port=up)
+    idx = np.arange(R, dtype=np.int64)
+    lev = np.minimum(idx // per, L - 1)
+    coords = np.stack([lev, idx - lev * per], axis=1)
+    return b.build(coords=coords, coord_names=("level", "index"),
+                   tag_names={lv: f"level{lv}-level{lv + 1}" for lv in range(L - 1)})
+
+
+def _knowledge(net: Network) -> Knowledge:
+    """Each level is one automorphism orbit (permute pods; permute the values of
+    a row digit in every pod and plane at once; permute spines of a plane).
+
+    Bisection: the tree is rearrangeably non-blocking (every level has as many
+    up as down channels; recursively a Clos C(m middle switches, m inputs),
+    Slepian-Duguid), so the N/2 terminals of one side can send a permutation to
+    the other side over channel-disjoint paths: any balanced cut has >= N/2
+    channels in each direction. Splitting the pods in halves (each spine on
+    either side) cuts exactly N/2, so N/2 is exact when the pod count is even.
+    """
+    s = clos_shape(net.params)
+    per, L = s["per_level"], s["L"]
+    classes = [(lv * per, per) for lv in range(L - 1)] + [((L - 1) * per, s["top"])]
+    kn = Knowledge(vertex_classes=classes, vertex_transitive=False,
+                   extra={"levels": L, "pods": s["P"], "spines_per_plane": s["S"], "lanes_to_spine": s["lanes"],
+                          "max_inter_router_hops": 2 * (L - 1)})
+    if s["P"] % 2 == 0:
+        kn.bisection_width = s["N"] // 2
+        kn.bisection_exact = True
+        kn.bisection_note = ("full-bisection fat tree: pod-halves cut gives N/2, rearrangeability "
+                             "(Slepian-Duguid) gives >= N/2")
+    return kn
+
+
+register(Family(
+    name="clos",
+    summary="folded Clos / fat tree: k-ary n-tree (--k --n) or L levels of radix-r routers (--radix --levels)",
+    params=(
+        Param("k", int, None, "k-ary n-tree: down (and up) ports per router", minimum=2),
+        Param("n", int, None, "k-ary n-tree: levels (k^n terminals)", minimum=2),
+        Param("radix", int, None, "folded Clos: router radix r (even; r/2 down, r/2 up; top r down)", minimum=4),
+        Param("levels", int, None, "folded Clos: router levels L", minimum=2),
+        Param("terminals", int, None, "terminals N (default: the maximum, 2*(r/2)^L or k^n)", minimum=2),
+    ),
+    check=_check,
+    build=_build,
+    size=_size,
+    knowledge=_knowledge,
+    reference="Petrini & Vanneschi 1997 (k-ary n-trees); Kim, Dally, Abts ISCA 2007 §3.3, §4.3 (1K folded Clos)",
+))
