@@ -1,0 +1,40 @@
+# radixnet: `make setup` once on a fresh Debian 12 machine, then `make test`.
+SHELL   := /bin/bash
+PYTHON  ?= python3
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# tool:package pairs installed from apt when the tool is missing
+APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ $(PYTHON):python3
+# pytest workers (CI has 2 cores)
+JOBS    ?= auto
+
+.PHONY: setup test test-slow clean help
+
+help:
+	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
+	@echo "make test       the default test run (< 20 min on 2 cores)"
+	@echo "make test-slow  full-size paper reproductions and large builds (-m slow)"
+
+setup:
+	@missing=""; \
+	for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
+	$(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	$(PYTHON) -c 'import sysconfig, os; assert os.path.exists(sysconfig.get_paths()["include"] + "/Python.h")' >/dev/null 2>&1 || missing="$$missing python3-dev"; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: apt-get install$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	else echo "setup: system packages present (verilator, iverilog, yosys, g++, python3-venv, python3-dev)"; fi
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__)'
+
+test:
+	$(PY) -m pytest -n $(JOBS) -q
+
+test-slow:
+	$(PY) -m pytest -n $(JOBS) -q -m slow
+
+clean:
+	rm -rf build .pytest_cache sim_build
