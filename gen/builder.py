@@ -23,7 +23,7 @@ import numpy as np
 
 from .network import Network
 
-__all__ = ["NetworkBuilder"]
+__all__ = ["NetworkBuilder", "rank_within"]
 
 
 class NetworkBuilder:
@@ -95,16 +95,16 @@ class NetworkBuilder:
         src, dst, tag, lane = cat[:4]
         # Terminal ports first: a router's terminal ports are numbered by the
         # order of its terminals; inputs and outputs are numbered separately.
-        inj_port = _rank_within(inj, R)
-        ej_port = _rank_within(ej, R)
+        inj_port = rank_within(inj, R)
+        ej_port = rank_within(ej, R)
         n_inj = np.bincount(inj, minlength=R)
         n_ej = np.bincount(ej, minlength=R)
         base = np.maximum(n_inj, n_ej)
         if explicit_ports:
             src_port, dst_port = base[src] + cat[4], base[dst] + cat[5]
         else:
-            src_port = base[src] + _rank_within(src, R)
-            dst_port = base[dst] + _rank_within(dst, R)
+            src_port = base[src] + rank_within(src, R)
+            dst_port = base[dst] + rank_within(dst, R)
         used = base.copy()
         if src.size:
             np.maximum.at(used, src, src_port + 1)
@@ -120,7 +120,7 @@ class NetworkBuilder:
                        tag_names=tag_names or {}, seed=seed)
 
 
-def _rank_within(keys: np.ndarray, R: int) -> np.ndarray:
+def rank_within(keys: np.ndarray, R: int) -> np.ndarray:
     """For each element, how many earlier elements share its key (stable order)."""
     if keys.size == 0:
         return np.zeros(0, np.int64)
