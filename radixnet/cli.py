@@ -98,7 +98,114 @@ def _print_table(report: dict[str, Any]) -> None:
         print(f"{k:<{w}}  {v}")
 
 
-COMMANDS = {"topo": _cmd_topo}
+# ---------------------------------------------------------------- simulation
+SIM_DEFAULTS = dict(routing="min", traffic="uniform")
+
+
+def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
+    """Arguments shared by ``radixnet sim`` and ``radixnet sweep``: topology, router and traffic."""
+    from radixnet.gen.routing import ROUTINGS
+    from radixnet.golden.traffic import PATTERN_OPTIONS, PATTERNS
+    p.add_argument("--topo", default="fbfly", help=f"topology family [default fbfly]")
+    for prm in get_family(family).params:
+        p.add_argument("--" + prm.name.replace("_", "-"), dest="topo_" + prm.name, default=None, metavar="V",
+                       help=f"{family}: {prm.help} [{prm.allowed()}]")
+    p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min]")
+    p.add_argument("--traffic", default="uniform", help="one of " + ", ".join(PATTERNS) + " [default uniform]")
+    opts = sorted({o.name for v in PATTERN_OPTIONS.values() for o in v})
+    for o in opts:
+        p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
+                       help="traffic option")
+    for name, kind, help_ in (("vcs", int, "VCs per port [default: two per VC class]"),
+                              ("vc-depth", int, "flits per VC buffer [default: 32 per port / vcs]"),
+                              ("packet-length", int, "flits per packet [default 1]"),
+                              ("speedup", int, "router speedup S [default 2]"),
+                              ("link-latency", int, "cycles per channel [default 1]"),
+                              ("ugal-threshold", int, "UGAL/CLOS AD bias toward minimal, flit-hops [default 4]"),
+                              ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
+                              ("seed", int, "random seed [default 0]")):
+        p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=help_)
+
+
+def _int_arg(name: str):
+    def conv(x: str) -> int:
+        try:
+            return int(x)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--{name} must be an integer (got {x!r})") from None
+    return conv
+
+
+def sim_config(args: argparse.Namespace):
+    """Build and validate a SimConfig from parsed ``add_sim_args`` arguments."""
+    from radixnet.gen import build
+    from radixnet.golden.sim import SimConfig
+    fam = get_family(args.topo)
+    values = {prm.name: getattr(args, "topo_" + prm.name) for prm in fam.params
+              if getattr(args, "topo_" + prm.name) is not None}
+    net = build(args.topo, **values)
+    kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "link_latency",
+                                        "ugal_threshold", "measure", "seed") if getattr(args, k) is not None}
+    topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
+    return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
+
+
+def _peek_topo(argv: Sequence[str]) -> str:
+    for i, a in enumerate(argv):
+        if a == "--topo" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--topo="):
+            return a.split("=", 1)[1]
+    return "fbfly"
+
+
+def _cmd_sim(argv: Sequence[str]) -> int:
+    topo = _peek_topo(argv)
+    if topo not in family_names():
+        raise UsageError(f"radixnet sim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
+    p = _Parser(prog="radixnet sim", description="Simulate a network cycle by cycle (docs/router-spec.md); "
+                                                 "measurement per Kim et al. §3.2.")
+    add_sim_args(p, topo)
+    p.add_argument("--load", type=float, default=None, help="offered load, flits/terminal/cycle, in (0, 1]")
+    p.add_argument("--batch", type=int, default=None, help="batch mode: packets per terminal (Kim Fig. 5)")
+    p.add_argument("--trace", default=None, metavar="FILE", help="write every packet as JSON Lines (spec §R9)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    args = p.parse_args(list(argv))
+    if (args.load is None) == (args.batch is None):
+        raise UsageError("radixnet sim: error: give exactly one of --load or --batch")
+    cfg = sim_config(args)
+    from radixnet.golden.sim import SimulationError, Simulator, TraceWriter
+    sim = Simulator(cfg, trace=args.trace is not None)
+    fh = None
+    if args.trace:
+        try:
+            fh = open(args.trace, "w", encoding="utf-8")
+        except OSError as e:
+            raise ParamError("trace", f"cannot write {args.trace}: {e.strerror}") from None
+        sim.on_ejected = TraceWriter(fh)
+    try:
+        result = sim.run_load(args.load) if args.load is not None else sim.run_batch(args.batch)
+    except SimulationError as e:
+        print(f"radixnet sim: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if fh:
+            fh.close()
+    report = {"topo": cfg.net.family, "params": cfg.net.params, "routing": cfg.routing, "traffic": cfg.traffic,
+              "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup, "seed": cfg.seed, **result}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_table(report)
+    return 0
+
+
+def _cmd_sweep(argv: Sequence[str]) -> int:
+    from radixnet.sweep_cli import cmd_sweep
+    return cmd_sweep(argv)
+
+
+COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: radixnet COMMAND ...\ncommands: " + ", ".join(COMMANDS)
               + "\n  radixnet topo list                 the topology families"
-              + "\n  radixnet topo FAMILY --help        a family's parameters")
+              + "\n  radixnet topo FAMILY --help        a family's parameters"
+              + "\n  radixnet sim --topo fbfly --k 32 --n 2 --routing ugal-s --traffic worst-case --load 0.45")
         return 0
     cmd = COMMANDS.get(argv[0])
     try:

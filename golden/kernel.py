@@ -1,0 +1,488 @@
+"""The cycle kernel of the golden model: docs/router-spec.md §R2–§R8, compiled with numba.
+
+All state is arrays indexed ``[router, port, vc]`` (plus the packet table);
+one call advances every router by a chunk of cycles. The allocation loop is
+inherently sequential in the sequential allocator (each grant changes the
+state the next input sees, §R6), which is why this is a compiled kernel
+rather than numpy.
+
+Flits are encoded as ``pid * L + index`` (head: index 0, tail: index L-1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, UGAL, VAL
+
+__all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
+
+STATUS_OK = 0
+STATUS_WATCHDOG = 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _hops(coords, a, b):
+    h = 0
+    for d in range(coords.shape[1]):
+        if coords[a, d] != coords[b, d]:
+            h += 1
+    return h
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _dor(coords, port_to, r, target):
+    for d in range(coords.shape[1]):
+        if coords[r, d] != coords[target, d]:
+            return port_to[r, d, coords[target, d]]
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _qlen(credit, out_term, r, o, B):
+    if out_term[r, o] >= 0:
+        return 0
+    q = 0
+    for v in range(credit.shape[2]):
+        q += B - credit[r, o, v]
+    return q
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
+    """§R5: idle VC of the class with >= 1 credit and the most credits (ties: lowest)."""
+    if out_term[r, o] >= 0:
+        return 0
+    best = -1
+    bc = 0
+    for v in range(c0, c1):
+        if ovc_busy[r, o, v] == 0 and credit[r, o, v] > bc:
+            bc = credit[r, o, v]
+            best = v
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
+            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+    """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
+
+    Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
+    """
+    dt = pkt_dst[pid]
+    dr = term_router[dt]
+    vpc = V // ncls
+    phase = pkt_phase[pid]
+    decided = pkt_decided[pid]
+    inter = pkt_inter[pid]
+    if algo == MIN or algo == MIN_AD:
+        if r == dr:
+            o = eject_port[dt]
+            dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            return True
+        if algo == MIN:
+            o = _dor(coords, port_to, r, dr)
+            ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
+            if ov < 0:
+                return False
+            dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            return True
+        H = _hops(coords, r, dr)
+        cls = coords.shape[1] - H
+        best_o = -1
+        best_v = -1
+        best_q = 0
+        for d in range(coords.shape[1]):
+            if coords[r, d] != coords[dr, d]:
+                o = port_to[r, d, coords[dr, d]]
+                ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
+                if ov < 0:
+                    continue
+                q = _qlen(credit, out_term, r, o, B)
+                if best_o < 0 or q < best_q:
+                    best_o = o; best_v = ov; best_q = q
+        if best_o < 0:
+            return False
+        dec[0] = best_o; dec[1] = best_v; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        return True
+    # VAL / UGAL / CLOS AD: two classes by phase
+    if (algo == UGAL or algo == CLOS_AD) and decided == 0:
+        # source router decision (§R7)
+        if r == dr:
+            o = eject_port[dt]
+            dec[0] = o; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
+            return True
+        Hm = _hops(coords, r, dr)
+        o_min = _dor(coords, port_to, r, dr)
+        v_min = _best_ovc(credit, ovc_busy, out_term, r, o_min, vpc, 2 * vpc)
+        o_nm = -1
+        v_nm = -1
+        Hn = 0
+        b = -1
+        if algo == UGAL:
+            b = inter
+            if b != r and b != dr:
+                o_nm = _dor(coords, port_to, r, b)
+                Hn = _hops(coords, r, b) + _hops(coords, b, dr)
+                v_nm = _best_ovc(credit, ovc_busy, out_term, r, o_nm, 0, vpc)
+        else:
+            jmax = -1
+            for d in range(coords.shape[1]):
+                if coords[r, d] != coords[dr, d]:
+                    jmax = d
+            best_q = 0
+            for d in range(jmax + 1):
+                for m in range(dims[d]):
+                    o = port_to[r, d, m]
+                    if o < 0 or o == o_min:
+                        continue
+                    ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, vpc)
+                    if ov < 0:
+                        continue
+                    q = _qlen(credit, out_term, r, o, B)
+                    if o_nm < 0 or q < best_q or (q == best_q and o < o_nm):
+                        o_nm = o; v_nm = ov; best_q = q
+            if o_nm >= 0:
+                b = ch_dst[out_ch[r, o_nm]]
+                Hn = 1 + _hops(coords, b, dr)
+        take_min = False
+        if v_min >= 0 and v_nm >= 0:
+            take_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+        elif v_min >= 0:
+            take_min = True
+        elif v_nm < 0:
+            return False
+        if take_min:
+            dec[0] = o_min; dec[1] = v_min; dec[2] = 1; dec[3] = 1; dec[4] = r
+        else:
+            dec[0] = o_nm; dec[1] = v_nm; dec[2] = 0; dec[3] = 1; dec[4] = b
+        return True
+    # VAL, or UGAL/CLOS AD after the decision: DOR to the intermediate in phase 0, then to the destination
+    if phase == 0 and r == inter:
+        phase = 1
+    if phase == 1 and r == dr:
+        o = eject_port[dt]
+        dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        return True
+    target = inter if phase == 0 else dr
+    o = _dor(coords, port_to, r, target)
+    ov = _best_ovc(credit, ovc_busy, out_term, r, o, phase * vpc, (phase + 1) * vpc)
+    if ov < 0:
+        return False
+    dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt, credit, ovc_busy, in_active,
+           in_o, in_ov, oq, oqv, oq_head, oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
+           pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle):
+    """§R2 switch traversal of the front flit of input VC (r, p, v) to output (o, ov)."""
+    Bd = buf.shape[3]
+    flit = buf[r, p, v, bhead[r, p, v]]
+    bhead[r, p, v] = (bhead[r, p, v] + 1) % Bd
+    bcnt[r, p, v] -= 1
+    pid = flit // L
+    idx = flit - pid * L
+    eject = out_term[r, o] >= 0
+    if idx == 0:
+        pkt_phase[pid] = nphase
+        pkt_decided[pid] = ndecided
+        pkt_inter[pid] = ninter
+        if not eject:
+            pkt_hops[pid] += 1
+        if trace_on:
+            h = pkt_nhop[pid]
+            if h < hop_router.shape[1]:
+                hop_router[pid, h] = r
+                hop_port[pid, h] = o
+                hop_vc[pid, h] = ov
+                hop_cycle[pid, h] = t
+        pkt_nhop[pid] += 1
+        if idx != L - 1:
+            in_active[r, p, v] = 1
+            in_o[r, p, v] = o
+            in_ov[r, p, v] = ov
+            if not eject:
+                ovc_busy[r, o, ov] = 1
+    elif idx == L - 1:
+        in_active[r, p, v] = 0
+        if not eject:
+            ovc_busy[r, o, ov] = 0
+    if not eject:
+        credit[r, o, ov] -= 1
+    Q = oq.shape[2]
+    slot = (oq_head[r, o] + oq_cnt[r, o]) % Q
+    oq[r, o, slot] = flit
+    oqv[r, o, slot] = ov
+    oq_cnt[r, o] += 1
+    # credit back upstream for the freed input slot
+    c_in = in_ch[r, p]
+    if c_in >= 0:
+        cpipe[c_in, t % Tl, v] += 1
+    else:
+        tcpipe[in_term[r, p], t % Tl, v] += 1
+
+
+@njit(cache=True, _nrt=False)
+def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr,
+               # topology / routing tables
+               coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
+               ch_dst, ch_dst_port, inj_router, inj_port,
+               # router state
+               buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, ptr_in, ptr_out, ptr_seq,
+               oq, oqv, oq_head, oq_cnt,
+               # links
+               pipe_flit, pipe_vc, tpipe_flit, tpipe_vc, cpipe, tcpipe, tcredit,
+               # terminals
+               sq_head, sq_tail, sq_flit, pkt_next, term_count,
+               # packets
+               new_cycle, new_pid, new_ptr, pkt_src, pkt_dst, pkt_phase, pkt_decided, pkt_inter, pkt_hops, pkt_nhop,
+               pkt_injected, pkt_ejected, pkt_vc, trace_on, hop_router, hop_port, hop_vc, hop_cycle,
+               # statistics
+               ch_flits, ej_flits, last_move,
+               # scratch (allocated by the caller: the kernel runs without numba's runtime)
+               dec, grants_o, grants_i, req_o, req_v, req_ph, req_dc, req_in, sel, bucket, bcount, tried):
+    """Advance the network from cycle ``t0`` to ``t1`` (exclusive).
+
+    Returns ``(status, cycle, new_ptr, last_move)``; ``status`` is STATUS_WATCHDOG when buffered flits
+    have not moved for ``watchdog`` cycles.
+    """
+    R, P, V, B = buf.shape
+    T = term_router.shape[0]
+    ej_depth = V * B  # an ejection port's output queue holds at most V*B flits (§R2)
+    C = ch_dst.shape[0]
+    for t in range(t0, t1):
+        moved = False
+        # ---- packet creation (§R3): packets created in cycle t join their source queues
+        while new_ptr < new_cycle.shape[0] and new_cycle[new_ptr] == t:
+            pid = new_pid[new_ptr]
+            s = pkt_src[pid]
+            pkt_vc[pid] = term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
+            term_count[s] += 1
+            if sq_tail[s] >= 0:
+                pkt_next[sq_tail[s]] = pid
+            else:
+                sq_head[s] = pid
+                sq_flit[s] = 0
+            sq_tail[s] = pid
+            new_ptr += 1
+        # ---- allocation and switch traversal (§R5, §R6)
+        for r in range(R):
+            for o in range(P):
+                grants_o[o] = 0
+            for p in range(P):
+                grants_i[p] = 0
+            if sequential:
+                start = ptr_seq[r]
+                for i in range(P):
+                    p = (start + i) % P
+                    for j in range(V):
+                        if grants_i[p] >= S:
+                            break
+                        v = (ptr_in[r, p] + j) % V
+                        if bcnt[r, p, v] == 0:
+                            continue
+                        flit = buf[r, p, v, bhead[r, p, v]]
+                        pid = flit // L
+                        if in_active[r, p, v]:
+                            o = in_o[r, p, v]
+                            ov = in_ov[r, p, v]
+                            if grants_o[o] >= S or (out_term[r, o] < 0 and credit[r, o, ov] <= 0) \
+                                    or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
+                                continue
+                            _grant(r, p, v, o, ov, pkt_phase[pid], pkt_decided[pid], pkt_inter[pid], t, L, Tl,
+                                   buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
+                                   oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
+                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                        else:
+                            if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
+                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+                                continue
+                            o = dec[0]
+                            if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
+                                continue  # output full this cycle: wait, decision not committed
+                            _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, L, Tl,
+                                   buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
+                                   oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
+                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                        moved = True
+                        grants_o[o] += 1
+                        grants_i[p] += 1
+                        ptr_in[r, p] = (v + 1) % V
+                ptr_seq[r] = (start + 1) % P
+            else:
+                # 1. every requester decides on the start-of-cycle state
+                any_req = False
+                for p in range(P):
+                    for v in range(V):
+                        req_o[p, v] = -1
+                        if bcnt[r, p, v] == 0:
+                            continue
+                        flit = buf[r, p, v, bhead[r, p, v]]
+                        pid = flit // L
+                        if in_active[r, p, v]:
+                            o = in_o[r, p, v]
+                            ov = in_ov[r, p, v]
+                            if out_term[r, o] < 0 and credit[r, o, ov] <= 0:
+                                continue
+                            req_o[p, v] = o
+                            req_v[p, v] = ov
+                            req_ph[p, v] = pkt_phase[pid]
+                            req_dc[p, v] = pkt_decided[pid]
+                            req_in[p, v] = pkt_inter[pid]
+                        else:
+                            if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
+                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+                                continue
+                            req_o[p, v] = dec[0]
+                            req_v[p, v] = dec[1]
+                            req_ph[p, v] = dec[2]
+                            req_dc[p, v] = dec[3]
+                            req_in[p, v] = dec[4]
+                        any_req = True
+                if not any_req:
+                    continue
+                # 2. input arbitration: up to S VCs per input, round robin from ptr_in
+                for o in range(P):
+                    bcount[o] = 0
+                for p in range(P):
+                    k = 0
+                    for j in range(V):
+                        v = (ptr_in[r, p] + j) % V
+                        sel[p, v] = 0
+                        if req_o[p, v] >= 0 and k < S:
+                            sel[p, v] = 1
+                            k += 1
+                            o = req_o[p, v]
+                            # bucket key: rank of input from ptr_out, then VC order within the input
+                            key = ((p - ptr_out[r, o]) % P) * V + j
+                            bucket[o, bcount[o]] = key * (P * V) + p * V + v
+                            bcount[o] += 1
+                # 3. output arbitration: round robin over inputs from ptr_out, up to S grants
+                for o in range(P):
+                    n = bcount[o]
+                    if n == 0:
+                        continue
+                    for e in range(n):
+                        tried[e] = 0
+                    last_p = -1
+                    for _ in range(n):
+                        if grants_o[o] >= S:
+                            break
+                        best = -1
+                        for e in range(n):
+                            if tried[e] == 0 and (best < 0 or bucket[o, e] < bucket[o, best]):
+                                best = e
+                        tried[best] = 1
+                        pv = bucket[o, best] % (P * V)
+                        p = pv // V
+                        v = pv - p * V
+                        ov = req_v[p, v]
+                        if out_term[r, o] < 0:
+                            if credit[r, o, ov] <= 0:
+                                continue
+                            if in_active[r, p, v] == 0 and ovc_busy[r, o, ov]:
+                                continue
+                        elif oq_cnt[r, o] >= ej_depth:
+                            continue
+                        _grant(r, p, v, o, ov, req_ph[p, v], req_dc[p, v], req_in[p, v], t, L, Tl,
+                               buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
+                               oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
+                               pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                        moved = True
+                        grants_o[o] += 1
+                        grants_i[p] += 1
+                        last_p = p
+                        ptr_in[r, p] = (v + 1) % V
+                    if last_p >= 0:
+                        ptr_out[r, o] = (last_p + 1) % P
+        # ---- link: each output queue sends its oldest flit (§R2.3)
+        slot = t % Tl
+        for r in range(R):
+            for o in range(P):
+                if oq_cnt[r, o] == 0:
+                    continue
+                h = oq_head[r, o]
+                flit = oq[r, o, h]
+                ov = oqv[r, o, h]
+                oq_head[r, o] = (h + 1) % oq.shape[2]
+                oq_cnt[r, o] -= 1
+                c = out_ch[r, o]
+                if c >= 0:
+                    pipe_flit[c, slot] = flit
+                    pipe_vc[c, slot] = ov
+                    ch_flits[c] += 1
+                else:
+                    pid = flit // L
+                    ej_flits[t - t0] += 1
+                    if flit - pid * L == L - 1:
+                        pkt_ejected[pid] = t + Tl
+                moved = True
+        # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V)
+        for s in range(T):
+            pid = sq_head[s]
+            if pid < 0:
+                continue
+            v = pkt_vc[pid]
+            if tcredit[s, v] <= 0:
+                continue
+            tcredit[s, v] -= 1
+            f = sq_flit[s]
+            if f == 0:
+                pkt_injected[pid] = t
+            tpipe_flit[s, slot] = pid * L + f
+            tpipe_vc[s, slot] = v
+            moved = True
+            if f == L - 1:
+                nxt = pkt_next[pid]
+                sq_head[s] = nxt
+                sq_flit[s] = 0
+                if nxt < 0:
+                    sq_tail[s] = -1
+            else:
+                sq_flit[s] = f + 1
+        # ---- arrivals at the end of the cycle (§R2.4): flits and credits sent in cycle t+1-Tl
+        aslot = (t + 1) % Tl
+        for c in range(C):
+            flit = pipe_flit[c, aslot]
+            if flit >= 0:
+                r = ch_dst[c]
+                p = ch_dst_port[c]
+                v = pipe_vc[c, aslot]
+                buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
+                bcnt[r, p, v] += 1
+                pipe_flit[c, aslot] = -1
+            for v in range(V):
+                n = cpipe[c, aslot, v]
+                if n:
+                    credit[ch_src[c], ch_src_port[c], v] += n
+                    cpipe[c, aslot, v] = 0
+        for s in range(T):
+            flit = tpipe_flit[s, aslot]
+            if flit >= 0:
+                r = inj_router[s]
+                p = inj_port[s]
+                v = tpipe_vc[s, aslot]
+                buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
+                bcnt[r, p, v] += 1
+                tpipe_flit[s, aslot] = -1
+            for v in range(V):
+                n = tcpipe[s, aslot, v]
+                if n:
+                    tcredit[s, v] += n
+                    tcpipe[s, aslot, v] = 0
+        if moved:
+            last_move = t
+        elif t - last_move > watchdog:
+            # anything buffered?
+            for r in range(R):
+                for p in range(P):
+                    for v in range(V):
+                        if bcnt[r, p, v] > 0:
+                            return STATUS_WATCHDOG, t, new_ptr, last_move
+            last_move = t
+    return STATUS_OK, t1, new_ptr, last_move

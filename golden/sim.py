@@ -1,0 +1,491 @@
+"""The golden simulator: configuration, state, measurement (Kim et al. §3.2), batch mode and trace.
+
+The router it simulates is docs/router-spec.md; the per-cycle work is the
+compiled kernel in :mod:`radixnet.golden.kernel`. Everything here is set-up,
+packet generation (vectorised numpy, a chunk of cycles at a time) and
+statistics.
+
+Examples
+--------
+>>> from radixnet.gen import build
+>>> sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing="min", traffic="uniform", seed=1))
+>>> r = sim.run_load(0.2)
+>>> r["saturated"], 0.18 < r["accepted_throughput"] < 0.22
+(False, True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from radixnet.gen import Network, ParamError
+from radixnet.gen.routing import compile_hyperx, get_routing
+
+from . import kernel
+from .traffic import make_pattern
+
+__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter"]
+
+
+class SimulationError(RuntimeError):
+    """The watchdog stopped a run (a deadlock or livelock), with the blocked channels named."""
+
+
+@dataclass
+class SimConfig:
+    """One simulation configuration; :meth:`validate` is the one place it is checked.
+
+    Parameters
+    ----------
+    net : Network
+        The topology (a flattened-butterfly / HyperX family for Kim's routings).
+    routing : str
+        ``min``, ``min-ad``, ``val``, ``ugal``, ``ugal-s`` or ``clos-ad`` (router-spec §R7).
+    traffic : str
+        A pattern of :mod:`radixnet.golden.traffic`.
+    vcs : int, optional
+        VCs per port (default: two per VC class of the routing); a multiple of the classes.
+    vc_depth : int, optional
+        Flits per VC buffer (default: 32 flits per port / vcs, Kim §3.2).
+    packet_length : int
+        Flits per packet (1 in Kim's study).
+    speedup : int
+        Router speedup S (§R1).
+    link_latency : int
+        Cycles per channel, flits and credits (§R2).
+    seed : int
+        Seed of every random draw (injection, destinations, intermediates).
+    window : int
+        Cycles per warm-up window (steady-state test) and per kernel call.
+    measure : int
+        Cycles of the labelled measurement interval.
+    max_warmup : int
+        Warm-up windows at most before measuring anyway.
+    watchdog : int
+        Cycles without any flit moving, while flits are buffered, before the run is stopped (§R8).
+    ugal_threshold : int
+        Bias toward minimal routing in UGAL/CLOS AD decisions, in flit-hops (router-spec §R7).
+    traffic_opts : dict
+        Options of the traffic pattern (e.g. ``hotspot_fraction``).
+    """
+
+    net: Network
+    routing: str = "min"
+    traffic: str = "uniform"
+    vcs: int | None = None
+    vc_depth: int | None = None
+    packet_length: int = 1
+    speedup: int = 2
+    link_latency: int = 1
+    seed: int = 0
+    window: int = 500
+    measure: int = 2000
+    max_warmup: int = 40
+    watchdog: int = 10_000
+    ugal_threshold: int = 4
+    traffic_opts: dict = field(default_factory=dict)
+
+    def validate(self) -> "SimConfig":
+        r = get_routing(self.routing)
+        ncls = r.classes(self.net)
+        if self.vcs is None:
+            self.vcs = 2 * ncls  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
+        for name, lo in (("vcs", 1), ("packet_length", 1), ("speedup", 1), ("link_latency", 1), ("window", 10),
+                         ("measure", 10), ("watchdog", 10)):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < lo:
+                raise ParamError(name.replace("_", "-"), f"must be an integer >= {lo} (got {v})")
+        if self.vcs % ncls:
+            raise ParamError("vcs", f"{self.routing} needs a multiple of {ncls} VC classes (got {self.vcs})")
+        if self.vc_depth is None:
+            self.vc_depth = max(1, 32 // self.vcs)
+        if self.vc_depth < 1:
+            raise ParamError("vc-depth", f"must be an integer >= 1 (got {self.vc_depth})")
+        compile_hyperx(self.net)  # refuses non-HyperX topologies with a clear error
+        return self
+
+
+class Simulator:
+    """Cycle-accurate network simulator (docs/router-spec.md).
+
+    Parameters
+    ----------
+    cfg : SimConfig
+        The configuration (validated here).
+    trace : bool
+        Record every packet's hops (router, out port, out VC, cycle) for :meth:`trace_records`.
+    """
+
+    CAP0 = 1 << 14
+
+    def __init__(self, cfg: SimConfig, trace: bool = False) -> None:
+        self.cfg = cfg.validate()
+        net = cfg.net
+        self.routing = get_routing(cfg.routing)
+        self.tables = compile_hyperx(net)
+        self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.trace_on = bool(trace)
+        #: called with each chunk's ejection records (dict of arrays), e.g. a trace writer
+        self.on_ejected = None
+        R, P, V, B = net.num_routers, net.max_radix, cfg.vcs, cfg.vc_depth
+        T, C, L, Tl = net.num_terminals, net.num_channels, cfg.packet_length, cfg.link_latency
+        self.R, self.P, self.V, self.B, self.T, self.C, self.L, self.Tl = R, P, V, B, T, C, L, Tl
+        pt = net.port_table()
+        self.out_ch, self.in_ch = pt["out_channel"], pt["in_channel"]
+        self.out_term, self.in_term = pt["out_terminal"], pt["in_terminal"]
+        i64 = np.int64
+        self.buf = np.zeros((R, P, V, B), i64)
+        self.bhead = np.zeros((R, P, V), i64)
+        self.bcnt = np.zeros((R, P, V), i64)
+        self.credit = np.where((self.out_ch >= 0)[:, :, None], B, 0).astype(i64) * np.ones((1, 1, V), i64)
+        self.ovc_busy = np.zeros((R, P, V), i64)
+        self.in_active = np.zeros((R, P, V), i64)
+        self.in_o = np.zeros((R, P, V), i64)
+        self.in_ov = np.zeros((R, P, V), i64)
+        self.ptr_in = np.zeros((R, P), i64)
+        self.ptr_out = np.zeros((R, P), i64)
+        self.ptr_seq = np.zeros(R, i64)
+        self.oq_cap = V * B + cfg.speedup + 1
+        self.oq = np.zeros((R, P, self.oq_cap), i64)
+        self.oqv = np.zeros((R, P, self.oq_cap), i64)
+        self.oq_head = np.zeros((R, P), i64)
+        self.oq_cnt = np.zeros((R, P), i64)
+        self.pipe_flit = np.full((C, Tl), -1, i64)
+        self.pipe_vc = np.zeros((C, Tl), i64)
+        self.tpipe_flit = np.full((T, Tl), -1, i64)
+        self.tpipe_vc = np.zeros((T, Tl), i64)
+        self.cpipe = np.zeros((C, Tl, V), i64)
+        self.tcpipe = np.zeros((T, Tl, V), i64)
+        self.tcredit = np.full((T, V), B, i64)
+        self.sq_head = np.full(T, -1, i64)
+        self.sq_tail = np.full(T, -1, i64)
+        self.sq_flit = np.zeros(T, i64)
+        self.term_count = np.zeros(T, i64)  # packets created per terminal (for the injection VC, §R3)
+        self.hmax = 2 * len(net.coord_names) + 2
+        z = lambda *shape: np.zeros(shape, i64)  # noqa: E731
+        self._scratch = (z(5), z(P), z(P), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, P * V), z(P),
+                         z(P * V))
+        self._alloc_packets(self.CAP0)
+        self.t = 0
+        self.next_seq = 0        # packets created so far
+        self.oldest_live = 0     # no packet with a smaller sequence number is in flight
+        self.collected = 0       # packets ejected and collected so far
+        self.last_move = 0
+        self.ch_flits = np.zeros(C, i64)
+        # ejection records (filled per chunk)
+        self._log: list[np.ndarray] = []
+
+    # ----------------------------------------------------------- packet table
+    def _alloc_packets(self, cap: int) -> None:
+        i64 = np.int64
+        self.cap = cap
+        self.pkt_seq = np.full(cap, -1, i64)
+        for name, fill in (("src", 0), ("dst", 0), ("phase", 0), ("decided", 0), ("inter", 0), ("hops", 0),
+                           ("nhop", 0), ("injected", -1), ("ejected", -1), ("vc", 0), ("next", -1),
+                           ("created", -1)):
+            setattr(self, "pkt_" + name, np.full(cap, fill, i64))
+        h = self.hmax if self.trace_on else 1
+        hc = cap if self.trace_on else 1
+        self.hop_router = np.full((hc, h), -1, i64)
+        self.hop_port = np.full((hc, h), -1, i64)
+        self.hop_vc = np.full((hc, h), -1, i64)
+        self.hop_cycle = np.full((hc, h), -1, i64)
+
+    def _grow(self, need: int) -> None:
+        """Double the packet ring until ``need`` live packets fit; remap every stored flit."""
+        old = {n: getattr(self, n) for n in vars(self) if n.startswith(("pkt_", "hop_"))}
+        oldcap, L = self.cap, self.L
+        cap = oldcap
+        while cap < need:
+            cap *= 2
+        self._alloc_packets(cap)
+        used = old["pkt_seq"] >= 0
+        oslots = np.flatnonzero(used)
+        nslots = old["pkt_seq"][oslots] % cap
+        for n, arr in old.items():
+            if n.startswith("hop_") and not self.trace_on:
+                continue
+            getattr(self, n)[nslots] = arr[oslots]
+        slot_map = np.full(oldcap, -1, np.int64)
+        slot_map[oslots] = nslots
+        self.pkt_next[nslots] = np.where(old["pkt_next"][oslots] >= 0,
+                                         slot_map[np.maximum(old["pkt_next"][oslots], 0)], -1)
+
+        def remap_flits(a: np.ndarray) -> None:
+            m = a >= 0
+            a[m] = slot_map[a[m] // L] * L + a[m] % L
+
+        for a in (self.pipe_flit, self.tpipe_flit):
+            remap_flits(a)
+        # buffers and output queues hold stale values in empty slots: remap only occupied ones
+        B = self.B
+        idx = (self.bhead[..., None] + np.arange(B)) % B
+        occ = np.arange(B)[None, None, None, :] < self.bcnt[..., None]
+        vals = np.take_along_axis(self.buf, idx, axis=3)
+        vals = np.where(occ, slot_map[vals // L] * L + vals % L, vals)
+        np.put_along_axis(self.buf, idx, vals, axis=3)
+        Q = self.oq_cap
+        idx = (self.oq_head[..., None] + np.arange(Q)) % Q
+        occ = np.arange(Q)[None, None, :] < self.oq_cnt[..., None]
+        vals = np.take_along_axis(self.oq, idx, axis=2)
+        vals = np.where(occ, slot_map[vals // L] * L + vals % L, vals)
+        np.put_along_axis(self.oq, idx, vals, axis=2)
+        for a in (self.sq_head, self.sq_tail):
+            m = a >= 0
+            a[m] = slot_map[a[m]]
+
+    def _create(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Register new packets (sorted by creation cycle); returns their slots."""
+        n = cycles.size
+        if self.next_seq + n - self.oldest_live > self.cap:
+            self._grow(self.next_seq + n - self.oldest_live)
+        seq = self.next_seq + np.arange(n, dtype=np.int64)
+        slots = seq % self.cap
+        self.next_seq += n
+        self.pkt_seq[slots] = seq
+        self.pkt_src[slots] = src
+        self.pkt_dst[slots] = dst
+        self.pkt_created[slots] = cycles
+        self.pkt_phase[slots] = 0
+        self.pkt_decided[slots] = 0
+        self.pkt_hops[slots] = 0
+        self.pkt_nhop[slots] = 0
+        self.pkt_injected[slots] = -1
+        self.pkt_ejected[slots] = -1
+        self.pkt_next[slots] = -1
+        if self.routing.intermediate:
+            self.pkt_inter[slots] = self._intermediates(src, dst)
+        else:
+            self.pkt_inter[slots] = self.tables.term_router[src]
+        if self.trace_on:
+            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle):
+                a[slots] = -1
+        return slots
+
+    def _intermediates(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Random intermediate routers drawn at creation (router-spec §R7).
+
+        ``val``: uniform over all routers (Kim §3.1). ``ugal``/``ugal-s``: uniform over the routers other
+        than the source and destination routers, so that the non-minimal candidate is a non-minimal path.
+        """
+        R = self.R
+        if self.routing.name == "val" or R <= 2:
+            return self.rng.integers(0, R, src.size)
+        a = self.tables.term_router[src]
+        b = self.tables.term_router[dst]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        distinct = lo != hi
+        u = self.rng.integers(0, R - 1 - distinct, src.size)  # R-2 choices, or R-1 when a == b
+        u = u + (u >= lo)
+        u = u + (distinct & (u >= hi))
+        return u
+
+    # ------------------------------------------------------------------ cycles
+    def step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None) -> dict:
+        """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3)."""
+        t0, t1 = self.t, self.t + cycles
+        if batch_cycles is not None:
+            cyc, src, dst = batch_cycles, batch_src, batch_dst
+        elif load > 0:
+            hits = self.rng.random((cycles, self.T)) < load / self.L
+            c_off, src = np.nonzero(hits)
+            cyc = c_off.astype(np.int64) + t0
+            src = src.astype(np.int64)
+            dst = self.pattern.destinations(src, self.rng).astype(np.int64)
+        else:
+            cyc = src = dst = np.zeros(0, np.int64)
+        first_seq = self.next_seq
+        slots = self._create(cyc, src, dst)
+        ej = np.zeros(cycles + self.Tl + 1, np.int64)
+        t = self.tables
+        status, tend, _, self.last_move = kernel.run_cycles(
+            t0, t1, self.routing.code, self.routing.allocator == "sequential", self.routing.classes(self.cfg.net),
+            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog, self.cfg.ugal_threshold,
+            t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
+            self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
+            self.cfg.net.inj_router, self.cfg.net.inj_port,
+            self.buf, self.bhead, self.bcnt, self.credit, self.ovc_busy, self.in_active, self.in_o, self.in_ov,
+            self.ptr_in, self.ptr_out, self.ptr_seq, self.oq, self.oqv, self.oq_head, self.oq_cnt,
+            self.pipe_flit, self.pipe_vc, self.tpipe_flit, self.tpipe_vc, self.cpipe, self.tcpipe, self.tcredit,
+            self.sq_head, self.sq_tail, self.sq_flit, self.pkt_next, self.term_count,
+            cyc, slots, 0, self.pkt_src, self.pkt_dst, self.pkt_phase, self.pkt_decided, self.pkt_inter,
+            self.pkt_hops, self.pkt_nhop, self.pkt_injected, self.pkt_ejected, self.pkt_vc, self.trace_on,
+            self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.ch_flits, ej, self.last_move,
+            *self._scratch)
+        self.t = int(tend)
+        if status == kernel.STATUS_WATCHDOG:
+            raise SimulationError(self._watchdog_message())
+        # packets ejected so far that were not yet collected
+        lo, hi = self.oldest_live, self.next_seq
+        seqs = np.arange(lo, hi, dtype=np.int64)
+        sl = seqs % self.cap
+        mine = self.pkt_seq[sl] == seqs          # slot still holds this packet (not yet collected)
+        done = ~mine | (self.pkt_ejected[sl] >= 0)
+        rec = None
+        new = mine & (self.pkt_ejected[sl] >= 0)
+        if np.any(new):
+            s = sl[new]
+            rec = {"seq": seqs[new], "src": self.pkt_src[s].copy(), "dst": self.pkt_dst[s].copy(),
+                   "created": self.pkt_created[s].copy(), "injected": self.pkt_injected[s].copy(),
+                   "ejected": self.pkt_ejected[s].copy(), "hops": self.pkt_hops[s].copy(),
+                   "min": (self.pkt_inter[s] == self.tables.term_router[self.pkt_src[s]])
+                   | (self.pkt_inter[s] == self.tables.term_router[self.pkt_dst[s]])}
+            if self.trace_on:
+                rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
+            if self.on_ejected is not None:
+                self.on_ejected(rec)
+            self.pkt_seq[s] = -1  # collected: the slot may be reused
+            self.collected += int(s.size)
+        # advance oldest_live past collected packets
+        live = np.flatnonzero(~done)
+        self.oldest_live = int(seqs[live[0]]) if live.size else hi
+        return {"ejected": rec, "ej_flits": ej[:cycles], "first_seq": first_seq}
+
+    def _watchdog_message(self) -> str:
+        occupied = self.bcnt.sum(axis=2) > 0
+        r, p = np.nonzero(occupied)
+        chans = self.in_ch[r, p]
+        net = self.cfg.net
+        names = [f"{net.src[c]}:{net.src_port[c]}->{net.dst[c]}:{net.dst_port[c]}" for c in chans[chans >= 0][:8]]
+        more = max(0, int(np.count_nonzero(chans >= 0)) - 8)
+        return (f"watchdog: no flit moved for {self.cfg.watchdog} cycles at cycle {self.t} while flits are "
+                f"buffered; blocked channels (router:port->router:port): {', '.join(names) or 'injection ports'}"
+                + (f" and {more} more" if more else ""))
+
+    # ------------------------------------------------------------ measurement
+    def run_load(self, load: float, progress=None) -> dict[str, Any]:
+        """Kim §3.2: warm up to steady state, label a measurement interval, drain it; report statistics."""
+        if not (0 < load <= 1):
+            raise ParamError("load", f"must be in (0, 1] flits/terminal/cycle (got {load})")
+        cfg = self.cfg
+        wall0 = time.perf_counter()
+        W, T = cfg.window, self.T
+        hist: list[tuple[float, float]] = []
+        steady = False
+        for _ in range(cfg.max_warmup):
+            out = self.step(W, load)
+            rec = out["ejected"]
+            thr = out["ej_flits"].sum() / (W * T)
+            lat = float(np.mean(rec["ejected"] - rec["created"])) if rec is not None else 0.0
+            hist.append((thr, lat))
+            if progress:
+                progress()
+            if len(hist) >= 3 and all(_close(hist[-i], hist[-i - 1]) for i in (1, 2)):
+                steady = True
+                break
+        # measurement interval: label packets created in [tm0, tm1)
+        tm0 = self.t
+        backlog0 = self.next_seq - self.collected  # packets in source queues or the network
+        lab_lo = self.next_seq
+        recs = []
+        ej_flits = 0
+        ch0 = self.ch_flits.copy()
+        done_cycles = 0
+        while done_cycles < cfg.measure:
+            n = min(W, cfg.measure - done_cycles)
+            out = self.step(n, load)
+            ej_flits += int(out["ej_flits"].sum())
+            if out["ejected"] is not None:
+                recs.append(out["ejected"])
+            done_cycles += n
+        tm1 = self.t
+        lab_hi = self.next_seq
+        ch_util = (self.ch_flits - ch0) / (tm1 - tm0)
+        backlog1 = self.next_seq - self.collected
+        labelled = lab_hi - lab_lo
+        grew = backlog1 - backlog0 > max(0.02 * labelled, 2 * T * cfg.packet_length)
+        saturated = grew
+        # drain: keep injecting until every labelled packet has left
+        drain_limit = 10 * cfg.measure
+        drained = 0
+        while not saturated and self.oldest_live < lab_hi:
+            out = self.step(W, load)
+            if out["ejected"] is not None:
+                recs.append(out["ejected"])
+            drained += W
+            if drained > drain_limit:
+                saturated = True
+        accepted = ej_flits / ((tm1 - tm0) * T)
+        result: dict[str, Any] = {
+            "offered_load": load, "accepted_throughput": round(accepted, 6), "saturated": bool(saturated),
+            "steady_state": steady, "warmup_cycles": tm0, "measure_cycles": tm1 - tm0, "cycles": self.t,
+            "labelled_packets": int(labelled),
+        }
+        if recs and not saturated:
+            allr = {k: np.concatenate([r[k] for r in recs]) for k in ("seq", "created", "ejected", "hops", "min")}
+            m = (allr["seq"] >= lab_lo) & (allr["seq"] < lab_hi)
+            lat = (allr["ejected"] - allr["created"])[m]
+            result.update({
+                "avg_latency": round(float(lat.mean()), 4) if lat.size else None,
+                "p50_latency": float(np.percentile(lat, 50)) if lat.size else None,
+                "p99_latency": float(np.percentile(lat, 99)) if lat.size else None,
+                "max_latency": int(lat.max()) if lat.size else None,
+                "avg_hops": round(float(allr["hops"][m].mean()), 4) if lat.size else None,
+                "minimal_fraction": round(float(allr["min"][m].mean()), 4) if lat.size else None,
+            })
+        else:
+            result.update({"avg_latency": None, "p50_latency": None, "p99_latency": None, "max_latency": None,
+                           "avg_hops": None, "minimal_fraction": None})
+        result["channel_utilisation_avg"] = round(float(ch_util.mean()), 6) if ch_util.size else 0.0
+        result["channel_utilisation_max"] = round(float(ch_util.max()), 6) if ch_util.size else 0.0
+        result["wall_seconds"] = round(time.perf_counter() - wall0, 3)
+        return result
+
+    def run_batch(self, batch: int, max_cycles: int = 10_000_000) -> dict[str, Any]:
+        """Kim Fig. 5: every terminal creates ``batch`` packets at once; cycles until all are delivered.
+
+        Returns ``cycles`` (first creation to last ejection) and ``normalized`` = cycles / batch, the
+        quantity of Kim's Fig. 5, which approaches 1/throughput as the batch grows.
+        """
+        if batch < 1:
+            raise ParamError("batch", f"must be an integer >= 1 (got {batch})")
+        wall0 = time.perf_counter()
+        src = np.tile(np.arange(self.T, dtype=np.int64), batch)  # round r: one packet per terminal
+        dst = self.pattern.destinations(src, self.rng).astype(np.int64)
+        cyc = np.full(src.size, self.t, np.int64)
+        t_start, lo, total = self.t, self.next_seq, src.size
+        recs = [self.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst)["ejected"]]
+        while self.oldest_live < lo + total:
+            if self.t - t_start > max_cycles:
+                raise SimulationError(f"batch of {batch} not delivered within {max_cycles} cycles")
+            recs.append(self.step(self.cfg.window)["ejected"])
+        last = max(int(r["ejected"].max()) for r in recs if r is not None)
+        cycles = last - t_start
+        return {"batch": batch, "packets": int(total), "cycles": cycles, "normalized": round(cycles / batch, 4),
+                "wall_seconds": round(time.perf_counter() - wall0, 3)}
+
+
+def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    (ta, la), (tb, lb) = a, b
+    return abs(ta - tb) <= max(0.02 * max(ta, tb), 0.002) and abs(la - lb) <= max(0.05 * max(la, lb), 0.5)
+
+
+class TraceWriter:
+    """Write ejection records as JSON Lines in ejection order (router-spec §R9).
+
+    One object per packet: ``id`` (creation sequence number), ``src``, ``dst``, ``created``, ``injected``,
+    ``ejected``, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
+    ejection port) and ``min`` (routed minimally).
+    """
+
+    def __init__(self, fh) -> None:
+        self.fh = fh
+        self.count = 0
+
+    def __call__(self, rec: dict) -> None:
+        order = np.lexsort((rec["seq"], rec["ejected"]))
+        hop = rec.get("hop")
+        for i in order:
+            hops = [] if hop is None else [[int(x) for x in h] for h in hop[i] if h[0] >= 0]
+            self.fh.write(json.dumps({
+                "id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
+                "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),
+                "ejected": int(rec["ejected"][i]), "hops": hops, "min": bool(rec["min"][i])}) + "\n")
+        self.count += int(order.size)
