@@ -1,0 +1,224 @@
+"""The golden simulator against docs/router-spec.md and Kim et al. (ISCA 2007) §3.2, Figs. 4 and 5."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from radixnet.cli import main
+from radixnet.gen import ParamError, build
+from radixnet.golden.sim import SimConfig, SimulationError, Simulator, TraceWriter
+
+ROUTINGS = ["min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"]
+
+
+def one_packet(net, src, dst, routing="min", **kw):
+    """Send a single packet through an empty network; return its trace record."""
+    sim = Simulator(SimConfig(net, routing=routing, **kw), trace=True)
+    buf = io.StringIO()
+    sim.on_ejected = TraceWriter(buf)
+    sim.step(1, batch_cycles=np.array([0]), batch_src=np.array([src]), batch_dst=np.array([dst]))
+    sim.step(60)
+    (line,) = buf.getvalue().splitlines()
+    return json.loads(line)
+
+
+# ------------------------------------------------------------------ spec §R2, §R3
+def test_zero_load_timing_one_hop():
+    """§R3 example: created and injected at 0, granted at 1 and 2, ejected at 3."""
+    net = build("fbfly", k=4, n=2)
+    rec = one_packet(net, 0, 5)  # router 0 -> router 1
+    assert (rec["created"], rec["injected"], rec["ejected"]) == (0, 0, 3)
+    assert [h[0] for h in rec["hops"]] == [0, 1] and [h[3] for h in rec["hops"]] == [1, 2]
+    assert rec["hops"][-1][1] == net.ej_port[5]
+
+
+def test_zero_load_timing_local_and_two_hops():
+    net = build("fbfly", k=3, n=3)  # 9 routers, 2 dimensions
+    assert one_packet(net, 0, 1)["ejected"] == 2  # same router
+    rec = one_packet(net, 0, 3 * 8)  # router 0 -> router 8: both dimensions differ
+    assert rec["ejected"] == 4 and len(rec["hops"]) == 3
+    # dimension order: first hop changes dimension 1
+    first = rec["hops"][0]
+    assert net.tag[(net.src == 0) & (net.src_port == first[1])][0] == 0
+
+
+def test_link_latency_and_packet_length_add_up():
+    net = build("fbfly", k=4, n=2)
+    # §R2: a flit granted in cycle t is sent in t and usable downstream from t + Tl, so the zero-load
+    # latency is (hops + 2) * Tl: here 3 channels (injection, network, ejection) of 3 cycles
+    assert one_packet(net, 0, 5, link_latency=3)["ejected"] == 3 * 3
+    # L = 4 flits: the tail leaves 3 cycles after the head
+    assert one_packet(net, 0, 5, packet_length=4)["ejected"] == 3 + 3
+
+
+@pytest.mark.parametrize("routing", ROUTINGS)
+@pytest.mark.parametrize("kw", [{}, {"packet_length": 4, "vc_depth": 4}, {"speedup": 1}, {"link_latency": 2},
+                                {"vcs": 4}])
+def test_every_packet_is_delivered_exactly_once(routing, kw):
+    """Conservation under load, then drain: nothing lost, nothing duplicated (a lost flit was a real bug)."""
+    if routing == "val" and kw.get("vcs") == 4:
+        kw = {"vcs": 6}
+    net = build("fbfly", k=4, n=3)
+    sim = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=5, **kw))
+    seen = []
+    sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
+    sim.step(400, 0.6)
+    for _ in range(40):
+        if sim.collected == sim.next_seq:
+            break
+        sim.step(100)
+    ids = np.concatenate(seen)
+    assert sim.collected == sim.next_seq > 1000
+    assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
+    assert sim.bcnt.sum() == 0 and sim.oq_cnt.sum() == 0
+    # every credit came home
+    assert np.array_equal(sim.credit, np.where((sim.out_ch >= 0)[:, :, None], sim.B, 0) * np.ones((1, 1, sim.V),
+                                                                                                    np.int64))
+
+
+def test_hops_follow_the_routing():
+    net = build("fbfly", k=4, n=3)
+    for routing, lo, hi in (("min", 0, 2), ("val", 0, 4), ("clos-ad", 0, 3)):
+        sim = Simulator(SimConfig(net, routing=routing, seed=1))
+        recs = []
+        sim.on_ejected = recs.append
+        sim.step(300, 0.2)
+        hops = np.concatenate([r["hops"] for r in recs])
+        assert hops.min() >= lo and hops.max() <= hi, routing
+        if routing == "min":
+            c = net.coords
+            src_r, dst_r = np.concatenate([r["src"] for r in recs]) // 4, np.concatenate([r["dst"] for r in recs]) // 4
+            assert np.array_equal(hops, (c[src_r] != c[dst_r]).sum(1))
+
+
+def test_deterministic_per_seed():
+    net = build("fbfly", k=8, n=2)
+    a = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7)).run_load(0.5)
+    b = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7)).run_load(0.5)
+    c = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=8)).run_load(0.5)
+    strip = lambda r: {k: v for k, v in r.items() if k != "wall_seconds"}  # noqa: E731
+    assert strip(a) == strip(b)
+    assert strip(a) != strip(c)
+
+
+def test_watchdog_names_blocked_channels():
+    net = build("fbfly", k=4, n=2)
+    sim = Simulator(SimConfig(net, routing="min", seed=1, watchdog=50))
+    sim.step(20, 0.5)
+    sim.credit[:] = 0  # no output can ever move a flit: a stand-in for a deadlock
+    with pytest.raises(SimulationError, match=r"no flit moved for 50 cycles.*blocked channels"):
+        sim.step(500, 0.5)
+
+
+def test_bad_configurations_are_refused():
+    net = build("fbfly", k=4, n=2)
+    with pytest.raises(ParamError, match="--vcs"):
+        SimConfig(net, routing="val", vcs=3).validate()
+    with pytest.raises(ParamError, match="--routing"):
+        SimConfig(net, routing="dor").validate()
+    with pytest.raises(ParamError, match="--topo"):
+        SimConfig(build("torus", dims=[4, 4]), routing="min").validate()
+    with pytest.raises(ParamError, match="--load"):
+        Simulator(SimConfig(net)).run_load(0)
+
+
+def test_cli_sim_json_and_trace(tmp_path, capsys):
+    trace = tmp_path / "t.jsonl"
+    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s", "--traffic",
+                 "worst-case", "--load", "0.3", "--measure", "300", "--seed", "3", "--trace", str(trace),
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("offered_load", "accepted_throughput", "avg_latency", "p99_latency", "avg_hops", "saturated",
+                "cycles", "wall_seconds"):
+        assert key in out
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert len(lines) > 500
+    ej = [x["ejected"] for x in lines]
+    assert ej == sorted(ej)
+    for x in lines[:50]:
+        assert x["created"] <= x["injected"] < x["hops"][0][3] < x["ejected"]
+        assert x["dst"] // 4 == x["hops"][-1][0]  # ejected at the destination's router
+
+
+def test_cli_sim_bad_input_exit_2(capsys):
+    assert main(["sim", "--load", "0.3", "--batch", "4"]) == 2
+    assert main(["sim", "--routing", "dor", "--load", "0.3"]) == 2
+    assert main(["sim", "--topo", "nosuch", "--load", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 3 and "Traceback" not in err
+
+
+# ------------------------------------------------------------- Kim Fig. 4 and 5
+def run(net, routing, traffic, load, **kw):
+    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **kw)).run_load(load)
+
+
+@pytest.fixture(scope="module")
+def flat16():
+    """A 16-ary 2-flat (N = 256): Kim's 32-ary 2-flat study at a quarter of the size."""
+    return build("fbfly", k=16, n=2)
+
+
+@pytest.mark.parametrize("routing", ["min", "min-ad", "ugal", "ugal-s", "clos-ad"])
+def test_fig4a_uniform_random_near_capacity(flat16, routing):
+    """Fig. 4(a): on UR every algorithm except VAL accepts >= 0.9 of capacity."""
+    r = run(flat16, routing, "uniform", 0.9)
+    assert not r["saturated"] and r["accepted_throughput"] >= 0.89
+
+
+def test_fig4a_valiant_half_capacity(flat16):
+    ok = run(flat16, "val", "uniform", 0.45)
+    sat = run(flat16, "val", "uniform", 0.6)
+    assert not ok["saturated"] and sat["saturated"]
+    assert 0.4 <= sat["accepted_throughput"] <= 0.55
+
+
+def test_fig4b_worst_case(flat16):
+    """Fig. 4(b): MIN is limited to 1/k; the non-minimal algorithms carry about 0.5; CLOS AD's latency
+    at 0.45 is well below UGAL-S's."""
+    m = run(flat16, "min", "worst-case", 0.2)
+    assert m["saturated"] and abs(m["accepted_throughput"] - 1 / 16) < 0.005
+    lat = {}
+    for routing in ("val", "ugal", "ugal-s", "clos-ad"):
+        r = run(flat16, routing, "worst-case", 0.45)
+        assert not r["saturated"], routing
+        lat[routing] = r["avg_latency"]
+    assert lat["clos-ad"] < 0.8 * lat["ugal-s"]
+    assert lat["clos-ad"] < lat["val"]
+
+
+def test_fig5_batch(flat16):
+    """Fig. 5: at small batches UGAL is worst and CLOS AD best; large batches approach 1/throughput = 2."""
+    def norm(routing, batch):
+        return Simulator(SimConfig(flat16, routing=routing, traffic="worst-case", seed=2)).run_batch(batch)[
+            "normalized"]
+    small = {r: norm(r, 4) for r in ("val", "ugal", "ugal-s", "clos-ad")}
+    assert small["ugal"] == max(small.values())
+    assert small["clos-ad"] == min(small.values())
+    for r in ("ugal-s", "clos-ad"):
+        assert 1.8 <= norm(r, 256) <= 2.4
+
+
+@pytest.mark.slow
+def test_fig4_full_size_32ary_2flat():
+    """Kim §3.2 exactly: 32-ary 2-flat, N = 1024, single-flit packets, 32 flits per port."""
+    net = build("fbfly", k=32, n=2)
+    for routing in ("min", "min-ad", "ugal", "ugal-s", "clos-ad"):
+        r = run(net, routing, "uniform", 0.9)
+        assert not r["saturated"] and r["accepted_throughput"] >= 0.89, routing
+    assert run(net, "val", "uniform", 0.6)["saturated"]
+    m = run(net, "min", "worst-case", 0.1)
+    assert abs(m["accepted_throughput"] - 1 / 32) < 0.003
+    lat = {r: run(net, r, "worst-case", 0.45) for r in ("val", "ugal", "ugal-s", "clos-ad")}
+    assert not any(x["saturated"] for x in lat.values())
+    assert lat["clos-ad"]["avg_latency"] < 0.7 * lat["ugal-s"]["avg_latency"]
+
+
+@pytest.mark.slow
+def test_fig5_full_size():
+    net = build("fbfly", k=32, n=2)
+    small = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2)).run_batch(4)["normalized"]
+             for r in ("val", "ugal", "ugal-s", "clos-ad")}
+    assert small["ugal"] == max(small.values()) and small["clos-ad"] == min(small.values())
