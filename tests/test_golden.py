@@ -222,3 +222,23 @@ def test_fig5_full_size():
     small = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2)).run_batch(4)["normalized"]
              for r in ("val", "ugal", "ugal-s", "clos-ad")}
     assert small["ugal"] == max(small.values()) and small["clos-ad"] == min(small.values())
+
+
+@pytest.mark.parametrize("routing,L", [("ugal-s", 1), ("val", 3)])
+def test_packet_ring_growth_keeps_every_packet(monkeypatch, routing, L):
+    """The packet table is a ring that doubles (remapping every stored flit) when more packets are
+    live than it holds; start it tiny so that it grows many times, mid-flight."""
+    monkeypatch.setattr(Simulator, "CAP0", 8)
+    net = build("fbfly", k=4, n=3)
+    sim = Simulator(SimConfig(net, routing=routing, seed=11, packet_length=L, vc_depth=4, window=50))
+    seen = []
+    sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
+    for _ in range(12):
+        sim.step(50, 0.7)
+    grown = sim.cap
+    for _ in range(100):
+        if sim.collected == sim.next_seq:
+            break
+        sim.step(50)
+    assert grown >= 1024
+    assert np.array_equal(np.sort(np.concatenate(seen)), np.arange(sim.next_seq))
