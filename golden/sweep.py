@@ -1,0 +1,530 @@
+"""Load sweeps: many ``(routing, offered load)`` points of one configuration, resumable, in parallel.
+
+A sweep directory holds
+
+``config.json``
+    The sweep configuration of the latest run (routings, loads, seed, each routing's fingerprint).
+``points.jsonl``
+    One JSON object per finished point, appended (flushed and fsynced) the moment the point finishes,
+    so an interrupted sweep loses nothing but the points that were running. Each record has the key
+    fields ``routing``, ``load``, ``seed``, the configuration ``fingerprint`` (:func:`fingerprint`),
+    ``skipped`` and the full ``result`` of :meth:`Simulator.run_load`.
+``<routing>.csv``, ``latency.png``, ``latency.svg``, ``throughput.png``
+    Written when every point is done (:func:`write_csvs`, :func:`plot`).
+
+A run skips the points its directory already holds for the same fingerprint and seed, and refuses a
+directory holding points of another configuration (:class:`Sweep`).
+
+**Saturation short-cut.** Once a point of a routing is saturated, the higher loads of that routing that
+have not started are recorded as ``{"saturated": true, "skipped": true}`` without being simulated. Points
+run in parallel and are started in increasing load order, so a higher load that was already running when
+the saturated result came back is simulated and recorded normally.
+
+Examples
+--------
+>>> parse_loads("0.1:0.5:0.1")
+[0.1, 0.2, 0.3, 0.4, 0.5]
+>>> parse_loads("0.9,0.25,0.5")
+[0.25, 0.5, 0.9]
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import signal
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from radixnet.gen import ParamError
+
+from .sim import SimConfig, SimulationError, Simulator
+
+__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
+           "run_point", "summary_rows", "write_csvs"]
+
+#: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
+CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
+               "avg_hops", "minimal_fraction", "saturated", "cycles", "wall_seconds", "skipped")
+
+#: SimConfig fields that, with the topology, make a point's configuration fingerprint.
+FINGERPRINT_FIELDS = ("traffic", "traffic_opts", "vcs", "vc_depth", "speedup", "packet_length", "link_latency",
+                      "ugal_threshold", "measure")
+
+_DIGITS = 9  # loads are rounded to 1e-9: grid arithmetic and keys compare exactly
+
+
+def parse_loads(spec: str) -> list[float]:
+    """Parse ``--loads``: ``start:stop:step`` or a comma-separated list, each load in (0, 1].
+
+    Parameters
+    ----------
+    spec : str
+        ``start:stop:step`` (``stop`` included when it lands on the grid, to 1e-9) or ``a,b,c``.
+
+    Returns
+    -------
+    list of float
+        The loads, ascending, without duplicates, rounded to 1e-9.
+
+    Raises
+    ------
+    ParamError
+        Naming ``--loads`` and what is allowed.
+    """
+    allowed = "start:stop:step or a comma-separated list, each load in (0, 1]"
+    text = str(spec).strip()
+
+    def num(x: str) -> float:
+        try:
+            v = float(x)
+        except ValueError:
+            raise ParamError("loads", f"must be {allowed} (got {spec!r})") from None
+        if not math.isfinite(v):
+            raise ParamError("loads", f"must be {allowed} (got {spec!r})")
+        return v
+
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise ParamError("loads", f"must be {allowed} (got {spec!r})")
+        start, stop, step = (num(x) for x in parts)
+        if step <= 0:
+            raise ParamError("loads", f"step must be > 0 (got {parts[2]!r})")
+        if stop < start:
+            raise ParamError("loads", f"stop must be >= start (got {spec!r})")
+        n = math.floor((stop - start) / step + 1e-9)
+        if n > 100_000:
+            raise ParamError("loads", f"more than 100000 loads (got {spec!r})")
+        loads = [round(start + i * step, _DIGITS) for i in range(n + 1)]
+    else:
+        loads = [round(num(x), _DIGITS) for x in text.split(",")] if text else []
+    if not loads:
+        raise ParamError("loads", f"must be {allowed} (got {spec!r})")
+    bad = [x for x in loads if not 0 < x <= 1]
+    if bad:
+        raise ParamError("loads", f"each load must be in (0, 1] flits/terminal/cycle (got {bad[0]:g})")
+    return sorted(set(loads))
+
+
+def fingerprint(cfg: SimConfig) -> dict[str, Any]:
+    """The configuration of a point, apart from its routing, load and seed.
+
+    Parameters
+    ----------
+    cfg : SimConfig
+        A validated configuration (``vcs`` and ``vc_depth`` resolved).
+
+    Returns
+    -------
+    dict
+        ``topo``, ``params`` and :data:`FINGERPRINT_FIELDS`, in JSON-normal form (as read back from
+        ``points.jsonl``), so that fingerprints compare with ``==``.
+    """
+    fp = {"topo": cfg.net.family, "params": cfg.net.params}
+    fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
+    return json.loads(json.dumps(fp, default=_json_default))
+
+
+def _json_default(x: Any) -> Any:
+    if hasattr(x, "item"):  # numpy scalars
+        return x.item()
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def _diff(a: dict, b: dict) -> str:
+    """The first field in which two fingerprints differ, as ``name old → new``."""
+    for k in list(a) + [k for k in b if k not in a]:
+        if a.get(k) != b.get(k):
+            return f"{k} {json.dumps(a.get(k))} -> {json.dumps(b.get(k))}"
+    return "none"
+
+
+def run_point(cfg: SimConfig, load: float) -> dict[str, Any]:
+    """Simulate one point (in a worker process or in-process).
+
+    Parameters
+    ----------
+    cfg : SimConfig
+        The configuration, with the routing of the point.
+    load : float
+        Offered load, flits/terminal/cycle.
+
+    Returns
+    -------
+    dict
+        :meth:`Simulator.run_load`'s result, or ``{"error": message}`` when the watchdog stopped the run.
+    """
+    try:
+        return Simulator(cfg).run_load(load)
+    except SimulationError as e:
+        return {"offered_load": load, "error": str(e)}
+
+
+def _worker_init() -> None:
+    # Ctrl-C is handled by the parent, which terminates the workers; no traceback from each of them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class PointStore:
+    """``points.jsonl``: append-only, one record per finished point, durable per line.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (created on the first append).
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.warnings: list[str] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every complete record; an incomplete last line (a write cut short) is cut off the file.
+
+        Returns
+        -------
+        list of dict
+            The records in file order. Lines that are not records are left out, with a note in
+            :attr:`warnings`.
+        """
+        if not self.path.exists():
+            return []
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as fh:
+                fh.truncate(keep)
+                fh.flush()
+                os.fsync(fh.fileno())
+            self.warnings.append(f"{self.path}: dropped an incomplete last line (that point runs again)")
+            data = data[:keep]
+        records = []
+        for no, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                rec["routing"], rec["load"], rec["seed"], rec["fingerprint"], rec["result"]  # noqa: B018
+            except (ValueError, KeyError, TypeError):
+                self.warnings.append(f"{self.path}:{no}: not a point record, ignored")
+                continue
+            rec["load"] = round(float(rec["load"]), _DIGITS)
+            records.append(rec)
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Append one record as one line, then flush it to disk (``fsync``).
+
+        Parameters
+        ----------
+        record : dict
+            A JSON-serialisable point record.
+        """
+        line = (json.dumps(record, default=_json_default) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one write: a line is whole or (if cut short) dropped by read()
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Sweep:
+    """A sweep over routings × loads of one configuration, stored in a directory.
+
+    Parameters
+    ----------
+    base : SimConfig
+        The configuration of every point but its routing and load. ``vcs`` and ``vc_depth`` left None
+        take each routing's default (:meth:`SimConfig.validate`); given, they apply to every routing.
+    routings : iterable of str
+        The routings, in display order.
+    loads : iterable of float
+        Offered loads (see :func:`parse_loads`).
+    out : path-like
+        The sweep directory (created when missing).
+    jobs : int, optional
+        Worker processes (default ``os.cpu_count()``); 1 runs every point in this process.
+    on_point : callable, optional
+        Called as ``on_point(record)`` for each point of this run once it is recorded.
+
+    Raises
+    ------
+    ParamError
+        A routing the configuration does not allow; ``--out`` not a directory, or holding points of a
+        different configuration; ``--jobs`` < 1.
+    """
+
+    def __init__(self, base: SimConfig, routings: Iterable[str], loads: Iterable[float], out: str | os.PathLike,
+                 jobs: int | None = None, on_point: Callable[[dict], None] | None = None) -> None:
+        self.base = base
+        self.routings = list(dict.fromkeys(routings))
+        if not self.routings:
+            raise ParamError("routing", "give at least one routing")
+        self.cfgs = {r: self.config(r) for r in self.routings}
+        self.fingerprints = {r: fingerprint(c) for r, c in self.cfgs.items()}
+        self.loads = sorted({round(float(x), _DIGITS) for x in loads})
+        if not self.loads or not all(0 < x <= 1 for x in self.loads):
+            raise ParamError("loads", f"each load must be in (0, 1] flits/terminal/cycle (got {self.loads})")
+        self.jobs = (os.cpu_count() or 1) if jobs is None else jobs
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
+            raise ParamError("jobs", f"must be an integer >= 1 (got {jobs})")
+        self.seed = base.seed
+        self.out = Path(out)
+        if self.out.exists() and not self.out.is_dir():
+            raise ParamError("out", f"{self.out} exists and is not a directory")
+        self.on_point = on_point
+        self.store = PointStore(self.out / "points.jsonl")
+        #: points the watchdog stopped in this run (not recorded; they run again next time)
+        self.errors: list[str] = []
+        #: (routing, load) -> record, for this seed and configuration (earlier runs and this one)
+        self.done: dict[tuple[str, float], dict[str, Any]] = {}
+        self._check_existing()
+
+    def config(self, routing: str) -> SimConfig:
+        """The validated configuration of ``routing``'s points."""
+        return dataclasses.replace(self.base, routing=routing, traffic_opts=dict(self.base.traffic_opts)).validate()
+
+    # --------------------------------------------------------------- planning
+    def _expected(self, routing: str) -> dict[str, Any] | None:
+        if routing not in self.fingerprints:  # a routing of an earlier run into the same directory
+            try:
+                self.fingerprints[routing] = fingerprint(self.config(routing))
+            except ParamError:
+                self.fingerprints[routing] = None
+        return self.fingerprints[routing]
+
+    def _check_existing(self) -> None:
+        for rec in self.store.read():
+            want = self._expected(rec["routing"])
+            if rec["fingerprint"] != want:
+                why = _diff(rec["fingerprint"], want) if want else f"routing {rec['routing']}"
+                raise ParamError("out", f"{self.out} holds points of a different configuration ({why}); "
+                                        f"choose another --out")
+            if rec["seed"] == self.seed and rec["routing"] in self.cfgs:
+                self.done[(rec["routing"], rec["load"])] = rec
+
+    def pending(self) -> list[tuple[str, float]]:
+        """Points of this sweep not yet in ``points.jsonl``, in the order they start (load, then routing).
+
+        Returns
+        -------
+        list of (str, float)
+        """
+        idx = {r: i for i, r in enumerate(self.routings)}
+        todo = [(r, x) for r in self.routings for x in self.loads if (r, x) not in self.done]
+        return sorted(todo, key=lambda p: (p[1], idx[p[0]]))
+
+    def saturation_load(self, routing: str) -> float | None:
+        """The lowest simulated load of ``routing`` that saturated, or None."""
+        sat = [x for (r, x), rec in self.done.items()
+               if r == routing and rec["result"].get("saturated") and not rec.get("skipped")]
+        return min(sat) if sat else None
+
+    # ---------------------------------------------------------------- running
+    def write_config(self, extra: dict[str, Any] | None = None) -> None:
+        """Write ``config.json``: routings, loads, seed, jobs and each routing's fingerprint.
+
+        Parameters
+        ----------
+        extra : dict, optional
+            More fields (e.g. the command line).
+        """
+        self.out.mkdir(parents=True, exist_ok=True)
+        cfg = {"routings": self.routings, "loads": self.loads, "seed": self.seed, "jobs": self.jobs,
+               "fingerprints": self.fingerprints_of_run(), **(extra or {})}
+        tmp = self.out / "config.json.tmp"
+        tmp.write_text(json.dumps(cfg, indent=2, default=_json_default) + "\n", encoding="utf-8")
+        os.replace(tmp, self.out / "config.json")
+
+    def fingerprints_of_run(self) -> dict[str, Any]:
+        """The fingerprint of each routing of this run."""
+        return {r: self.fingerprints[r] for r in self.routings}
+
+    def _record(self, routing: str, load: float, result: dict[str, Any], skipped: bool = False) -> None:
+        if "error" in result:
+            self.errors.append(f"{routing} load {load:g}: {result['error']}")
+            if self.on_point:
+                self.on_point({"routing": routing, "load": load, "seed": self.seed, "skipped": False,
+                               "result": result})
+            return
+        rec = {"routing": routing, "load": load, "seed": self.seed, "fingerprint": self.fingerprints[routing],
+               "skipped": skipped, "result": result}
+        self.store.append(rec)
+        self.done[(routing, load)] = rec
+        if self.on_point:
+            self.on_point(rec)
+
+    def _skip_if_saturated(self, routing: str, load: float) -> bool:
+        sat = self.saturation_load(routing)
+        if sat is not None and load > sat:
+            self._record(routing, load, {"offered_load": load, "saturated": True, "skipped": True,
+                                         "saturated_at": sat}, skipped=True)
+            return True
+        return False
+
+    def run(self) -> dict[tuple[str, float], dict[str, Any]]:
+        """Run every pending point; each is appended to ``points.jsonl`` as soon as it finishes.
+
+        Returns
+        -------
+        dict
+            ``(routing, load) -> record`` for every point of this sweep's seed and configuration in the
+            directory (earlier runs included). Points the watchdog stopped are in :attr:`errors` instead.
+        """
+        self.out.mkdir(parents=True, exist_ok=True)
+        queue = self.pending()
+        if self.jobs == 1 or len(queue) <= 1:
+            for r, x in queue:
+                if not self._skip_if_saturated(r, x):
+                    self._record(r, x, run_point(self.cfgs[r], x))
+            return self.done
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
+        ex = ProcessPoolExecutor(max_workers=min(self.jobs, len(queue)), mp_context=ctx, initializer=_worker_init)
+        running: dict[Any, tuple[str, float]] = {}
+        try:
+            while queue or running:
+                while queue and len(running) < self.jobs:
+                    r, x = queue.pop(0)
+                    if not self._skip_if_saturated(r, x):
+                        running[ex.submit(run_point, self.cfgs[r], x)] = (r, x)
+                if not running:
+                    continue
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in sorted(finished, key=lambda f: running[f][::-1]):
+                    r, x = running.pop(fut)
+                    self._record(r, x, fut.result())
+        except BaseException:
+            procs = list(getattr(ex, "_processes", {}).values())  # no public way to stop running workers
+            ex.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.join(timeout=5)
+            raise
+        ex.shutdown(wait=True)
+        return self.done
+
+    # ---------------------------------------------------------------- results
+    def rows(self, routing: str) -> list[dict[str, Any]]:
+        """CSV rows of ``routing`` (every point of the directory for this configuration and seed), by load."""
+        recs = sorted((rec for (r, _), rec in self.done.items() if r == routing), key=lambda rec: rec["load"])
+        rows = []
+        for rec in recs:
+            res = rec["result"]
+            row = {c: res.get(c) for c in CSV_COLUMNS}
+            row["offered_load"] = rec["load"]
+            row["skipped"] = bool(rec.get("skipped"))
+            rows.append(row)
+        return rows
+
+
+def write_csvs(sweep: Sweep) -> list[Path]:
+    """Write ``<routing>.csv`` for every routing of the sweep (columns :data:`CSV_COLUMNS`).
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    list of Path
+        The files written. Empty cells are values a saturated or skipped point does not have.
+    """
+    paths = []
+    for r in sweep.routings:
+        path = sweep.out / f"{r}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(CSV_COLUMNS)
+            for row in sweep.rows(r):
+                w.writerow(["" if row[c] is None else str(row[c]).lower() if isinstance(row[c], bool) else row[c]
+                            for c in CSV_COLUMNS])
+        paths.append(path)
+    return paths
+
+
+def _title(sweep: Sweep) -> str:
+    fp = next(iter(sweep.fingerprints_of_run().values()))
+    params = " ".join(f"{k}={v}" for k, v in fp["params"].items() if v is not None)
+    opts = " ".join(f"{k}={v}" for k, v in fp["traffic_opts"].items())
+    return f"{fp['topo']} {params}, {fp['traffic']}{' ' + opts if opts else ''} traffic"
+
+
+def plot(sweep: Sweep) -> list[Path]:
+    """Write ``latency.png``, ``latency.svg`` (unsaturated points) and ``throughput.png``.
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    title = _title(sweep)
+    lat = Figure(figsize=(6.4, 4.4))
+    FigureCanvasAgg(lat)
+    ax = lat.add_subplot()
+    thr = Figure(figsize=(6.4, 4.4))
+    FigureCanvasAgg(thr)
+    bx = thr.add_subplot()
+    for r in sweep.routings:
+        rows = sweep.rows(r)
+        ok = [row for row in rows if not row["saturated"] and row["avg_latency"] is not None]
+        ax.plot([row["offered_load"] for row in ok], [row["avg_latency"] for row in ok], marker="o", ms=3, label=r)
+        sim = [row for row in rows if not row["skipped"] and row["accepted_throughput"] is not None]
+        bx.plot([row["offered_load"] for row in sim], [row["accepted_throughput"] for row in sim], marker="o", ms=3,
+                label=r)
+    ax.set(xlabel="offered load (flits/terminal/cycle)", ylabel="average latency (cycles)", title=title, xlim=(0, 1))
+    ax.set_ylim(bottom=0)
+    bx.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
+    bx.set(xlabel="offered load (flits/terminal/cycle)", ylabel="accepted throughput (flits/terminal/cycle)",
+           title=title, xlim=(0, 1), ylim=(0, 1))
+    for a in (ax, bx):
+        a.grid(True, alpha=0.3)
+        a.legend()
+    paths = [sweep.out / "latency.png", sweep.out / "latency.svg", sweep.out / "throughput.png"]
+    lat.savefig(paths[0], dpi=120, bbox_inches="tight")
+    lat.savefig(paths[1], bbox_inches="tight")
+    thr.savefig(paths[2], dpi=120, bbox_inches="tight")
+    return paths
+
+
+def summary_rows(sweep: Sweep) -> list[dict[str, Any]]:
+    """Per routing: points, saturation load (first saturated offered load or ``"none"``), zero-load latency.
+
+    The zero-load latency is the average latency at the lowest load of the routing, if that point is not
+    saturated.
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    list of dict
+        ``routing``, ``points``, ``saturation_load``, ``zero_load_latency``, ``at_load``.
+    """
+    out = []
+    for r in sweep.routings:
+        rows = sweep.rows(r)
+        sat = next((row["offered_load"] for row in rows if row["saturated"]), None)
+        first = rows[0] if rows else None
+        out.append({"routing": r, "points": len(rows), "saturation_load": "none" if sat is None else sat,
+                    "zero_load_latency": first["avg_latency"] if first else None,
+                    "at_load": first["offered_load"] if first else None})
+    return out
+

@@ -1,0 +1,172 @@
+"""``radixnet sweep``: latency and throughput against offered load, for one or more routings.
+
+::
+
+    radixnet sweep [radixnet sim's topology/router/traffic arguments] --routing ugal-s,clos-ad
+                   --loads 0.05:0.95:0.05 --out DIR [--jobs N] [--no-plot] [--quiet]
+
+Every (routing, load) point is one :meth:`Simulator.run_load` with the same ``--seed``, run in a pool of
+worker processes. Finished points are appended to ``DIR/points.jsonl`` at once, so a sweep interrupted
+with Ctrl-C resumes where it stopped when run again with the same arguments; a directory holding points
+of another configuration is refused. Once a routing saturates, its higher loads that have not started
+are recorded as saturated and skipped, not simulated. See :mod:`radixnet.golden.sweep`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from typing import Any, Sequence
+
+from radixnet.cli import UsageError, _Parser, _peek_topo, add_sim_args, sim_config
+from radixnet.gen import ParamError, family_names
+
+__all__ = ["cmd_sweep"]
+
+
+def _parser(topo: str) -> _Parser:
+    from radixnet.gen.routing import ROUTINGS
+    p = _Parser(prog="radixnet sweep",
+                description="Sweep offered load for one or more routings (radixnet sim's arguments otherwise); "
+                            "resumable: finished points are kept in DIR/points.jsonl.")
+    add_sim_args(p, topo)
+    p._option_string_actions["--routing"].help = (  # a list here, one routing in `radixnet sim`
+        "comma-separated routings, each one of " + ", ".join(ROUTINGS) + " [default min]")
+    p.add_argument("--loads", default="0.05:0.95:0.05", metavar="SPEC",
+                   help="start:stop:step (stop included when on the grid) or a comma list; each in (0, 1] "
+                        "[default 0.05:0.95:0.05]")
+    p.add_argument("--out", required=True, metavar="DIR", help="sweep directory (created; resumed when it exists)")
+    p.add_argument("--jobs", default=None, metavar="N", help="worker processes [default: CPU count; 1: in-process]")
+    p.add_argument("--no-plot", action="store_true", help="write no PNG/SVG plots")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
+    return p
+
+
+def _routings(spec: str) -> list[str]:
+    from radixnet.gen.routing import ROUTINGS
+    names = [s.strip() for s in spec.split(",")]
+    if not all(names):
+        raise ParamError("routing", f"must be a comma-separated list of {', '.join(ROUTINGS)} (got {spec!r})")
+    return list(dict.fromkeys(names))
+
+
+def _jobs(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ParamError("jobs", f"must be an integer >= 1 (got {text!r})")
+    return n
+
+
+def _describe(rec: dict[str, Any]) -> str:
+    res = rec["result"]
+    head = f"{rec['routing']} load {rec['load']:g}: "
+    if "error" in res:
+        return head + "FAILED (" + res["error"].split(";")[0] + ")"
+    if rec.get("skipped"):
+        return head + f"skipped (saturated at {res['saturated_at']:g})"
+    thr = f"accepted {res['accepted_throughput']:.4f}"
+    if res.get("saturated"):
+        return head + f"saturated, {thr} ({res['wall_seconds']:.1f} s)"
+    return head + f"{thr}, latency {res['avg_latency']:.2f} ({res['wall_seconds']:.1f} s)"
+
+
+class _Progress:
+    """A rich progress bar on stderr when it is a terminal, else one line per finished point."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        from rich.console import Console
+        self.total, self.count, self.quiet = total, 0, quiet
+        self.console = Console(stderr=True)
+        self.bar = None
+        if not quiet and self.console.is_terminal and total:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=self.console, transient=True)
+            self.task = self.bar.add_task("sweep", total=total)
+
+    def __enter__(self) -> "_Progress":
+        if self.bar:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
+            self.bar.stop()
+
+    def __call__(self, rec: dict[str, Any]) -> None:
+        self.count += 1
+        if self.quiet:
+            return
+        line = f"[{self.count}/{self.total}] {_describe(rec)}"
+        if self.bar:
+            self.bar.console.print(line, highlight=False, markup=False)
+            self.bar.advance(self.task)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+
+def cmd_sweep(argv: Sequence[str]) -> int:
+    """Run ``radixnet sweep``.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after ``sweep``.
+
+    Returns
+    -------
+    int
+        0 when every point was simulated (or found done), 1 when the watchdog stopped a point.
+
+    Raises
+    ------
+    UsageError, ParamError
+        Bad input; :func:`radixnet.cli.main` reports it in one line with exit status 2.
+    """
+    import dataclasses
+
+    from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
+
+    argv = list(argv)
+    topo = _peek_topo(argv)
+    if topo not in family_names():
+        raise UsageError(f"radixnet sweep: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
+    args = _parser(topo).parse_args(argv)
+    routings = _routings(args.routing)
+    loads = parse_loads(args.loads)
+    jobs = _jobs(args.jobs)
+    first = argparse.Namespace(**{**vars(args), "routing": routings[0]})
+    cfg = sim_config(first)  # builds the network once and validates everything but the other routings
+    base = dataclasses.replace(cfg, vcs=args.vcs, vc_depth=args.vc_depth)  # per-routing defaults unless given
+    sweep = Sweep(base, routings, loads, args.out, jobs=jobs)
+    for w in sweep.store.warnings:
+        print(f"radixnet sweep: warning: {w}", file=sys.stderr)
+    pending = sweep.pending()
+    sweep.write_config({"command": "radixnet sweep " + shlex.join(argv), "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    if not args.quiet:
+        done = len(routings) * len(loads) - len(pending)
+        print(f"radixnet sweep: {len(pending)} points to run, {done} already in {sweep.store.path}", file=sys.stderr)
+    with _Progress(len(pending), args.quiet) as progress:
+        sweep.on_point = progress
+        sweep.run()
+    files = write_csvs(sweep)
+    if not args.no_plot:
+        files += plot(sweep)
+    rows = summary_rows(sweep)
+    w = max(len("routing"), *(len(r["routing"]) for r in rows))
+    print(f"{'routing':<{w}}  points  saturation  zero-load latency")
+    for r in rows:
+        zl = "-" if r["zero_load_latency"] is None else f"{r['zero_load_latency']:.2f} (load {r['at_load']:g})"
+        sat = r["saturation_load"] if r["saturation_load"] == "none" else f"{r['saturation_load']:g}"
+        print(f"{r['routing']:<{w}}  {r['points']:>6}  {sat:>10}  {zl}")
+    print("wrote " + ", ".join(str(p) for p in [sweep.store.path, *files]))
+    for e in sweep.errors:
+        print(f"radixnet sweep: {e}", file=sys.stderr)
+    return 1 if sweep.errors else 0
