@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, UGAL, VAL
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, TABLE, UGAL, VAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
 
@@ -65,7 +65,7 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 
 @njit(cache=True, _nrt=False)
 def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
     """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
@@ -76,6 +76,20 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
     phase = pkt_phase[pid]
     decided = pkt_decided[pid]
     inter = pkt_inter[pid]
+    if algo == TABLE:
+        # sp: table next hop, VC class = hops taken (capped at the last class)
+        if r == dr:
+            dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            return True
+        o = tbl[r, dr]
+        cls = pkt_hops[pid]
+        if cls >= ncls:
+            cls = ncls - 1
+        ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
+        if ov < 0:
+            return False
+        dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        return True
     if algo == MIN or algo == MIN_AD:
         if r == dr:
             o = eject_port[dt]
@@ -226,7 +240,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr,
+def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl,
                # topology / routing tables
                coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
                ch_dst, ch_dst_port, inj_router, inj_port,
@@ -299,7 +313,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr,
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
                                 continue
                             o = dec[0]
                             if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
@@ -336,7 +350,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr,
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
                                 continue
                             req_o[p, v] = dec[0]
                             req_v[p, v] = dec[1]

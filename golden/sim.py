@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from radixnet.gen import Network, ParamError
-from radixnet.gen.routing import compile_hyperx, get_routing
+from radixnet.gen.routing import (TABLE, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
+                                  compile_table, get_routing)
 
 from . import kernel
 from .traffic import make_pattern
@@ -71,6 +72,8 @@ class SimConfig:
         Cycles without any flit moving, while flits are buffered, before the run is stopped (§R8).
     ugal_threshold : int
         Bias toward minimal routing in UGAL/CLOS AD decisions, in flit-hops (router-spec §R7).
+    vc_classes : int, optional
+        ``sp`` only: VC classes (default the diameter, which makes hop-index VCs deadlock-free).
     traffic_opts : dict
         Options of the traffic pattern (e.g. ``hotspot_fraction``).
     """
@@ -89,13 +92,31 @@ class SimConfig:
     max_warmup: int = 40
     watchdog: int = 10_000
     ugal_threshold: int = 4
+    vc_classes: int | None = None
     traffic_opts: dict = field(default_factory=dict)
 
     def validate(self) -> "SimConfig":
         r = get_routing(self.routing)
-        ncls = r.classes(self.net)
+        if r.code == TABLE:
+            self._table = compile_table(self.net, self.vc_classes)
+            ncls = self._table.classes
+            check_deadlock_free(self.net, self._table)  # refuse before any work (raises DeadlockError)
+        else:
+            if self.vc_classes is not None:
+                raise ParamError("vc-classes", f"only the table routing sp takes --vc-classes ({self.routing} "
+                                               f"fixes its classes)")
+            compile_hyperx(self.net)  # refuses non-HyperX topologies with a clear error
+            # Kim's routings use dimension order inside each VC class and only move to higher classes
+            # (phase 0 -> 1; min-ad: n' - hops remaining grows), so their channel-dependency graph is
+            # acyclic iff dimension order within one class is. DOR on a HyperX takes at most one hop
+            # per dimension, in increasing order, so its dependencies only run from lower to higher
+            # dimensions (acyclic); the check below confirms it on every network up to 1024 routers.
+            if self.net.num_routers <= 1024:
+                check_deadlock_free(self.net, compile_dor_table(self.net))
+            ncls = r.classes(self.net)
+        self._ncls = ncls
         if self.vcs is None:
-            self.vcs = 2 * ncls  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
+            self.vcs = 2 * ncls if ncls <= 4 else ncls  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
         for name, lo in (("vcs", 1), ("packet_length", 1), ("speedup", 1), ("link_latency", 1), ("window", 10),
                          ("measure", 10), ("watchdog", 10)):
             v = getattr(self, name)
@@ -107,7 +128,6 @@ class SimConfig:
             self.vc_depth = max(1, 32 // self.vcs)
         if self.vc_depth < 1:
             raise ParamError("vc-depth", f"must be an integer >= 1 (got {self.vc_depth})")
-        compile_hyperx(self.net)  # refuses non-HyperX topologies with a clear error
         return self
 
 
@@ -128,7 +148,16 @@ class Simulator:
         self.cfg = cfg.validate()
         net = cfg.net
         self.routing = get_routing(cfg.routing)
-        self.tables = compile_hyperx(net)
+        if self.routing.code == TABLE:
+            tb = cfg._table
+            R0 = net.num_routers
+            self.tables = HyperXTables(dims=np.ones(1, np.int64), coords=np.zeros((R0, 1), np.int64),
+                                       port_to=np.zeros((R0, 1, 1), np.int64), eject_port=tb.eject_port,
+                                       term_router=tb.term_router)
+            self.tbl = tb.next_port.astype(np.int64)
+        else:
+            self.tables = compile_hyperx(net)
+            self.tbl = np.zeros((1, 1), np.int64)
         self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
         self.rng = np.random.default_rng(cfg.seed)
         self.trace_on = bool(trace)
@@ -306,8 +335,8 @@ class Simulator:
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
         t = self.tables
         status, tend, _, self.last_move = kernel.run_cycles(
-            t0, t1, self.routing.code, self.routing.allocator == "sequential", self.routing.classes(self.cfg.net),
-            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog, self.cfg.ugal_threshold,
+            t0, t1, self.routing.code, self.routing.allocator == "sequential", self.cfg._ncls,
+            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog, self.cfg.ugal_threshold, self.tbl,
             t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
             self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
             self.cfg.net.inj_router, self.cfg.net.inj_port,

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
+from radixnet.gen.routing import DeadlockError
 
 __all__ = ["main"]
 
@@ -122,6 +123,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
                               ("speedup", int, "router speedup S [default 2]"),
                               ("link-latency", int, "cycles per channel [default 1]"),
                               ("ugal-threshold", int, "UGAL/CLOS AD bias toward minimal, flit-hops [default 4]"),
+                              ("vc-classes", int, "sp only: VC classes [default: the diameter, deadlock-free]"),
                               ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
                               ("seed", int, "random seed [default 0]")):
         p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=help_)
@@ -145,7 +147,8 @@ def sim_config(args: argparse.Namespace):
               if getattr(args, "topo_" + prm.name) is not None}
     net = build(args.topo, **values)
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "link_latency",
-                                        "ugal_threshold", "measure", "seed") if getattr(args, k) is not None}
+                                        "ugal_threshold", "vc_classes", "measure", "seed")
+          if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
 
@@ -221,8 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cmd is None:
             raise UsageError(f"radixnet: unknown command {argv[0]!r} (one of {', '.join(COMMANDS)})")
         return cmd(argv[1:])
-    except (ParamError, UsageError) as e:
-        print(f"radixnet: error: {e}" if isinstance(e, ParamError) else f"{e}", file=sys.stderr)
+    except (ParamError, UsageError, DeadlockError) as e:
+        print(f"{e}" if isinstance(e, UsageError) else f"radixnet: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("radixnet: interrupted", file=sys.stderr)

@@ -1,0 +1,84 @@
+"""Table-driven shortest-path routing (sp) for any family, and the channel-dependency deadlock check."""
+
+import numpy as np
+import pytest
+
+from radixnet.cli import main
+from radixnet.gen import build
+from radixnet.gen.routing import (DeadlockError, channel_dependencies, check_deadlock_free, compile_dor_table,
+                                  compile_table, uniform_channel_load)
+from radixnet.golden.sim import SimConfig, Simulator
+
+SMALL = {
+    "fbfly": {"k": 4, "n": 3}, "hyperx": {"dims": [3, 4]}, "2dfb": {"k": 4, "n": 1}, "hypercube": {"n": 4},
+    "torus": {"dims": [4, 4]}, "mesh": {"dims": [4, 3]}, "slimfly": {"q": 5}, "clex": {"k": 4, "levels": 2},
+    "ttn": {}, "tesh": {}, "butterfly": {"k": 4, "n": 3}, "clos": {"k": 4, "n": 3}, "dragonfly": {"p": 2},
+}
+
+
+@pytest.mark.parametrize("family", sorted(SMALL))
+def test_sp_routes_every_family_deadlock_free_and_delivers_everything(family):
+    net = build(family, **SMALL[family])
+    table = compile_table(net)
+    assert check_deadlock_free(net, table) >= 0
+    sim = Simulator(SimConfig(net, routing="sp", seed=3, vc_depth=4))
+    seen = []
+    sim.on_ejected = lambda rec: seen.append(rec)
+    sim.step(300, 0.05)
+    for _ in range(60):
+        if sim.collected == sim.next_seq:
+            break
+        sim.step(100)
+    assert sim.collected == sim.next_seq > 0
+    hops = np.concatenate([r["hops"] for r in seen])
+    src = np.concatenate([r["src"] for r in seen])
+    dst = np.concatenate([r["dst"] for r in seen])
+    # every packet took a shortest route
+    assert np.array_equal(hops, table.dist[net.inj_router[src], net.ej_router[dst]])
+
+
+def test_routes_are_shortest_and_spread_over_minimal_ports():
+    net = build("clos", k=4, n=3)
+    t = compile_table(net)
+    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
+    leaf, other = src_r[0], dst_r[-1]
+    # the leaf's up-ports all carry some destination
+    ups = {int(t.next_port[leaf, d]) for d in dst_r if d != leaf}
+    assert len(ups) == 4
+
+
+def test_cyclic_vc_scheme_is_refused_with_a_named_cycle(capsys):
+    ring = build("torus", dims=[6])
+    with pytest.raises(DeadlockError, match=r"cyclic channel-dependency graph: 0->1 \(class 0\)"):
+        check_deadlock_free(ring, compile_table(ring, classes=1))
+    # the same ring with as many classes as its diameter is accepted
+    assert check_deadlock_free(ring, compile_table(ring)) > 0
+    assert main(["sim", "--topo", "torus", "--dims", "6", "--routing", "sp", "--vc-classes", "1",
+                 "--load", "0.2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cyclic channel-dependency graph" in err
+
+
+def test_dimension_order_on_hyperx_is_acyclic():
+    for net in (build("fbfly", k=3, n=4), build("hyperx", dims=[3, 4, 2], mult=[1, 2, 1])):
+        t = compile_dor_table(net)
+        u, v, _ = channel_dependencies(net, t)
+        assert u.size > 0
+        # dependencies only go to a higher dimension
+        assert np.all(net.tag[u] < net.tag[v])
+        check_deadlock_free(net, t)
+
+
+def test_slimfly_q5_uniform_near_the_minimal_routing_bound():
+    """Issue 5: Slim Fly q = 5 under uniform random traffic saturates near the bound computed from the
+    most loaded channel of its minimal routes."""
+    net = build("slimfly", q=5)
+    bound = 1 / uniform_channel_load(net, compile_table(net)).max()
+    assert 0.9 < bound < 1.0
+
+    def run(load):
+        return Simulator(SimConfig(net, routing="sp", traffic="uniform", seed=1)).run_load(load)
+
+    below, above = run(0.9 * bound), run(min(1.0, 1.08 * bound))
+    assert not below["saturated"] and abs(below["accepted_throughput"] - 0.9 * bound) < 0.01
+    assert above["saturated"] and above["accepted_throughput"] < 1.03 * bound
