@@ -32,7 +32,7 @@ __all__ = ["Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx
 HYPERX_FAMILIES = ("fbfly", "hyperx", "2dfb", "hypercube")
 
 # kernel codes
-MIN, MIN_AD, VAL, UGAL, CLOS_AD = 0, 1, 2, 3, 4
+MIN, MIN_AD, VAL, UGAL, CLOS_AD, PRIO = 0, 1, 2, 3, 4, 6
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,11 @@ class Routing:
     doc: str
 
     def classes(self, net: Network) -> int:
-        return self.n_classes if self.n_classes is not None else max(1, len(net.coord_names))
+        if self.n_classes is not None:
+            return self.n_classes
+        dims = max(1, len(net.coord_names))
+        # 2dfb-adaptive: VC class = hops taken; at most one misroute per dimension, so <= 2 hops each
+        return 2 * dims if self.code == PRIO else dims
 
 
 ROUTINGS: dict[str, Routing] = {r.name: r for r in (
@@ -75,6 +79,8 @@ ROUTINGS: dict[str, Routing] = {r.name: r for r in (
     Routing("ugal-s", UGAL, "sequential", 2, True, "UGAL with the sequential allocator (Kim §3.1)"),
     Routing("clos-ad", CLOS_AD, "sequential", 2, False,
             "adaptive Clos: least-loaded intermediate in the flattened Clos, sequential allocator"),
+    Routing("2dfb-adaptive", PRIO, "sequential", None, False,
+            "2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy Algorithm 1), threshold --threshold"),
 )}
 
 
@@ -101,6 +107,8 @@ class HyperXTables:
         Port of terminal t on its router.
     term_router : ndarray (T,)
         Router of terminal t.
+    port_lanes : ndarray (R, D, max(dims), lanes)
+        Like ``port_to`` for every parallel lane (the 2DFB's two channels per neighbour).
     """
 
     dims: np.ndarray
@@ -108,6 +116,7 @@ class HyperXTables:
     port_to: np.ndarray
     eject_port: np.ndarray
     term_router: np.ndarray
+    port_lanes: np.ndarray | None = None
 
 
 def compile_hyperx(net: Network) -> HyperXTables:
@@ -126,8 +135,11 @@ def compile_hyperx(net: Network) -> HyperXTables:
     sel = net.lane == 0
     s, d, tag, port = net.src[sel], net.dst[sel], net.tag[sel], net.src_port[sel]
     port_to[s, tag, coords[d, tag]] = port
+    lanes = int(net.lane.max(initial=0)) + 1
+    port_lanes = np.full((R, max(D, 1), kmax, lanes), -1, dtype=np.int64)
+    port_lanes[net.src, net.tag, coords[net.dst, net.tag], net.lane] = net.src_port
     return HyperXTables(dims=dims.astype(np.int64), coords=coords, port_to=port_to,
-                        eject_port=net.ej_port.copy(), term_router=net.ej_router.copy())
+                        eject_port=net.ej_port.copy(), term_router=net.ej_router.copy(), port_lanes=port_lanes)
 
 
 # ----------------------------------------------------------- table-driven routing

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, TABLE, UGAL, VAL
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, UGAL, VAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
 
@@ -64,8 +64,78 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 
 
 @njit(cache=True, _nrt=False)
+def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out):
+    """Of the parallel lanes to digit m in dimension d, the one with an available VC and the shortest
+    queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available."""
+    found = False
+    for ln in range(port_lanes.shape[3]):
+        o = port_lanes[r, d, m, ln]
+        if o < 0:
+            continue
+        ov = _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
+        if ov < 0:
+            continue
+        q = _qlen(credit, out_term, r, o, B)
+        if not found or q < lane_out[2]:
+            lane_out[0] = o; lane_out[1] = ov; lane_out[2] = q
+            found = True
+    return found
+
+
+@njit(cache=True, _nrt=False)
+def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, out_term, out_ch, ch_dst, in_ch,
+                 ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec):
+    """2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy, Algorithm 1; router-spec §R7b).
+
+    ``pkt_phase`` carries the priority flag h1. Minimal phase: the differing dimensions from the most
+    significant down; take the direct link if h1 is set or its queue is <= Th, never back toward the
+    router the packet came from. Non-minimal phase: in the same dimension order, the other links of the
+    dimension from s = k-2 down to 0; the first with queue <= Th is taken and h1 is set.
+    """
+    dt_port = eject_port[dt]
+    if r == dr:
+        dec[0] = dt_port; dec[1] = 0; dec[2] = 0; dec[3] = 1; dec[4] = r
+        return True
+    h1 = pkt_phase[pid]
+    cls = pkt_hops[pid]
+    if cls >= ncls:
+        cls = ncls - 1
+    c0 = cls * vpc
+    c1 = c0 + vpc
+    came = -1
+    if in_ch[r, p] >= 0:
+        came = ch_src[in_ch[r, p]]
+    D = coords.shape[1]
+    for i in range(D - 1, -1, -1):
+        if coords[r, i] == coords[dr, i]:
+            continue
+        m = coords[dr, i]
+        if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
+            continue
+        if ch_dst[out_ch[r, dec[0]]] == came:
+            continue
+        if h1 == 1 or dec[2] <= Th:
+            dec[2] = 0; dec[3] = 1; dec[4] = r  # h1 cleared; decided; inter unused
+            return True
+    for i in range(D - 1, -1, -1):
+        if coords[r, i] == coords[dr, i]:
+            continue
+        own = coords[r, i]
+        for s in range(dims[i] - 2, -1, -1):
+            m = s if s < own else s + 1
+            if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
+                continue
+            if ch_dst[out_ch[r, dec[0]]] == came:
+                continue
+            if dec[2] <= Th:
+                dec[2] = 1; dec[3] = 1; dec[4] = r  # non-minimal hop: set h1
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
+            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
     """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
@@ -90,18 +160,23 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
             return False
         dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
+    if algo == PRIO:
+        return _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, thr, coords, dims, eject_port, out_term, out_ch,
+                            ch_dst, in_ch, ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec)
     if algo == MIN or algo == MIN_AD:
         if r == dr:
             o = eject_port[dt]
             dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
             return True
         if algo == MIN:
-            o = _dor(coords, port_to, r, dr)
-            ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
-            if ov < 0:
-                return False
-            dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
-            return True
+            # dimension order; of parallel lanes (a dilated channel) the least loaded available one
+            for d in range(coords.shape[1]):
+                if coords[r, d] != coords[dr, d]:
+                    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], 0, V, B, dec):
+                        return False
+                    dec[2] = phase; dec[3] = decided; dec[4] = inter
+                    return True
+            return False
         H = _hops(coords, r, dr)
         cls = coords.shape[1] - H
         best_o = -1
@@ -109,11 +184,10 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
         best_q = 0
         for d in range(coords.shape[1]):
             if coords[r, d] != coords[dr, d]:
-                o = port_to[r, d, coords[dr, d]]
-                ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
-                if ov < 0:
+                if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], cls * vpc,
+                                  (cls + 1) * vpc, B, dec):
                     continue
-                q = _qlen(credit, out_term, r, o, B)
+                o = dec[0]; ov = dec[1]; q = dec[2]
                 if best_o < 0 or q < best_q:
                     best_o = o; best_v = ov; best_q = q
         if best_o < 0:
@@ -240,7 +314,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl,
+def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes,
                # topology / routing tables
                coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
                ch_dst, ch_dst_port, inj_router, inj_port,
@@ -313,7 +387,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl,
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
                                 continue
                             o = dec[0]
                             if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
@@ -350,7 +424,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl,
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
                                 continue
                             req_o[p, v] = dec[0]
                             req_v[p, v] = dec[1]

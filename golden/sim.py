@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from radixnet.gen import Network, ParamError
-from radixnet.gen.routing import (TABLE, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
+from radixnet.gen.routing import (PRIO, TABLE, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
                                   compile_table, get_routing)
 
 from . import kernel
@@ -72,6 +72,8 @@ class SimConfig:
         Cycles without any flit moving, while flits are buffered, before the run is stopped (§R8).
     ugal_threshold : int
         Bias toward minimal routing in UGAL/CLOS AD decisions, in flit-hops (router-spec §R7).
+    threshold : int
+        ``2dfb-adaptive`` only: T_h, the output-queue length (flits) up to which a link is taken (§R7b).
     vc_classes : int, optional
         ``sp`` only: VC classes (default the diameter, which makes hop-index VCs deadlock-free).
     traffic_opts : dict
@@ -93,6 +95,7 @@ class SimConfig:
     watchdog: int = 10_000
     ugal_threshold: int = 4
     vc_classes: int | None = None
+    threshold: int = 4
     traffic_opts: dict = field(default_factory=dict)
 
     def validate(self) -> "SimConfig":
@@ -155,9 +158,11 @@ class Simulator:
                                        port_to=np.zeros((R0, 1, 1), np.int64), eject_port=tb.eject_port,
                                        term_router=tb.term_router)
             self.tbl = tb.next_port.astype(np.int64)
+            self.port_lanes = np.full((1, 1, 1, 1), -1, np.int64)
         else:
             self.tables = compile_hyperx(net)
             self.tbl = np.zeros((1, 1), np.int64)
+            self.port_lanes = self.tables.port_lanes
         self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
         self.rng = np.random.default_rng(cfg.seed)
         self.trace_on = bool(trace)
@@ -336,7 +341,8 @@ class Simulator:
         t = self.tables
         status, tend, _, self.last_move = kernel.run_cycles(
             t0, t1, self.routing.code, self.routing.allocator == "sequential", self.cfg._ncls,
-            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog, self.cfg.ugal_threshold, self.tbl,
+            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog,
+            self.cfg.threshold if self.routing.code == PRIO else self.cfg.ugal_threshold, self.tbl, self.port_lanes,
             t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
             self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
             self.cfg.net.inj_router, self.cfg.net.inj_port,

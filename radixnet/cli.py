@@ -124,6 +124,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
                               ("link-latency", int, "cycles per channel [default 1]"),
                               ("ugal-threshold", int, "UGAL/CLOS AD bias toward minimal, flit-hops [default 4]"),
                               ("vc-classes", int, "sp only: VC classes [default: the diameter, deadlock-free]"),
+                              ("threshold", int, "2dfb-adaptive only: T_h, queue length in flits [default 4]"),
                               ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
                               ("seed", int, "random seed [default 0]")):
         p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=help_)
@@ -147,7 +148,7 @@ def sim_config(args: argparse.Namespace):
               if getattr(args, "topo_" + prm.name) is not None}
     net = build(args.topo, **values)
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "link_latency",
-                                        "ugal_threshold", "vc_classes", "measure", "seed")
+                                        "ugal_threshold", "vc_classes", "threshold", "measure", "seed")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
