@@ -366,10 +366,11 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                 start = ptr_seq[r]
                 for i in range(P):
                     p = (start + i) % P
+                    vstart = ptr_in[r, p]
                     for j in range(V):
                         if grants_i[p] >= S:
                             break
-                        v = (ptr_in[r, p] + j) % V
+                        v = (vstart + j) % V
                         if bcnt[r, p, v] == 0:
                             continue
                         flit = buf[r, p, v, bhead[r, p, v]]
@@ -485,9 +486,19 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         grants_o[o] += 1
                         grants_i[p] += 1
                         last_p = p
-                        ptr_in[r, p] = (v + 1) % V
+                        sel[p, v] = 2  # granted
                     if last_p >= 0:
                         ptr_out[r, o] = (last_p + 1) % P
+                # 4. input pointers: one past the last granted VC in the input's round-robin order
+                for p in range(P):
+                    if grants_i[p] == 0:
+                        continue
+                    vstart = ptr_in[r, p]
+                    for j in range(V - 1, -1, -1):
+                        v = (vstart + j) % V
+                        if sel[p, v] == 2:
+                            ptr_in[r, p] = (v + 1) % V
+                            break
         # ---- link: each output queue sends its oldest flit (§R2.3)
         slot = t % Tl
         for r in range(R):

@@ -242,3 +242,22 @@ def test_packet_ring_growth_keeps_every_packet(monkeypatch, routing, L):
         sim.step(50)
     assert grown >= 1024
     assert np.array_equal(np.sort(np.concatenate(seen)), np.arange(sim.next_seq))
+
+
+@pytest.mark.parametrize("routing", ["min", "ugal-s"])
+def test_input_pointer_moves_past_the_last_vc_granted_in_round_robin_order(routing):
+    """§R6: with S = 2 both VCs of an input can be granted in one cycle; ptr_in moves to one past the last
+    granted VC in the input's round-robin order, whichever outputs granted them. Here VC 0 wants router 3
+    (port 6) and VC 1 router 1 (port 4): greedy output order would leave the pointer one past VC 0."""
+    net = build("fbfly", k=4, n=2)
+    vcs = 2 if routing == "min" else 4
+    sim = Simulator(SimConfig(net, routing=routing, vcs=vcs, speedup=2, ugal_threshold=100))
+    slots = sim._create(np.array([0, 0]), np.array([0, 0]), np.array([12, 4]))
+    for v, slot in enumerate(slots):
+        sim.buf[0, 0, v, 0] = slot * sim.L
+        sim.bcnt[0, 0, v] = 1
+        sim.tcredit[0, v] -= 1
+    sim.next_seq = 2
+    sim.step(1)
+    assert sim.bcnt[0, 0].sum() == 0  # both granted in the same cycle
+    assert sim.ptr_in[0, 0] == 2 % vcs  # one past VC 1, the last in round-robin order
