@@ -1,0 +1,121 @@
+"""Credit counter of one output VC (router-spec §R2 credit loop, §R7 queue estimate).
+
+One counter per output port and VC (``credit_op_ovc``) tracks the free slots
+of the downstream input VC buffer (depth ``B``):
+
+* it starts at ``depth`` (the downstream buffer is empty after reset);
+* ``take`` is asserted in the cycle a flit is **granted** to this VC (credits
+  are taken at grant, §R2 phase 2), and the count drops by one at the clock edge;
+* ``ret`` is asserted in the cycle a returned credit **arrives** (§R2 phase 4:
+  usable from the next cycle on), and the count rises by one at the edge;
+* both in one cycle leave the count unchanged.
+
+``avail`` (``count > 0``) is what the allocator reads at the start of a cycle;
+``count`` feeds the adaptive routing's queue estimate ``q = depth - count``
+(§R7, summed over the VCs of an output by the route unit).
+
+Protocol violations and what the hardware does
+----------------------------------------------
+Under the protocol neither can happen: a grant needs ``avail`` (so ``take``
+never meets ``count == 0``), and the downstream router returns exactly one
+credit per flit it received (so ``ret`` never meets ``count == depth``). A
+same-cycle ``ret`` does not make ``take`` at zero legal: the returned credit
+is only usable from the next cycle (§R2 phase 4).
+
+* **underflow**: ``take`` while ``count == 0``;
+* **overflow**: ``ret`` while ``count == depth``.
+
+On either, the count **saturates** (it is clamped to ``0 .. depth``, never
+wraps) and the sticky ``error`` output is set until reset, so a co-simulation
+can check one bit at the end of a run. With ``check=True`` (the default) the
+unit also carries an assertion on the same condition, sampled at the clock
+edge: the Amaranth simulator raises ``AssertionError`` in the offending cycle,
+and the Verilog has an immediate ``assert`` (Verilator honours it with
+``--assert``; synthesis drops it).
+
+Examples
+--------
+>>> from radixnet.hdl.verilog import to_verilog
+>>> text = to_verilog(CreditCounter(4), "credit4")
+>>> "reg [2:0] count = 3'h4;" in text, "assert (" in text
+(True, True)
+>>> CreditCounter(0)
+Traceback (most recent call last):
+...
+ValueError: CreditCounter: depth (flits per downstream VC buffer) must be an int with depth >= 1, got 0
+"""
+
+from __future__ import annotations
+
+from amaranth import Module, Signal
+from amaranth.hdl import Assert
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import _check_int, _reject
+
+__all__ = ["CreditCounter"]
+
+
+class CreditCounter(wiring.Component):
+    """Credits of one output VC: ``depth`` at reset, minus grants, plus returned credits.
+
+    Parameters
+    ----------
+    depth : int
+        Flits per downstream VC buffer (``B``, §R1); the reset value and the maximum, ``depth >= 1``.
+    check : bool
+        Also emit an assertion (simulation and Verilog) that fires on underflow or overflow.
+
+    Attributes
+    ----------
+    take : Signal(1), in
+        A flit is granted to this VC this cycle (one credit consumed at the edge).
+    ret : Signal(1), in
+        A returned credit arrives this cycle (one credit added at the edge).
+    count : Signal(range(depth + 1)), out
+        Credits available (a register; reset value ``depth``).
+    avail : Signal(1), out
+        ``count > 0``: a grant to this VC is allowed this cycle.
+    error : Signal(1), out
+        Sticky: an underflow or overflow happened since reset (never under the protocol).
+    """
+
+    def __init__(self, depth: int, *, check: bool = True):
+        self.depth = _check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
+        if not isinstance(check, bool):
+            _reject(self, f"check (emit the protocol assertion) must be a bool, got {check!r}")
+        self.check = check
+        super().__init__({
+            "take": In(1),
+            "ret": In(1),
+            "count": Out(range(depth + 1), init=depth),
+            "avail": Out(1),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        count, depth = self.count, self.depth
+        empty, full = Signal(), Signal()
+        underflow, overflow = Signal(), Signal()
+        m.d.comb += [
+            empty.eq(count == 0),
+            full.eq(count == depth),
+            underflow.eq(self.take & empty),
+            overflow.eq(self.ret & full),
+        ]
+
+        m.d.comb += self.avail.eq(~empty)
+        with m.If(self.take & ~self.ret & ~empty):
+            m.d.sync += count.eq(count - 1)
+        with m.Elif(self.ret & ~self.take & ~full):
+            m.d.sync += count.eq(count + 1)
+        with m.If(underflow | overflow):
+            m.d.sync += self.error.eq(1)
+        if self.check:
+            m.d.sync += [
+                Assert(~underflow, "CreditCounter underflow: take with no credit"),
+                Assert(~overflow, "CreditCounter overflow: credit returned with all credits home"),
+            ]
+        return m

@@ -1,0 +1,109 @@
+"""The switch: a flat multiplexer crossbar (switch traversal, router-spec §R2 phase 2).
+
+Each output port has its own ``n_in``-way multiplexer, driven by the switch
+allocator's decision for that output: ``sel_op[o]`` (which input) and
+``sel_valid_op`` bit ``o`` (whether output ``o`` takes a flit this cycle).
+The crossbar is purely combinational; the flit is registered by whatever it
+feeds (the output queue of §R2, which with ``S = 1`` is the output register).
+
+Speedup ``S`` (§R1) is a matter of port counts, not of this unit: a router of
+radix ``P`` with speedup ``S`` instantiates it with ``S`` switch ports per
+input and per output (``n_in = n_out = P*S``), so several flits of one input
+or into one output cross in the same cycle. Several outputs may select the
+same input (that is the caller's business; the allocator never does it for
+one flit).
+
+Cost grows as ``n_in * n_out * width`` multiplexer inputs. For high radix
+(Kim et al. use radix 64) a **hierarchical** crossbar (sub-switches of
+``k x k`` with intermediate buffering, Kim, Dally, Towles and Gupta, ISCA 2005)
+is planned as a separate unit in a later increment, with the same ports.
+
+Examples
+--------
+>>> from amaranth.lib import data
+>>> flit = data.StructLayout({"head": 1, "tail": 1, "vc": 2, "payload": 32})
+>>> from radixnet.hdl.verilog import to_verilog
+>>> text = to_verilog(Crossbar(4, 3, flit), "xbar")
+>>> [ln.split()[-1] for ln in text.splitlines() if ln.lstrip().startswith(("input", "output"))][:6]
+['data_in_ip__0;', 'data_in_ip__1;', 'data_in_ip__2;', 'data_in_ip__3;', 'data_out_op__0;', 'data_out_op__1;']
+>>> Crossbar(4, 3, 8)
+Traceback (most recent call last):
+...
+ValueError: Crossbar: layout (flit payload) must be an amaranth.lib.data.Layout (e.g. a StructLayout) of at least 1 bit, got 8
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import _check_int, _reject, ptr_width
+
+__all__ = ["Crossbar"]
+
+
+class Crossbar(wiring.Component):
+    """Flat ``n_in x n_out`` multiplexer crossbar carrying one ``layout`` value per port.
+
+    Output ``o`` shows input ``sel_op[o]`` when ``sel_valid_op[o]`` is set;
+    ``valid_out_op[o]`` is ``sel_valid_op[o]`` for a select in ``0 .. n_in-1``
+    and 0 (with all-zero data) for a select out of range. When not valid the
+    data is don't-care (it follows the select: no gating, to save ``n_out *
+    width`` AND gates).
+
+    Each output is one ``word_select`` over the concatenated inputs, which
+    Yosys builds as a tree of 2:1 multiplexers: ``(n_in - 1) * width`` per
+    output for ``n_in`` a power of two (8x8, 32 bits: 1792 ``$_MUX_`` cells,
+    half the cells of a ``case`` statement's AND-OR form).
+
+    Parameters
+    ----------
+    n_in : int
+        Number of input (switch) ports, ``n_in >= 1``.
+    n_out : int
+        Number of output (switch) ports, ``n_out >= 1``.
+    layout : amaranth.lib.data.Layout
+        Payload carried through the switch (usually the flit's ``StructLayout``), at least 1 bit.
+
+    Attributes
+    ----------
+    data_in_ip : list of View(layout), in
+        Payload offered by each input port.
+    sel_op : list of Signal(ptr_width(n_in)), in
+        Per output, the index of the input it takes.
+    sel_valid_op : Signal(n_out), in
+        Bit ``o``: output ``o`` takes a flit this cycle.
+    data_out_op : list of View(layout), out
+        Payload at each output port.
+    valid_out_op : Signal(n_out), out
+        Bit ``o``: ``data_out_op[o]`` is a flit.
+    """
+
+    def __init__(self, n_in: int, n_out: int, layout: data.Layout):
+        self.n_in = _check_int(self, "n_in", "input ports", n_in, 1)
+        self.n_out = _check_int(self, "n_out", "output ports", n_out, 1)
+        if not isinstance(layout, data.Layout) or layout.size < 1:
+            _reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
+                          f"(e.g. a StructLayout) of at least 1 bit, got {layout!r}")
+        self.layout = layout
+        super().__init__({
+            "data_in_ip": In(layout).array(n_in),
+            "sel_op": In(ptr_width(n_in)).array(n_out),
+            "sel_valid_op": In(n_out),
+            "data_out_op": Out(layout).array(n_out),
+            "valid_out_op": Out(n_out),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self.layout.size
+        w = ptr_width(self.n_in)
+        pad = (1 << w) - self.n_in  # words past the last input, so a select never leaves the vector
+        flat_ip = Cat(*[d.as_value() for d in self.data_in_ip], *([Const(0, pad * width)] if pad else []))
+        for o in range(self.n_out):
+            sel = self.sel_op[o]
+            m.d.comb += self.data_out_op[o].eq(flat_ip.word_select(sel, width))
+            in_range = sel < self.n_in if pad else 1
+            m.d.comb += self.valid_out_op[o].eq(self.sel_valid_op[o] & in_range)
+        return m
