@@ -209,7 +209,47 @@ def _cmd_sweep(argv: Sequence[str]) -> int:
     return cmd_sweep(argv)
 
 
-COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep}
+def _cmd_study(argv: Sequence[str]) -> int:
+    from radixnet.golden.studies import STUDIES, run_study
+    if not argv or argv[0] in ("-h", "--help", "list"):
+        print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J]\nstudies:")
+        for st in STUDIES.values():
+            print(f"  {st.name:<10} {st.doc}")
+        return 0
+    p = _Parser(prog=f"radixnet study {argv[0]}", description="Regenerate a paper figure and check its claims.")
+    p.add_argument("--out", required=True, help="output directory (resumes if it holds earlier points)")
+    p.add_argument("--k", type=_int_arg("k"), default=None, help="kim-*: routers per dimension [default 32]")
+    p.add_argument("--n", type=_int_arg("n"), default=None, help="2dfb-fig4: dimensions [default 1]")
+    p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes [default: CPU count]")
+    args = p.parse_args(list(argv[1:]))
+    kw: dict[str, Any] = {}
+    if args.k is not None:
+        if argv[0] not in ("kim-fig4", "kim-fig5") or args.k < 2:
+            raise ParamError("k", "applies to kim-fig4 and kim-fig5 and must be >= 2")
+        kw["k"] = args.k
+    if args.n is not None:
+        if argv[0] != "2dfb-fig4" or args.n < 1:
+            raise ParamError("n", "applies to 2dfb-fig4 and must be >= 1")
+        kw["n"] = args.n
+    if args.jobs is not None and argv[0] != "kim-fig5":
+        kw["jobs"] = args.jobs
+    done = [0]
+
+    def tick(rec: dict) -> None:
+        done[0] += 1
+        print(f"  [{done[0]}] {rec.get('routing')} "
+              f"{'load ' + str(rec.get('load')) if 'load' in rec else 'batch ' + str(rec.get('batch'))}",
+              file=sys.stderr, flush=True)
+
+    result = run_study(argv[0], args.out, on_point=tick, **kw)
+    ok = all(c["holds"] for c in result["claims"])
+    for c in result["claims"]:
+        print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['computed']}")
+    print(f"wrote {args.out}/claims.json and the figures ({'all claims hold' if ok else 'some claims fail'})")
+    return 0 if ok else 1
+
+
+COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,37 @@
+"""Studies regenerate a paper's figure, check its claims, and resume without recomputing."""
+
+import json
+
+from radixnet.cli import main
+from radixnet.golden.studies import run_study
+
+
+def test_kim_fig5_small_claims_hold_and_resume(tmp_path):
+    out = tmp_path / "fig5"
+    res = run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128))
+    assert {c["claim"].split(":")[0] for c in res["claims"]} >= {"batch 4", "batch 128"}
+    assert all(c["holds"] for c in res["claims"]), res["claims"]
+    for f in ("fig5.csv", "fig5.png", "fig5.svg", "claims.json", "points.jsonl"):
+        assert (out / f).exists()
+    lines = (out / "points.jsonl").read_text().splitlines()
+    assert len(lines) == 4 * 4
+    ran = []
+    run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128), on_point=ran.append)
+    assert ran == [] and (out / "points.jsonl").read_text().splitlines() == lines
+
+
+def test_2dfb_study_cli(tmp_path, capsys):
+    out = tmp_path / "2dfb"
+    assert main(["study", "2dfb-fig4", "--out", str(out), "--jobs", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "all claims hold" in text
+    claims = json.loads((out / "claims.json").read_text())["claims"]
+    assert len(claims) == 4 and all(c["holds"] for c in claims)
+    assert (out / "2dfb-adversarial" / "latency.png").exists()
+
+
+def test_study_bad_input(capsys):
+    assert main(["study", "nosuch", "--out", "/tmp/x"]) == 2
+    assert main(["study", "2dfb-fig4", "--out", "/tmp/x", "--k", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "Traceback" not in err
