@@ -27,12 +27,13 @@ from .params import ParamError
 
 __all__ = ["Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx", "HYPERX_FAMILIES", "RouteTable",
            "compile_table", "compile_dor_table", "channel_dependencies", "check_deadlock_free", "DeadlockError",
-           "uniform_channel_load"]
+           "uniform_channel_load", "TABLE_VERSION", "TABLE_CODES"]
 
 HYPERX_FAMILIES = ("fbfly", "hyperx", "2dfb", "hypercube")
 
 # kernel codes
-MIN, MIN_AD, VAL, UGAL, CLOS_AD, PRIO = 0, 1, 2, 3, 4, 6
+MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6
+TVAL, TUGAL_L, TUGAL_G = 7, 8, 9  # table-driven versions for any topology
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,15 @@ ROUTINGS: dict[str, Routing] = {r.name: r for r in (
             "adaptive Clos: least-loaded intermediate in the flattened Clos, sequential allocator"),
     Routing("2dfb-adaptive", PRIO, "sequential", None, False,
             "2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy Algorithm 1), threshold --threshold"),
+    Routing("ugal-l", TUGAL_L, "greedy", None, True,
+            "UGAL with local queue estimates over the route tables (Slim Fly UGAL-L), any topology"),
+    Routing("ugal-g", TUGAL_G, "greedy", None, True,
+            "UGAL with global knowledge: the queues along the whole route (Slim Fly UGAL-G), any topology"),
 )}
+
+#: On networks outside the HyperX family these routings run on the route tables (router-spec §R7c).
+TABLE_VERSION = {"min": "sp", "val": TVAL, "ugal": TUGAL_L, "ugal-s": TUGAL_L}
+TABLE_CODES = (TABLE, TVAL, TUGAL_L, TUGAL_G)
 
 
 def get_routing(name: str) -> Routing:
@@ -143,7 +152,6 @@ def compile_hyperx(net: Network) -> HyperXTables:
 
 
 # ----------------------------------------------------------- table-driven routing
-TABLE = 5
 ROUTINGS["sp"] = Routing("sp", TABLE, "greedy", None, False,
                          "shortest path for any topology (minimal ports spread by destination), VC class = hops "
                          "taken (deadlock-free with as many classes as the diameter)")

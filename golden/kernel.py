@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, UGAL, VAL
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TUGAL_G, TUGAL_L, TVAL, UGAL, VAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
 
@@ -61,6 +61,75 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
             bc = credit[r, o, v]
             best = v
     return best
+
+
+@njit(cache=True, _nrt=False)
+def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
+    """UGAL-G: the queue lengths of every channel on the table route from r to target, summed."""
+    total = 0
+    x = r
+    while x != target:
+        o = tbl[x, target]
+        total += _qlen(credit, out_term, x, o, B)
+        x = ch_dst[out_ch[x, o]]
+    return total
+
+
+@njit(cache=True, _nrt=False)
+def _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port, out_term, out_ch, ch_dst,
+                         credit, ovc_busy, pkt_phase, pkt_decided, pkt_inter, pkt_hops, dt, dr, dec):
+    """VAL / UGAL-L / UGAL-G on the route tables (router-spec §R7c); VC class = hops taken."""
+    cls = pkt_hops[pid]
+    if cls >= ncls:
+        cls = ncls - 1
+    c0 = cls * vpc
+    c1 = c0 + vpc
+    phase = pkt_phase[pid]
+    inter = pkt_inter[pid]
+    if algo != TVAL and pkt_decided[pid] == 0:
+        if r == dr:
+            dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
+            return True
+        o_min = tbl[r, dr]
+        v_min = _best_ovc(credit, ovc_busy, out_term, r, o_min, c0, c1)
+        o_nm = -1
+        v_nm = -1
+        b = inter
+        if b != r and b != dr:
+            o_nm = tbl[r, b]
+            v_nm = _best_ovc(credit, ovc_busy, out_term, r, o_nm, c0, c1)
+        take_min = False
+        if v_min >= 0 and v_nm >= 0:
+            Hm = tdist[r, dr]
+            Hn = tdist[r, b] + tdist[b, dr]
+            if algo == TUGAL_G:
+                qm = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, dr, B)
+                qn = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, b, B) \
+                    + _path_queue(credit, out_term, out_ch, ch_dst, tbl, b, dr, B)
+                take_min = qm + Hm <= qn + Hn + thr  # global: queued flits plus hops along each route
+            else:
+                take_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+        elif v_min >= 0:
+            take_min = True
+        elif v_nm < 0:
+            return False
+        if take_min:
+            dec[0] = o_min; dec[1] = v_min; dec[2] = 1; dec[3] = 1; dec[4] = r
+        else:
+            dec[0] = o_nm; dec[1] = v_nm; dec[2] = 0; dec[3] = 1; dec[4] = b
+        return True
+    if phase == 0 and r == inter:
+        phase = 1
+    if phase == 1 and r == dr:
+        dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = 1; dec[4] = inter
+        return True
+    target = inter if phase == 0 else dr
+    o = tbl[r, target]
+    ov = _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
+    if ov < 0:
+        return False
+    dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = 1; dec[4] = inter
+    return True
 
 
 @njit(cache=True, _nrt=False)
@@ -135,7 +204,7 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
 
 @njit(cache=True, _nrt=False)
 def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
+            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
     """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
@@ -160,6 +229,10 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
             return False
         dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
+    if algo == TVAL or algo == TUGAL_L or algo == TUGAL_G:
+        return _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port, out_term, out_ch,
+                                    ch_dst, credit, ovc_busy, pkt_phase, pkt_decided, pkt_inter, pkt_hops, dt, dr,
+                                    dec)
     if algo == PRIO:
         return _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, thr, coords, dims, eject_port, out_term, out_ch,
                             ch_dst, in_ch, ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec)
@@ -314,7 +387,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes,
+def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes, tdist,
                # topology / routing tables
                coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
                ch_dst, ch_dst_port, inj_router, inj_port,
@@ -388,7 +461,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
                             o = dec[0]
                             if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
@@ -425,7 +498,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
                             req_o[p, v] = dec[0]
                             req_v[p, v] = dec[1]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from radixnet.gen import Network, ParamError
-from radixnet.gen.routing import (PRIO, TABLE, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
+from radixnet.gen.routing import (HYPERX_FAMILIES, PRIO, TABLE, TABLE_CODES, TABLE_VERSION, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
                                   compile_table, get_routing)
 
 from . import kernel
@@ -100,10 +100,31 @@ class SimConfig:
 
     def validate(self) -> "SimConfig":
         r = get_routing(self.routing)
-        if r.code == TABLE:
-            self._table = compile_table(self.net, self.vc_classes)
+        code = r.code
+        if code not in TABLE_CODES and self.net.family not in HYPERX_FAMILIES and self.routing in TABLE_VERSION:
+            alt = TABLE_VERSION[self.routing]
+            code = TABLE if alt == "sp" else alt  # e.g. val/ugal on a Slim Fly run on the route tables
+        self._code = code
+        self._sequential = r.allocator == "sequential"
+        self._intermediate = r.intermediate or code in TABLE_CODES[1:]
+        if code in TABLE_CODES:
+            if code == TABLE:
+                self._table = compile_table(self.net, self.vc_classes)
+                check_deadlock_free(self.net, self._table)  # refuse before any work (raises DeadlockError)
+            else:
+                if not self.net.is_direct:
+                    raise ParamError("routing", f"{self.routing} routes through an intermediate router and needs "
+                                                f"a direct network; {self.net.family} is indirect (use sp)")
+                # two phases of shortest routes: at most 2 x diameter hops; hop-index classes keep the
+                # class rising on every hop, so the dependency graph is acyclic (router-spec §R7c)
+                base = compile_table(self.net)
+                need = 2 * int(base.dist[np.ix_(np.unique(self.net.inj_router),
+                                                np.unique(self.net.ej_router))].max())
+                if self.vc_classes is not None and self.vc_classes < need:
+                    raise ParamError("vc-classes", f"{self.routing} needs at least {need} VC classes here (hop "
+                                                   f"index over two shortest routes); got {self.vc_classes}")
+                self._table = compile_table(self.net, self.vc_classes or need)
             ncls = self._table.classes
-            check_deadlock_free(self.net, self._table)  # refuse before any work (raises DeadlockError)
         else:
             if self.vc_classes is not None:
                 raise ParamError("vc-classes", f"only the table routing sp takes --vc-classes ({self.routing} "
@@ -119,7 +140,9 @@ class SimConfig:
             ncls = r.classes(self.net)
         self._ncls = ncls
         if self.vcs is None:
-            self.vcs = 2 * ncls if ncls <= 4 else ncls  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
+            # HyperX routings: two VCs per class (Kim's study, see the spec); table routings: one per
+            # class (the Slim Fly slides' 2 VCs minimal, 4 adaptive)
+            self.vcs = ncls if code in TABLE_CODES else (2 * ncls if ncls <= 4 else ncls)  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
         for name, lo in (("vcs", 1), ("packet_length", 1), ("speedup", 1), ("link_latency", 1), ("window", 10),
                          ("measure", 10), ("watchdog", 10)):
             v = getattr(self, name)
@@ -151,17 +174,20 @@ class Simulator:
         self.cfg = cfg.validate()
         net = cfg.net
         self.routing = get_routing(cfg.routing)
-        if self.routing.code == TABLE:
+        self.code = cfg._code
+        if self.code in TABLE_CODES:
             tb = cfg._table
             R0 = net.num_routers
             self.tables = HyperXTables(dims=np.ones(1, np.int64), coords=np.zeros((R0, 1), np.int64),
                                        port_to=np.zeros((R0, 1, 1), np.int64), eject_port=tb.eject_port,
                                        term_router=tb.term_router)
             self.tbl = tb.next_port.astype(np.int64)
+            self.tdist = tb.dist.astype(np.int64)
             self.port_lanes = np.full((1, 1, 1, 1), -1, np.int64)
         else:
             self.tables = compile_hyperx(net)
             self.tbl = np.zeros((1, 1), np.int64)
+            self.tdist = np.zeros((1, 1), np.int64)
             self.port_lanes = self.tables.port_lanes
         self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
         self.rng = np.random.default_rng(cfg.seed)
@@ -294,7 +320,7 @@ class Simulator:
         self.pkt_injected[slots] = -1
         self.pkt_ejected[slots] = -1
         self.pkt_next[slots] = -1
-        if self.routing.intermediate:
+        if self.cfg._intermediate:
             self.pkt_inter[slots] = self._intermediates(src, dst)
         else:
             self.pkt_inter[slots] = self.tables.term_router[src]
@@ -310,8 +336,25 @@ class Simulator:
         than the source and destination routers, so that the non-minimal candidate is a non-minimal path.
         """
         R = self.R
+        if self.code in TABLE_CODES and self.routing.name == "val":
+            cand = np.unique(self.cfg.net.inj_router)
+            return cand[self.rng.integers(0, cand.size, src.size)]
         if self.routing.name == "val" or R <= 2:
             return self.rng.integers(0, R, src.size)
+        if self.code in TABLE_CODES:
+            # any topology: intermediates among the routers that carry terminals (other than the source
+            # and destination routers); a Clos spine or butterfly middle stage is never a Valiant target
+            cand = np.unique(self.cfg.net.inj_router)
+            a = self.tables.term_router[src]
+            b = self.tables.term_router[dst]
+            pick = cand[self.rng.integers(0, cand.size, src.size)]
+            bad = (pick == a) | (pick == b)
+            for _ in range(64):
+                if not bad.any():
+                    break
+                pick[bad] = cand[self.rng.integers(0, cand.size, int(bad.sum()))]
+                bad = (pick == a) | (pick == b)
+            return np.where(bad, a, pick)
         a = self.tables.term_router[src]
         b = self.tables.term_router[dst]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
@@ -340,9 +383,10 @@ class Simulator:
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
         t = self.tables
         status, tend, _, self.last_move = kernel.run_cycles(
-            t0, t1, self.routing.code, self.routing.allocator == "sequential", self.cfg._ncls,
+            t0, t1, self.code, self.cfg._sequential, self.cfg._ncls,
             self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog,
-            self.cfg.threshold if self.routing.code == PRIO else self.cfg.ugal_threshold, self.tbl, self.port_lanes,
+            self.cfg.threshold if self.code == PRIO else self.cfg.ugal_threshold, self.tbl, self.port_lanes,
+            self.tdist,
             t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
             self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
             self.cfg.net.inj_router, self.cfg.net.inj_port,
