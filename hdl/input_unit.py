@@ -1,0 +1,225 @@
+"""Input unit of one router port: ``V`` VC buffers of ``B`` flits (router-spec §R2, §R6).
+
+The link delivers at most one flit per cycle (``in_valid``, ``in_flit``); it is
+written at the clock edge into the FIFO of VC ``in_flit.vc``. Each VC's
+**front** flit (``front_valid_ivc``, ``front_flit_ivc``) is read
+combinationally from its buffer, so the allocator sees it at the start of the
+cycle. The allocator pops up to ``S`` flits a cycle, at most one per VC
+(``pop_ivc``, a bit per VC); each pop frees a slot, and a credit for that VC
+goes upstream in the same cycle (``credit_ret_ivc``).
+
+Timing (§R2)
+------------
+* A flit that arrives in cycle ``t`` (``in_valid`` high during ``t``: it
+  arrives "at the end of cycle ``t``", §R2 phase 4) is written at the edge
+  ending ``t`` and is visible at the front from cycle ``t + 1`` on, never in
+  ``t``: "a requester is an input VC whose front flit arrived before this
+  cycle" (§R6). That holds with an arrival into an empty VC and with an
+  arrival in the same cycle as a pop of the VC's last flit.
+* A pop in cycle ``t`` (the grant's switch traversal, §R2 phase 2) removes
+  the front at the edge ending ``t``; ``credit_ret_ivc`` is high in ``t``,
+  combinationally: with link latency ``Tl = 1`` the credit sent in ``t``
+  arrives at the end of ``t`` (it is the upstream
+  :class:`~radixnet.hdl.credits.CreditCounter`'s ``ret`` in cycle ``t``) and
+  is usable from ``t + 1``. The credit round trip is therefore 2 cycles: a
+  VC with ``depth = 1`` carries one flit every other cycle, ``depth >= 2``
+  one per cycle (both as in the golden model).
+
+Why not ``amaranth.lib.fifo``
+-----------------------------
+``SyncFIFOBuffered`` registers its read data: an entry written into an empty
+queue becomes readable two cycles later (one more than ``SyncFIFO``), which
+would make every hop one cycle slower than §R2; and with ``depth = 1`` it
+accepts a write only every other cycle. ``SyncFIFO`` (first-word
+fall-through) would meet §R2, but its ``w_rdy``/``level`` hide what the checks
+below need. The unit therefore builds each VC
+buffer from an ``amaranth.lib.memory.Memory`` of ``depth`` flits with one
+synchronous write port and one **asynchronous** (``domain="comb"``) read port
+at the head pointer, plus head/tail pointers and an occupancy count: written
+at the edge, readable in the next cycle. With ``depth = 1`` the buffer is a
+plain register (a one-entry ``Memory`` would have a 0-bit address). Buffer
+contents are not reset (only pointers and counts are), like a RAM. Yosys's
+generic ``synth`` maps the memories to flip-flops (``V * depth * flit`` bits); on an
+FPGA they are distributed (LUT) RAM.
+
+Protocol and what the hardware does on a violation
+--------------------------------------------------
+Under the credit protocol a flit never arrives at a full VC buffer: the
+upstream router holds one credit per free slot, and a slot freed by a pop in
+cycle ``t`` is credited at the end of ``t``, so the earliest flit that can use
+it is granted upstream in ``t + 1`` and arrives at the end of ``t + 1``. The
+check is therefore strict: the occupancy **at the start of the cycle** must
+be below ``depth`` (a same-cycle pop does not make room). Nor does the
+allocator pop an empty VC. Violations:
+
+* **overflow**: ``in_valid`` into a VC holding ``depth`` flits (the flit is dropped);
+* **underflow**: ``pop_ivc`` bit set for an empty VC (ignored; no credit is returned);
+* **bad VC**: ``in_valid`` with ``in_flit.vc >= V`` (possible when ``V`` is not a
+  power of two; the flit is dropped).
+
+Each sets the sticky ``error`` output until reset; with ``check=True`` (the
+default) an ``Assert`` fires in the offending cycle as well (Amaranth
+simulator: ``AssertionError``; Verilog: an immediate ``assert``, dropped by
+synthesis), as in :class:`~radixnet.hdl.credits.CreditCounter`.
+
+Examples
+--------
+>>> from radixnet.hdl.flit import flit_layout
+>>> from radixnet.hdl.verilog import to_verilog
+>>> unit = InputUnit(2, 4, flit_layout(4, 1, 16))
+>>> header = to_verilog(unit, "iu").split("module iu(")[1].split(");")[0]
+>>> sorted(header.split(", "))    # doctest: +NORMALIZE_WHITESPACE
+['clk', 'count_ivc__0', 'count_ivc__1', 'credit_ret_ivc', 'error', 'front_flit_ivc__0',
+ 'front_flit_ivc__1', 'front_valid_ivc', 'in_flit', 'in_valid', 'pop_ivc', 'rst']
+>>> InputUnit(2, 0, flit_layout(4, 1, 16))
+Traceback (most recent call last):
+...
+ValueError: InputUnit: depth (flits per VC buffer) must be an int with depth >= 1, got 0
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Module, Mux, Signal
+from amaranth.hdl import Assert
+from amaranth.lib import data, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import _check_int, _reject, ptr_width
+
+__all__ = ["InputUnit"]
+
+
+class InputUnit(wiring.Component):
+    """``V`` FIFO VC buffers of one input port, front flits visible the cycle after arrival (§R2).
+
+    Parameters
+    ----------
+    n_vcs : int
+        ``V``, virtual channels of the port, ``>= 1``.
+    depth : int
+        ``B``, flits per VC buffer, ``>= 1``.
+    flit_layout : amaranth.lib.data.StructLayout
+        The flit (:func:`radixnet.hdl.flit.flit_layout`); it needs a ``vc`` field of at least
+        ``ptr_width(n_vcs)`` bits.
+    check : bool
+        Also emit assertions (simulation and Verilog) for the protocol violations.
+
+    Attributes
+    ----------
+    in_flit : View(flit_layout), in
+        The flit arriving on the link this cycle (written into VC ``in_flit.vc``).
+    in_valid : Signal(1), in
+        ``in_flit`` is a flit.
+    pop_ivc : Signal(n_vcs), in
+        Bit ``v``: the front flit of VC ``v`` leaves this cycle (it was granted; at most one per VC).
+    front_valid_ivc : Signal(n_vcs), out
+        Bit ``v``: VC ``v`` holds a flit (so ``front_flit_ivc[v]`` is its oldest).
+    front_flit_ivc : list of View(flit_layout), out
+        The front flit of each VC (don't-care when the VC is empty).
+    credit_ret_ivc : Signal(n_vcs), out
+        Bit ``v``: a credit for VC ``v`` goes upstream this cycle (``pop_ivc & front_valid_ivc``).
+    count_ivc : list of Signal(range(depth + 1)), out
+        Occupancy of each VC buffer (a register).
+    error : Signal(1), out
+        Sticky: an overflow, underflow or bad VC happened since reset (never under the protocol).
+    """
+
+    def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True):
+        self.n_vcs = _check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.depth = _check_int(self, "depth", "flits per VC buffer", depth, 1)
+        if not isinstance(flit_layout, data.StructLayout) or "vc" not in flit_layout.members:
+            _reject(self, f"flit_layout (the flit) must be an amaranth.lib.data.StructLayout with a "
+                          f"'vc' field, got {flit_layout!r}")
+        vc_bits = flit_layout["vc"].width
+        if vc_bits < ptr_width(n_vcs):
+            _reject(self, f"flit_layout (the flit) has a {vc_bits}-bit 'vc' field; n_vcs = {n_vcs} "
+                          f"needs at least {ptr_width(n_vcs)}")
+        if not isinstance(check, bool):
+            _reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
+        self.flit_layout = flit_layout
+        self.check = check
+        super().__init__({
+            "in_flit": In(flit_layout),
+            "in_valid": In(1),
+            "pop_ivc": In(n_vcs),
+            "front_valid_ivc": Out(n_vcs),
+            "front_flit_ivc": Out(flit_layout).array(n_vcs),
+            "credit_ret_ivc": Out(n_vcs),
+            "count_ivc": Out(range(depth + 1)).array(n_vcs),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n, depth = self.n_vcs, self.depth
+
+        def wrap_inc(ptr):
+            return Mux(ptr == depth - 1, 0, ptr + 1)
+
+        push_ivc = Signal(n)
+        pop_ok_ivc = Signal(n)
+        overflow_ivc = Signal(n)
+        underflow_ivc = Signal(n)
+        bad_vc = Signal()
+        vc_in = self.in_flit.vc
+        if (1 << len(vc_in)) > n:
+            m.d.comb += bad_vc.eq(self.in_valid & (vc_in >= n))
+
+        for v in range(n):
+            count = self.count_ivc[v]
+            empty, full = Signal(name=f"empty_ivc_{v}"), Signal(name=f"full_ivc_{v}")
+            arrive = Signal(name=f"arrive_ivc_{v}")
+            m.d.comb += [
+                empty.eq(count == 0),
+                full.eq(count == depth),
+                arrive.eq(self.in_valid & (vc_in == v)),
+                push_ivc[v].eq(arrive & ~full),
+                pop_ok_ivc[v].eq(self.pop_ivc[v] & ~empty),
+                overflow_ivc[v].eq(arrive & full),
+                underflow_ivc[v].eq(self.pop_ivc[v] & empty),
+            ]
+
+            with m.If(push_ivc[v] & ~pop_ok_ivc[v]):
+                m.d.sync += count.eq(count + 1)
+            with m.Elif(pop_ok_ivc[v] & ~push_ivc[v]):
+                m.d.sync += count.eq(count - 1)
+
+            if depth == 1:
+                # a single flit: a register (a 1-entry Memory would have a 0-bit address)
+                slot = Signal(self.flit_layout, name=f"buf_ivc_{v}", reset_less=True)  # as a Memory
+                with m.If(push_ivc[v]):
+                    m.d.sync += slot.eq(self.in_flit)
+                m.d.comb += self.front_flit_ivc[v].eq(slot)
+                continue
+            head = Signal(range(depth), name=f"head_ivc_{v}")
+            tail = Signal(range(depth), name=f"tail_ivc_{v}")
+            with m.If(push_ivc[v]):
+                m.d.sync += tail.eq(wrap_inc(tail))
+            with m.If(pop_ok_ivc[v]):
+                m.d.sync += head.eq(wrap_inc(head))
+            m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=self.flit_layout, depth=depth, init=[])
+            wp = mem.write_port()
+            rp = mem.read_port(domain="comb")
+            m.d.comb += [
+                wp.addr.eq(tail),
+                wp.data.eq(self.in_flit),
+                wp.en.eq(push_ivc[v]),
+                rp.addr.eq(head),
+                self.front_flit_ivc[v].eq(rp.data),
+            ]
+
+        m.d.comb += self.front_valid_ivc.eq(Cat(*[c != 0 for c in self.count_ivc]))
+        m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
+
+        violation = Signal()
+        m.d.comb += violation.eq(overflow_ivc.any() | underflow_ivc.any() | bad_vc)
+        with m.If(violation):
+            m.d.sync += self.error.eq(1)
+        if self.check:
+            m.d.sync += [
+                Assert(~overflow_ivc.any(), "InputUnit overflow: flit arrived at a full VC buffer"),
+                Assert(~underflow_ivc.any(), "InputUnit underflow: pop of an empty VC"),
+                Assert(~bad_vc, "InputUnit bad VC: in_flit.vc >= n_vcs"),
+            ]
+        return m
