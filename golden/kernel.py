@@ -64,6 +64,22 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 
 
 @njit(cache=True, _nrt=False)
+def _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec):
+    """§R7: the minimal choice if available and preferred (or the only one), else the non-minimal one.
+
+    Writes (port, vc, phase, decided, inter) into ``dec``; False when neither candidate is available.
+    ``prefer_min`` matters only when both are available.
+    """
+    if v_min >= 0 and (v_nm < 0 or prefer_min):
+        dec[0] = o_min; dec[1] = v_min; dec[2] = 1; dec[3] = 1; dec[4] = r
+        return True
+    if v_nm >= 0:
+        dec[0] = o_nm; dec[1] = v_nm; dec[2] = 0; dec[3] = 1; dec[4] = b
+        return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
     """UGAL-G: the queue lengths of every channel on the table route from r to target, summed."""
     total = 0
@@ -98,7 +114,7 @@ def _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port
         if b != r and b != dr:
             o_nm = tbl[r, b]
             v_nm = _best_ovc(credit, ovc_busy, out_term, r, o_nm, c0, c1)
-        take_min = False
+        prefer_min = False
         if v_min >= 0 and v_nm >= 0:
             Hm = tdist[r, dr]
             Hn = tdist[r, b] + tdist[b, dr]
@@ -106,18 +122,10 @@ def _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port
                 qm = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, dr, B)
                 qn = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, b, B) \
                     + _path_queue(credit, out_term, out_ch, ch_dst, tbl, b, dr, B)
-                take_min = qm + Hm <= qn + Hn + thr  # global: queued flits plus hops along each route
+                prefer_min = qm + Hm <= qn + Hn + thr  # global: queued flits plus hops along each route
             else:
-                take_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
-        elif v_min >= 0:
-            take_min = True
-        elif v_nm < 0:
-            return False
-        if take_min:
-            dec[0] = o_min; dec[1] = v_min; dec[2] = 1; dec[3] = 1; dec[4] = r
-        else:
-            dec[0] = o_nm; dec[1] = v_nm; dec[2] = 0; dec[3] = 1; dec[4] = b
-        return True
+                prefer_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+        return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     if phase == 0 and r == inter:
         phase = 1
     if phase == 1 and r == dr:
@@ -307,18 +315,9 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
             if o_nm >= 0:
                 b = ch_dst[out_ch[r, o_nm]]
                 Hn = 1 + _hops(coords, b, dr)
-        take_min = False
-        if v_min >= 0 and v_nm >= 0:
-            take_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
-        elif v_min >= 0:
-            take_min = True
-        elif v_nm < 0:
-            return False
-        if take_min:
-            dec[0] = o_min; dec[1] = v_min; dec[2] = 1; dec[3] = 1; dec[4] = r
-        else:
-            dec[0] = o_nm; dec[1] = v_nm; dec[2] = 0; dec[3] = 1; dec[4] = b
-        return True
+        prefer_min = v_min >= 0 and v_nm >= 0 and \
+            _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+        return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     # VAL, or UGAL/CLOS AD after the decision: DOR to the intermediate in phase 0, then to the destination
     if phase == 0 and r == inter:
         phase = 1
