@@ -249,7 +249,12 @@ def _cmd_study(argv: Sequence[str]) -> int:
     return 0 if ok else 1
 
 
-COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study}
+def _cmd_clex(argv: Sequence[str]) -> int:
+    from radixnet.clex_cli import cmd_clex
+    return cmd_clex(list(argv))
+
+
+COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
