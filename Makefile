@@ -38,3 +38,15 @@ test-slow:
 
 clean:
 	rm -rf build .pytest_cache sim_build
+
+# make rtl TOPO=<family> [ARGS="--k 4 --n 2"] [VCS=V] [DEPTH=4]: the routers' Verilog (sp routing,
+# greedy allocator, S = 1) and manifest.json in build/rtl/<family>/ (hdl/rtlgen.py)
+TOPO    ?=
+ARGS    ?=
+VCS     ?=
+DEPTH   ?= 4
+RTL_OUT ?= build/rtl/$(TOPO)
+.PHONY: rtl
+rtl:
+	@[ -n "$(TOPO)" ] || { echo "make rtl: TOPO=<family> is required, e.g. make rtl TOPO=fbfly ARGS=\"--k 4 --n 2\"" >&2; exit 2; }
+	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)

@@ -110,7 +110,8 @@ def read_graph(path: str, fmt: str = "auto") -> GraphData:
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); f = os.path.join(d, "ring.txt")
-    >>> _ = open(f, "w").write("# a 4-ring\\n10 20\\n20 30\\n30 40 1.5\\n40 10\\n")
+    >>> with open(f, "w") as fh:
+    ...     _ = fh.write("# a 4-ring\\n10 20\\n20 30\\n30 40 1.5\\n40 10\\n")
     >>> g = read_graph(f)
     >>> g.labels.tolist(), g.u.tolist(), g.v.tolist()
     ([10, 20, 30, 40], [0, 1, 2, 3], [1, 2, 3, 0])

@@ -1,0 +1,380 @@
+"""Router top for table routing (``sp``, router-spec §R7a) with the greedy allocator and ``S = 1`` (§R6).
+
+One router of a :class:`radixnet.gen.Network`, composed of the units of
+issue 4: per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
+buffers of ``B`` flits), per input VC a
+:class:`~radixnet.hdl.route_table.RouteCompute` (the route tables of
+``radixnet.gen.routing.compile_table``), per network output and VC class an
+:class:`~radixnet.hdl.vc_select.OutputVCSelect` on the output's
+:class:`~radixnet.hdl.credits.CreditCounter` s, a
+:class:`~radixnet.hdl.arbiter.RoundRobinArbiter` per input (over its VCs) and
+per output (over the inputs), and a flat
+:class:`~radixnet.hdl.crossbar.Crossbar`.
+
+Allocation (§R5, §R6 greedy, ``S = 1``), every cycle, on the state at the
+start of the cycle (registers only):
+
+1. every input VC with a front flit makes its request: a VC that holds an
+   output VC (wormhole, a body/tail flit) requests that output VC if it has a
+   credit (an ejection port always accepts); otherwise the front (head) flit
+   is routed by the table and asks for the output VC of its class
+   ``min(hops, classes - 1)`` that is idle with the most credits, lowest
+   index on ties (VC 0 on an ejection port), and does not request without one;
+2. input arbitration: input ``p`` picks one requesting VC round robin from
+   ``ptr_in[p]``;
+3. output arbitration: output ``o`` grants one of the picks for it round robin
+   over inputs from ``ptr_out[o]``. With ``S = 1`` an output grants at most
+   one flit, so the §R6 skips (no credit left, VC taken by an earlier grant)
+   never apply beyond step 1;
+4. ``ptr_out[o]`` moves to one past the granted input, ``ptr_in[p]`` to one
+   past the granted VC -- only if ``p``'s pick was granted.
+
+A grant pops the input VC (its credit goes upstream in the same cycle,
+``credit_out_ip_ivc``), takes one credit of the output VC (network outputs),
+sets the output VC busy and the input VC active for a head flit that is not a
+tail (clears both on the tail), and sends the flit through the crossbar with
+``vc`` = the output VC (0 on an ejection port) and, for a head flit,
+``hops + 1`` on a network output (saturating; unchanged on ejection).
+
+Timing (§R2, §R8a, ``Tl = 1``)
+------------------------------
+``in_valid_ip[p]`` high in cycle ``t`` means a flit *sent* in ``t``: it
+arrives at the end of ``t`` (written into its VC buffer at the edge ending
+``t``) and can be granted from ``t + 1`` on. A flit granted in cycle ``g``
+is **sent in** ``g``: ``out_valid_op[o]`` / ``out_flit_op[o]`` are high /
+valid during ``g`` itself, and the next router (or terminal) registers it at
+the edge ending ``g``, so it can be granted downstream in ``g + 1``.
+Returned credits behave the same way: ``credit_out_ip_ivc`` is high in the
+grant (pop) cycle, and a ``credit_in_op_ovc`` bit high in ``t`` is usable from
+``t + 1`` (the counter updates at the edge). One cycle per hop, as in the
+golden model and §R3's zero-load example::
+
+    cycle            0          1            2            3
+    source terminal  in_valid   .            .            .
+    router A         (write)    grant,       .            .
+                                out_valid
+    router B         .          (write)      grant,       .
+                                             out_valid (ejection port)
+    terminal         .          .            (write)      ejected (t + Tl)
+
+So the §R2 "output queue", which with ``S = 1`` never holds a flit across a
+cycle, is the **receiver's input register**: §R8a's "the link is the output
+register" -- an RTL link with ``Tl = 1`` adds no register of its own, and the
+router adds none either (a register at the output would make each hop two
+cycles, against §R3). The outputs are nevertheless **Moore** outputs:
+``out_*`` and ``credit_out_ip_ivc`` depend only on the router's registers
+(buffers, counters, pointers, busy/active bits), never combinationally on
+``in_*`` or ``credit_in_op_ovc`` of the same cycle, so routers connect back to
+back without combinational loops. The combinational path from a register to
+``out_*`` is buffer read -> route ROM -> VC choice -> two arbiters -> crossbar.
+
+Ejection ports have no credits (the terminal is an ideal sink, §R3/§R5):
+their ``credit_in_op_ovc`` bits are not credits; one set is a protocol
+violation and sets the sticky ``error`` (as do the input units' and credit
+counters' violations).
+
+Examples
+--------
+>>> from radixnet.gen import build
+>>> r = Router(build("fbfly", k=4, n=2), 0, n_vcs=2, vc_depth=4, data_width=16)
+>>> r.n_ports, r.n_classes, r.eject_ports, r.out_channels
+(7, 1, [0, 1, 2, 3], [-1, -1, -1, -1, 0, 1, 2])
+>>> from radixnet.hdl.rtlgen import flat_verilog
+>>> header = flat_verilog(r, "rt").split("module rt(")[1].split(");")[0].split(", ")
+>>> sorted(x for x in header if x.endswith("_0") or "__" not in x)
+['clk', 'credit_in_op_ovc__0', 'credit_out_ip_ivc__0', 'error', 'in_flit_ip__0', 'in_valid_ip', 'out_flit_op__0', 'out_valid_op', 'rst']
+>>> Router(build("slimfly", q=5), 0, n_vcs=3, vc_depth=4)
+Traceback (most recent call last):
+...
+ValueError: Router: n_vcs (virtual channels per port) must be a multiple of the routing's 2 VC classes (router-spec §R5), got 3
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Assert
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import RoundRobinArbiter, _check_int, _reject, ptr_width
+from .credits import CreditCounter
+from .crossbar import Crossbar
+from .flit import flit_widths
+from .input_unit import InputUnit
+from .route_table import RouteCompute
+from .vc_select import OutputVCSelect
+
+__all__ = ["Router"]
+
+
+def _onehot_index(bits, n: int):
+    """The index of the set bit of a one-hot ``n``-bit value (0 when none), as an OR tree per index bit."""
+    w = ptr_width(n)
+    return Cat(*[
+        Cat(*[bits[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
+        for b in range(w)
+    ])
+
+
+class Router(wiring.Component):
+    """One router of ``net`` with ``sp`` table routing, greedy separable allocation, ``S = 1`` (§R6).
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology; ``radix[router_id]`` gives the ports, the channels and terminals which
+        outputs are network outputs (credits) and which are ejection ports (no credits).
+    router_id : int
+        This router, ``0 <= router_id < net.num_routers``.
+    n_vcs : int
+        ``V``, VCs per port, ``>= 1``, a multiple of the routing's classes (§R5).
+    vc_depth : int
+        ``B``, flits per VC buffer (here and downstream), ``>= 1``.
+    data_width : int
+        Payload bits of the flit (default 64).
+    table : radixnet.gen.routing.RouteTable, optional
+        The route tables; default ``compile_table(net)`` (classes = diameter).
+    check : bool
+        Emit the units' protocol assertions (simulation and Verilog).
+
+    Attributes
+    ----------
+    in_flit_ip : list of View(flit), in
+        Per input port, the flit on the incoming link this cycle.
+    in_valid_ip : Signal(P), in
+        Bit ``p``: ``in_flit_ip[p]`` is a flit (sent this cycle; usable from the next).
+    credit_out_ip_ivc : list of Signal(V), out
+        Per input port, bit ``v``: a credit for input VC ``v`` is returned upstream this cycle.
+    out_flit_op : list of View(flit), out
+        Per output port, the flit sent this cycle (header updated: ``vc``, ``hops``).
+    out_valid_op : Signal(P), out
+        Bit ``o``: ``out_flit_op[o]`` is a flit.
+    credit_in_op_ovc : list of Signal(V), in
+        Per output port, bit ``v``: the downstream router returns a credit for VC ``v`` this
+        cycle (usable from the next). Must stay 0 on ejection ports.
+    error : Signal(1), out
+        Sticky protocol violation (input buffer overflow/underflow/bad VC, credit
+        underflow/overflow, a credit on an ejection port); never under the protocol.
+    """
+
+    def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
+                 table=None, check: bool = True):
+        from radixnet.gen.routing import compile_table
+
+        if not hasattr(net, "radix") or not hasattr(net, "port_table"):
+            _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
+        if isinstance(router_id, bool) or not isinstance(router_id, int) \
+                or not 0 <= router_id < net.num_routers:
+            _reject(self, f"router_id (this router) must be an int with 0 <= router_id < "
+                          f"{net.num_routers}, got {router_id!r}")
+        self.n_vcs = _check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
+        self.vc_depth = _check_int(self, "vc_depth", "flits per VC buffer", vc_depth, 1)
+        self.data_width = _check_int(self, "data_width", "payload bits", data_width, 1)
+        if not isinstance(check, bool):
+            _reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
+        if table is None:
+            table = compile_table(net)
+        elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
+            _reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
+        if n_vcs % table.classes:
+            _reject(self, f"n_vcs (virtual channels per port) must be a multiple of the routing's "
+                          f"{table.classes} VC classes (router-spec §R5), got {n_vcs}")
+        self.net, self.router_id, self.table, self.check = net, router_id, table, check
+        self.n_ports = int(net.radix[router_id])
+        self.n_classes = int(table.classes)
+        pt = net.port_table()
+        P = self.n_ports
+        #: ports whose output is an ejection port (a terminal ejects there)
+        self.eject_ports = [o for o in range(P) if pt["out_terminal"][router_id, o] >= 0]
+        #: per output port, the channel it drives (-1: ejection or unused)
+        self.out_channels = [int(pt["out_channel"][router_id, o]) for o in range(P)]
+        #: per input port, the channel that feeds it (-1: injection or unused)
+        self.in_channels = [int(pt["in_channel"][router_id, p]) for p in range(P)]
+        self.widths = flit_widths(net, n_vcs, data_width)
+        self.flit_layout = self.widths.layout()
+        rc = RouteCompute.from_table(table, router_id, P)  # its ROM words name the configuration
+        self.rom_words = rc.rom_words()
+        rc._MustUse__silence = True
+        lay = self.flit_layout
+        super().__init__({
+            "in_flit_ip": In(lay).array(P),
+            "in_valid_ip": In(P),
+            "credit_out_ip_ivc": Out(n_vcs).array(P),
+            "out_flit_op": Out(lay).array(P),
+            "out_valid_op": Out(P),
+            "credit_in_op_ovc": In(n_vcs).array(P),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        P, V, B, K = self.n_ports, self.n_vcs, self.vc_depth, self.n_classes
+        lay = self.flit_layout
+        pw, vw = ptr_width(P), ptr_width(V)
+        is_eject = [o in self.eject_ports for o in range(P)]
+        errors = []
+
+        # ---- input units
+        ius = []
+        for p in range(P):
+            iu = InputUnit(V, B, lay, check=self.check)
+            m.submodules[f"input_ip_{p}"] = iu
+            m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p]),
+                         self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)]
+            errors.append(iu.error)
+            ius.append(iu)
+
+        # ---- credits of the network outputs, and the §R5 output VC choice per (output, class)
+        credits = {}      # o -> [CreditCounter] * V
+        vcsel = {}        # (o, k) -> OutputVCSelect
+        busy = {}         # o -> Signal(V): output VC held by a packet
+        for o in range(P):
+            if is_eject[o]:
+                bad = Signal(name=f"eject_credit_op_{o}")
+                m.d.comb += bad.eq(self.credit_in_op_ovc[o].any())
+                errors.append(bad)
+                continue
+            cs = []
+            for v in range(V):
+                cc = CreditCounter(B, check=self.check)
+                m.submodules[f"credit_op_{o}_ovc_{v}"] = cc
+                m.d.comb += cc.ret.eq(self.credit_in_op_ovc[o][v])
+                errors.append(cc.error)
+                cs.append(cc)
+            credits[o] = cs
+            busy[o] = Signal(V, name=f"busy_op_{o}_ovc")
+            for k in range(K):
+                sel = OutputVCSelect(V, len(cs[0].count), n_classes=K)
+                m.submodules[f"vcsel_op_{o}_cls_{k}"] = sel
+                m.d.comb += [sel.busy_ovc.eq(busy[o]), sel.cls.eq(k)]
+                m.d.comb += [sel.credit_ovc[v].eq(cs[v].count) for v in range(V)]
+                vcsel[(o, k)] = sel
+
+        # ---- per input VC: request (§R5, §R6 step 1) and the departing flit
+        active = [[Signal(name=f"active_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        act_o = [[Signal(pw, name=f"act_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        act_ov = [[Signal(vw, name=f"act_ovc_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        req = [Signal(V, name=f"req_ip_{p}_ivc") for p in range(P)]
+        req_o = [[Signal(pw, name=f"req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        dep = [[Signal(lay, name=f"dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        for p in range(P):
+            iu = ius[p]
+            for v in range(V):
+                f = iu.front_flit_ivc[v]
+                rc = RouteCompute.from_table(self.table, self.router_id, P)
+                m.submodules[f"route_ip_{p}_ivc_{v}"] = rc
+                m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+                # new route: output VC of the class, or VC 0 on an ejection port
+                new_ok = Signal(name=f"new_ok_ip_{p}_ivc_{v}")
+                new_ov = Signal(vw, name=f"new_ovc_ip_{p}_ivc_{v}")
+                with m.Switch(rc.port):
+                    for o in range(P):
+                        with m.Case(o):
+                            if is_eject[o]:
+                                m.d.comb += [new_ok.eq(1), new_ov.eq(0)]
+                            else:
+                                with m.Switch(rc.cls):
+                                    for k in range(K):
+                                        with m.Case(k):
+                                            m.d.comb += [new_ok.eq(vcsel[(o, k)].valid),
+                                                         new_ov.eq(vcsel[(o, k)].ovc)]
+                                    with m.Default():
+                                        m.d.comb += [new_ok.eq(0), new_ov.eq(0)]
+                    with m.Default():
+                        m.d.comb += [new_ok.eq(0), new_ov.eq(0)]
+                # held route (wormhole): the output VC needs a credit
+                act_ok = Signal(name=f"act_ok_ip_{p}_ivc_{v}")
+                with m.Switch(act_o[p][v]):
+                    for o in range(P):
+                        with m.Case(o):
+                            if is_eject[o]:
+                                m.d.comb += act_ok.eq(1)
+                            else:
+                                avail = Cat(*[c.avail for c in credits[o]])
+                                m.d.comb += act_ok.eq(avail.bit_select(act_ov[p][v], 1)
+                                                      if V > 1 else avail[0])
+                    with m.Default():
+                        m.d.comb += act_ok.eq(0)
+                is_act = active[p][v]
+                ov = Signal(vw, name=f"req_ovc_ip_{p}_ivc_{v}")
+                m.d.comb += [
+                    req[p][v].eq(iu.front_valid_ivc[v] & Mux(is_act, act_ok, rc.valid & new_ok)),
+                    req_o[p][v].eq(Mux(is_act, act_o[p][v], rc.port)),
+                    ov.eq(Mux(is_act, act_ov[p][v], new_ov)),
+                    dep[p][v].eq(f),
+                    dep[p][v].vc.eq(ov),
+                    dep[p][v].hops.eq(Mux(is_act, f.hops, rc.hops_out)),
+                ]
+
+        # ---- input arbitration (§R6 step 2): one VC per input
+        in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []
+        for p in range(P):
+            arb = RoundRobinArbiter(V)
+            m.submodules[f"in_arb_ip_{p}"] = arb
+            m.d.comb += arb.req.eq(req[p])
+            r = Signal(name=f"pick_req_ip_{p}")
+            po = Signal(pw, name=f"pick_op_ip_{p}")
+            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
+            pf = Signal(lay, name=f"pick_flit_ip_{p}")
+            m.d.comb += [r.eq(req[p].any()), pv.eq(_onehot_index(arb.gnt, V))]
+            with m.Switch(pv):
+                for v in range(V):
+                    with m.Case(v):
+                        m.d.comb += [po.eq(req_o[p][v]), pf.eq(dep[p][v])]
+                with m.Default():
+                    m.d.comb += [po.eq(0), pf.eq(dep[p][0])]
+            in_arb.append(arb)
+            pick_req.append(r)
+            pick_o.append(po)
+            pick_v.append(pv)
+            pick_flit.append(pf)
+
+        # ---- output arbitration (§R6 step 3): one input per output, and the crossbar
+        m.submodules.crossbar = xbar = Crossbar(P, P, lay)
+        granted = Signal(P, name="granted_ip")
+        out_gnts = []
+        for o in range(P):
+            arb = RoundRobinArbiter(P)
+            m.submodules[f"out_arb_op_{o}"] = arb
+            m.d.comb += arb.req.eq(Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)]))
+            m.d.comb += arb.update.eq(1)  # moves only when some input asks (§R6 step 4)
+            m.d.comb += [xbar.sel_op[o].eq(_onehot_index(arb.gnt, P)), xbar.sel_valid_op[o].eq(arb.req.any())]
+            out_gnts.append(arb.gnt)
+        for p in range(P):
+            m.d.comb += granted[p].eq(Cat(*[g[p] for g in out_gnts]).any())
+            m.d.comb += [xbar.data_in_ip[p].eq(pick_flit[p]), in_arb[p].update.eq(granted[p])]
+            m.d.comb += ius[p].pop_ivc.eq(Mux(granted[p], in_arb[p].gnt, 0))
+        for o in range(P):
+            m.d.comb += [self.out_flit_op[o].eq(xbar.data_out_op[o]), self.out_valid_op[o].eq(xbar.valid_out_op[o])]
+
+        # ---- state updates of a grant (§R2 phase 2, §R5 wormhole)
+        for o in range(P):
+            if is_eject[o]:
+                continue
+            fo = xbar.data_out_op[o]
+            go = xbar.valid_out_op[o]
+            for v in range(V):
+                m.d.comb += credits[o][v].take.eq(go & (fo.vc == v))
+                with m.If(go & (fo.vc == v)):
+                    with m.If(fo.head & ~fo.tail):
+                        m.d.sync += busy[o][v].eq(1)
+                    with m.Elif(~fo.head & fo.tail):
+                        m.d.sync += busy[o][v].eq(0)
+        for p in range(P):
+            pf = pick_flit[p]
+            for v in range(V):
+                with m.If(granted[p] & (pick_v[p] == v)):
+                    with m.If(pf.head & ~pf.tail):
+                        m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(pick_o[p]), act_ov[p][v].eq(pf.vc)]
+                    with m.Elif(~pf.head & pf.tail):
+                        m.d.sync += active[p][v].eq(0)
+
+        # ---- sticky error
+        any_err = Signal()
+        m.d.comb += any_err.eq(Cat(*errors).any())
+        with m.If(any_err):
+            m.d.sync += self.error.eq(1)
+        if self.check and self.eject_ports:
+            ej = Cat(*[self.credit_in_op_ovc[o].any() for o in self.eject_ports])
+            m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port")
+        return m
