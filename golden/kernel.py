@@ -64,6 +64,14 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 
 
 @njit(cache=True, _nrt=False)
+def _enqueue(buf, bhead, bcnt, r, p, v, flit):
+    """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space)."""
+    B = buf.shape[3]
+    buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
+    bcnt[r, p, v] += 1
+
+
+@njit(cache=True, _nrt=False)
 def _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec):
     """§R7: the minimal choice if available and preferred (or the only one), else the non-minimal one.
 
@@ -621,11 +629,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
         for c in range(C):
             flit = pipe_flit[c, aslot]
             if flit >= 0:
-                r = ch_dst[c]
-                p = ch_dst_port[c]
-                v = pipe_vc[c, aslot]
-                buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
-                bcnt[r, p, v] += 1
+                _enqueue(buf, bhead, bcnt, ch_dst[c], ch_dst_port[c], pipe_vc[c, aslot], flit)
                 pipe_flit[c, aslot] = -1
             for v in range(V):
                 n = cpipe[c, aslot, v]
@@ -635,11 +639,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
         for s in range(T):
             flit = tpipe_flit[s, aslot]
             if flit >= 0:
-                r = inj_router[s]
-                p = inj_port[s]
-                v = tpipe_vc[s, aslot]
-                buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
-                bcnt[r, p, v] += 1
+                _enqueue(buf, bhead, bcnt, inj_router[s], inj_port[s], tpipe_vc[s, aslot], flit)
                 tpipe_flit[s, aslot] = -1
             for v in range(V):
                 n = tcpipe[s, aslot, v]
