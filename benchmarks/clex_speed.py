@@ -21,6 +21,7 @@ import resource
 import time
 
 from radixnet.golden.clex import simulate, torus_comparison
+from machine import cpu_model  # benchmarks/machine.py
 
 BUDGET_S = 600.0
 CONFIGS = {
@@ -29,17 +30,6 @@ CONFIGS = {
     "table3": dict(k=32, levels=4, messages=4, light=True),
     "table4": dict(k=64, levels=3, messages=5, light=True),
 }
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def show(name: str, cfg: dict, res, wall: float) -> dict:

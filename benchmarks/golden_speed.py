@@ -28,19 +28,9 @@ import time
 from radixnet.gen import build
 from radixnet.golden import kernel
 from radixnet.golden.sim import SimConfig, Simulator
+from machine import cpu_model  # benchmarks/machine.py
 
 BOOKSIM = {0.3: 510.0, 0.8: 140.0}
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def measure(net, routing: str, load: float, cycles: int, window: int = 500, **kw) -> dict:
