@@ -11,10 +11,9 @@ Flits are encoded as ``pid * L + index`` (head: index 0, tail: index L-1).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TUGAL_G, TUGAL_L, TVAL, UGAL, VAL
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TUGAL_G, TUGAL_L, TVAL, UGAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
 
@@ -220,7 +219,7 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
 
 @njit(cache=True, _nrt=False)
 def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, grants_o, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
+            credit, ovc_busy, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
     """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
@@ -467,7 +466,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                                    pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
-                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
+                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
                                            pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
                             o = dec[0]
@@ -504,7 +503,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                             req_in[p, v] = pkt_inter[pid]
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
-                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy, grants_o,
+                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
                                            pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
                             req_o[p, v] = dec[0]

@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import operator
 
-from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth import Module, Mux, Signal, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out

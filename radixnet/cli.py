@@ -107,7 +107,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     """Arguments shared by ``radixnet sim`` and ``radixnet sweep``: topology, router and traffic."""
     from radixnet.gen.routing import ROUTINGS
     from radixnet.golden.traffic import PATTERN_OPTIONS, PATTERNS
-    p.add_argument("--topo", default="fbfly", help=f"topology family [default fbfly]")
+    p.add_argument("--topo", default="fbfly", help="topology family [default fbfly]")
     for prm in get_family(family).params:
         p.add_argument("--" + prm.name.replace("_", "-"), dest="topo_" + prm.name, default=None, metavar="V",
                        help=f"{family}: {prm.help} [{prm.allowed()}]")

@@ -50,12 +50,10 @@ def _knowledge(net, wrap: bool) -> Knowledge:
     else:
         # mesh: orbits under reflections; one representative per class of
         # folded coordinates min(x, k-1-x) (exact, product of reflections)
-        reps = {}
         coords = net.coords
         folded = np.minimum(coords, np.asarray(dims) - 1 - coords)
-        keys, first, counts = np.unique(folded, axis=0, return_index=True, return_counts=True)
+        _, first, counts = np.unique(folded, axis=0, return_index=True, return_counts=True)
         k.vertex_classes = [(int(f), int(n)) for f, n in zip(first, counts)]
-        del reps
     even = [d for d in dims if d % 2 == 0]
     if even:
         # cutting the largest even dimension in half (the minimum cut for k-ary n-cubes)
