@@ -50,3 +50,14 @@ RTL_OUT ?= build/rtl/$(TOPO)
 rtl:
 	@[ -n "$(TOPO)" ] || { echo "make rtl: TOPO=<family> is required, e.g. make rtl TOPO=fbfly ARGS=\"--k 4 --n 2\"" >&2; exit 2; }
 	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
+
+# make cosim TOPO=<family> [ARGS="--k 2 --n 2"] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS="--load 0.5 ..."]:
+# replay the golden model's packets into the generated network RTL and compare every packet
+# (radixnet cosim; builds cached in build/cosim)
+SIM        ?= verilator
+WAVES      ?=
+COSIM_ARGS ?=
+.PHONY: cosim
+cosim:
+	@[ -n "$(TOPO)" ] || { echo "make cosim: TOPO=<family> is required, e.g. make cosim TOPO=fbfly ARGS=\"--k 2 --n 2\"" >&2; exit 2; }
+	$(PY) -m radixnet cosim --topo $(TOPO) $(ARGS) --sim $(SIM) $(if $(WAVES),--waves) $(COSIM_ARGS)

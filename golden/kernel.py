@@ -371,12 +371,10 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
             in_active[r, p, v] = 1
             in_o[r, p, v] = o
             in_ov[r, p, v] = ov
-            if not eject:
-                ovc_busy[r, o, ov] = 1
+            ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
     elif idx == L - 1:
         in_active[r, p, v] = 0
-        if not eject:
-            ovc_busy[r, o, ov] = 0
+        ovc_busy[r, o, ov] = 0
     if not eject:
         credit[r, o, ov] -= 1
     Q = oq.shape[2]
@@ -470,6 +468,8 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                                            pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
                             o = dec[0]
+                            if out_term[r, o] >= 0 and ovc_busy[r, o, 0]:
+                                continue  # ejection port held by another packet (§R5): unavailable
                             if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
                                 continue  # output full this cycle: wait, decision not committed
                             _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, L, Tl,
@@ -506,6 +506,8 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
                                            pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
                                 continue
+                            if out_term[r, dec[0]] >= 0 and ovc_busy[r, dec[0], 0]:
+                                continue  # ejection port held by another packet (§R5): unavailable
                             req_o[p, v] = dec[0]
                             req_v[p, v] = dec[1]
                             req_ph[p, v] = dec[2]
@@ -555,8 +557,8 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                                 continue
                             if in_active[r, p, v] == 0 and ovc_busy[r, o, ov]:
                                 continue
-                        elif oq_cnt[r, o] >= ej_depth:
-                            continue
+                        elif oq_cnt[r, o] >= ej_depth or (in_active[r, p, v] == 0 and ovc_busy[r, o, 0]):
+                            continue  # full ejection queue, or its implicit VC taken by an earlier head
                         _grant(r, p, v, o, ov, req_ph[p, v], req_dc[p, v], req_in[p, v], t, L, Tl,
                                buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
                                oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,

@@ -19,7 +19,7 @@ start of the cycle (registers only):
    credit (an ejection port always accepts); otherwise the front (head) flit
    is routed by the table and asks for the output VC of its class
    ``min(hops, classes - 1)`` that is idle with the most credits, lowest
-   index on ties (VC 0 on an ejection port), and does not request without one;
+   index on ties (VC 0 on an ejection port, if no packet holds it), and does not request without one;
 2. input arbitration: input ``p`` picks one requesting VC round robin from
    ``ptr_in[p]``;
 3. output arbitration: output ``o`` grants one of the picks for it round robin
@@ -104,7 +104,10 @@ from .input_unit import InputUnit
 from .route_table import RouteCompute
 from .vc_select import OutputVCSelect
 
-__all__ = ["Router"]
+__all__ = ["Router", "FAULTS"]
+
+#: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
+FAULTS = (None, "out_arb_fixed")
 
 
 def _onehot_index(bits, n: int):
@@ -136,6 +139,10 @@ class Router(wiring.Component):
         The route tables; default ``compile_table(net)`` (classes = diameter).
     check : bool
         Emit the units' protocol assertions (simulation and Verilog).
+    fault : str, optional
+        Build a deliberately wrong router, so that a test can show the co-simulation
+        catches it: ``"out_arb_fixed"`` freezes every output arbiter's pointer (fixed
+        priority, lowest input first, instead of §R6's round robin). ``None``: the spec.
 
     Attributes
     ----------
@@ -158,8 +165,13 @@ class Router(wiring.Component):
     """
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
-                 table=None, check: bool = True):
+                 table=None, check: bool = True, fault: str | None = None):
         from radixnet.gen.routing import compile_table
+
+        if fault not in FAULTS:
+            _reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
+                          f"{', '.join(repr(f) for f in FAULTS)}, got {fault!r}")
+        self.fault = fault
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
             _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
@@ -230,6 +242,7 @@ class Router(wiring.Component):
         busy = {}         # o -> Signal(V): output VC held by a packet
         for o in range(P):
             if is_eject[o]:
+                busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)
                 bad = Signal(name=f"eject_credit_op_{o}")
                 m.d.comb += bad.eq(self.credit_in_op_ovc[o].any())
                 errors.append(bad)
@@ -270,8 +283,8 @@ class Router(wiring.Component):
                 with m.Switch(rc.port):
                     for o in range(P):
                         with m.Case(o):
-                            if is_eject[o]:
-                                m.d.comb += [new_ok.eq(1), new_ov.eq(0)]
+                            if is_eject[o]:  # the implicit VC, unless a packet holds it (§R5)
+                                m.d.comb += [new_ok.eq(~busy[o][0]), new_ov.eq(0)]
                             else:
                                 with m.Switch(rc.cls):
                                     for k in range(K):
@@ -337,7 +350,8 @@ class Router(wiring.Component):
             arb = RoundRobinArbiter(P)
             m.submodules[f"out_arb_op_{o}"] = arb
             m.d.comb += arb.req.eq(Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)]))
-            m.d.comb += arb.update.eq(1)  # moves only when some input asks (§R6 step 4)
+            # moves only when some input asks (§R6 step 4); the planted fault freezes it
+            m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
             m.d.comb += [xbar.sel_op[o].eq(_onehot_index(arb.gnt, P)), xbar.sel_valid_op[o].eq(arb.req.any())]
             out_gnts.append(arb.gnt)
         for p in range(P):
@@ -349,10 +363,14 @@ class Router(wiring.Component):
 
         # ---- state updates of a grant (§R2 phase 2, §R5 wormhole)
         for o in range(P):
-            if is_eject[o]:
-                continue
             fo = xbar.data_out_op[o]
             go = xbar.valid_out_op[o]
+            if is_eject[o]:
+                with m.If(go & fo.head & ~fo.tail):
+                    m.d.sync += busy[o][0].eq(1)
+                with m.Elif(go & ~fo.head & fo.tail):
+                    m.d.sync += busy[o][0].eq(0)
+                continue
             for v in range(V):
                 m.d.comb += credits[o][v].take.eq(go & (fo.vc == v))
                 with m.If(go & (fo.vc == v)):

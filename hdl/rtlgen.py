@@ -168,14 +168,14 @@ def _positive(name: str):
     return conv
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "rtlgen") -> int:
     """Command line; returns the exit status (2 on a refused configuration, with one line on stderr)."""
     from radixnet.gen import ParamError, build, family_names, get_family
     from radixnet.gen.routing import DeadlockError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m radixnet.hdl.rtlgen FAMILY [--PARAM V ...] [--vcs V] [--depth B] "
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--vcs V] [--depth B] "
               "[--data-width W] [--vc-classes K] [--out DIR]\nfamilies: " + ", ".join(family_names()))
         return 0
     fam_name, rest = argv[0], argv[1:]
@@ -203,9 +203,9 @@ def main(argv=None) -> int:
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
                        classes=args.vc_classes)
     except (ParamError, DeadlockError, ValueError) as e:
-        print(f"rtlgen: error: {e}".splitlines()[0], file=sys.stderr)
+        print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
         return 2
-    print(f"rtlgen: {net.num_routers} routers, {len(man['modules'])} module(s), V={man['n_vcs']} B={args.depth} "
+    print(f"{prog}: {net.num_routers} routers, {len(man['modules'])} module(s), V={man['n_vcs']} B={args.depth} "
           f"-> {out}/")
     return 0
 

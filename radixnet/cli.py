@@ -254,7 +254,18 @@ def _cmd_clex(argv: Sequence[str]) -> int:
     return cmd_clex(list(argv))
 
 
-COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex}
+def _cmd_rtl(argv: Sequence[str]) -> int:
+    from radixnet.hdl.rtlgen import main as rtlgen_main
+    return rtlgen_main(list(argv), prog="radixnet rtl")
+
+
+def _cmd_cosim(argv: Sequence[str]) -> int:
+    from radixnet.cosim_cli import cmd_cosim
+    return cmd_cosim(argv)
+
+
+COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex,
+            "rtl": _cmd_rtl, "cosim": _cmd_cosim}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -60,8 +60,9 @@ class RouterModel:
     def route(self, f):
         t = self.table
         dr = int(t.term_router[f["dest"]])
-        if dr == self.rid:
-            return int(t.eject_port[f["dest"]]), 0
+        if dr == self.rid:                        # the implicit VC, unless a packet holds it (§R5)
+            o = int(t.eject_port[f["dest"]])
+            return None if self.busy[o][0] else (o, 0)
         o = int(t.next_port[self.rid][dr])
         vpc = self.V // self.K
         c0 = min(f["hops"], self.K - 1) * vpc
@@ -113,12 +114,10 @@ class RouterModel:
                         self.credit[o][ov] -= 1
                     if f["head"] and not f["tail"]:
                         self.active[p][v] = (o, ov)
-                        if o not in self.eject:
-                            self.busy[o][ov] = 1
+                        self.busy[o][ov] = 1
                     elif f["tail"] and not f["head"]:
                         self.active[p][v] = None
-                        if o not in self.eject:
-                            self.busy[o][ov] = 0
+                        self.busy[o][ov] = 0
                     outs[o] = f
                     break
         for p, f in arrivals.items():                 # arrivals / credits at the end of the cycle
@@ -409,6 +408,8 @@ def test_model_route_is_the_golden_decide():
                              pkt_decided=pkt(0), pkt_inter=pkt(0), dec=dec, tbl=table.next_port,
                              pkt_hops=pkt(hops), p=0)
                 ok = decide(**{n: known.get(n) for n in inspect.signature(decide).parameters})
+                # the allocator then skips an ejection port held by another packet (§R5)
+                ok = ok and not (out_term[7, dec[0]] >= 0 and busy[7, dec[0], 0])
                 want = (int(dec[0]), int(dec[1])) if ok else None
                 assert model.route(flit(dest, hops=hops)) == want
 

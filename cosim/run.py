@@ -1,0 +1,186 @@
+"""Co-simulation driver: golden trace -> RTL build (cached) -> cocotb replay -> verdict (issue 6).
+
+:func:`cosim_network` runs the golden model on a configuration, generates the
+network top (:class:`radixnet.hdl.network.NetworkTop`) for the same
+configuration, builds it with Verilator (or Icarus) through cocotb's runner,
+replays the golden packets in :mod:`radixnet.cosim.tb_network`, and returns
+the verdict: packets compared, mismatches (the first ones in the order they
+diverged), coverage counters, and timings.
+
+Builds are cached in ``build/cosim/<hash of the Verilog and the simulator>``
+and shared between concurrent runs through a file lock, so a test session
+compiles each design once.
+
+Simulator notes (the pitfalls, handled here): Amaranth's Verilog has no
+```timescale``, so the runner is given one; Verilator gets the lint waivers
+of :data:`radixnet.hdl.verilog.WAIVERS` (and nothing else) and no
+``--threads`` (it slows cocotb down); cocotb's ``runner.test`` does not raise
+on a failed test, so the verdict is read from the JSON file the testbench
+writes and a missing verdict is an error.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+__all__ = ["cosim_network", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS"]
+
+#: routings the RTL router implements (router-spec sections); the others are refused before any work
+SUPPORTED_ROUTINGS = ("sp",)
+#: simulators the runner accepts
+SIMULATORS = ("verilator", "icarus")
+TOP = "network_top"
+
+
+class CosimError(RuntimeError):
+    """The simulator failed to build or run, or produced no verdict."""
+
+
+def _check(name: str, ok: bool, allowed: str, got) -> None:
+    if not ok:
+        raise ValueError(f"--{name.replace('_', '-')} must be {allowed}, got {got!r}")
+
+
+def _build(verilog: str, sim: str, waves: bool, root: Path, verbose: bool) -> tuple[Path, float]:
+    from cocotb.runner import get_runner
+
+    from radixnet.hdl.verilog import WAIVERS
+
+    key = hashlib.sha1(f"{sim}|{waves}|".encode() + verilog.encode()).hexdigest()[:16]
+    bdir = root / f"{TOP}-{sim}-{key}"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ok = bdir / "built.ok"
+        if ok.exists():
+            return bdir, 0.0
+        bdir.mkdir(parents=True, exist_ok=True)
+        src = bdir / f"{TOP}.v"
+        src.write_text(verilog)
+        args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
+            if sim == "verilator" else []
+        t0 = time.perf_counter()
+        runner = get_runner(sim)
+        try:
+            runner.build(verilog_sources=[src], hdl_toplevel=TOP, build_dir=bdir, build_args=args,
+                         timescale=("1ns", "1ps"), waves=waves, always=True,
+                         log_file=bdir / "build.log", verbose=verbose)
+        except SystemExit as e:  # the runner exits on a failed compile
+            raise CosimError(f"{sim} build failed (see {bdir / 'build.log'}): {e}") from None
+        ok.write_text("ok\n")
+        return bdir, time.perf_counter() - t0
+
+
+def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
+                  cycles: int = 200, batch: int | None = None, vcs: int | None = None, vc_depth: int = 4,
+                  packet_length: int = 1, seed: int = 0, data_width: int = 32, sim: str = "verilator",
+                  waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
+                  traffic_opts: dict | None = None, verbose: bool = False) -> dict:
+    """Co-simulate one configuration: golden model against the generated network RTL.
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology.
+    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts
+        The configuration, as for the golden model (:func:`radixnet.cosim.golden_trace.golden_config`).
+    load, cycles, batch
+        The traffic: Bernoulli at ``load`` for ``cycles`` cycles, or ``batch`` packets per terminal.
+    data_width : int
+        Payload bits of a flit (it carries the flit's identity, so it bounds the trace length).
+    sim : str
+        ``verilator`` or ``icarus``.
+    waves : bool
+        Write a waveform (VCD) next to the build.
+    fault : str, optional
+        Build a deliberately wrong router (:data:`radixnet.hdl.router.FAULTS`), to show the comparison
+        catches it.
+    build_root : path
+        Where builds are cached.
+
+    Returns
+    -------
+    dict
+        The testbench's verdict (``packets``, ``mismatches``, ``first``, ``stall_cycles``, ...) plus
+        ``golden_s``, ``verilog_s``, ``build_s``, ``sim_s``, ``build_dir``, ``waves`` (a path or None).
+
+    Raises
+    ------
+    ValueError
+        A parameter the RTL or the golden model refuses (one line, naming it).
+    CosimError
+        The simulator failed or wrote no verdict.
+    """
+    from radixnet.hdl.network import NetworkTop
+    from radixnet.hdl.router import FAULTS
+    from radixnet.hdl.rtlgen import flat_verilog
+
+    from .golden_trace import golden_config, golden_packets
+
+    _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
+    _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
+    cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
+                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts)
+    if cfg.routing not in SUPPORTED_ROUTINGS or not hasattr(cfg, "_table") or cfg._table is None:
+        raise ValueError(f"--routing: the RTL router implements {', '.join(SUPPORTED_ROUTINGS)} so far "
+                         f"(router-spec §R7a), got {routing!r}")
+    t0 = time.perf_counter()
+    packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
+                             vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
+                             traffic_opts=traffic_opts)
+    t1 = time.perf_counter()
+    top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
+    verilog = flat_verilog(top, TOP)
+    t2 = time.perf_counter()
+    root = Path(build_root)
+    bdir, build_s = _build(verilog, sim, waves, root, verbose)
+    lay = top.flit_layout
+    jobdir = bdir / "jobs"
+    jobdir.mkdir(exist_ok=True)
+    jid = uuid.uuid4().hex[:12]
+    job = jobdir / f"{jid}.json"
+    result = jobdir / f"{jid}.verdict.json"
+    job.write_text(json.dumps({
+        "T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
+        "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
+        "packets": [[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"]] for p in packets],
+        "result": str(result.resolve()),
+    }))
+    from cocotb.runner import get_runner
+
+    runner = get_runner(sim)
+    tdir = jobdir / jid
+    tdir.mkdir()
+    t3 = time.perf_counter()
+    try:
+        runner.test(test_module="radixnet.cosim.tb_network", hdl_toplevel=TOP, hdl_toplevel_lang="verilog",
+                    build_dir=bdir, test_dir=tdir,
+                    extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
+                    timescale=("1ns", "1ps"), log_file=tdir / "sim.log", verbose=verbose)
+    except SystemExit as e:  # under pytest a failed cocotb test exits; the verdict says what differed
+        if not result.exists():
+            raise CosimError(f"{sim} run failed (see {tdir / 'sim.log'}): {e}") from None
+    t4 = time.perf_counter()
+    if not result.exists():
+        raise CosimError(f"the testbench wrote no verdict (see {tdir / 'sim.log'})")
+    verdict = json.loads(result.read_text())
+    wave = next((str(p) for p in (tdir / "dump.vcd", bdir / "dump.vcd", tdir / "dump.fst") if p.exists()), None)
+    golden_by_id = {p["id"]: p for p in packets}
+    for m in verdict["first"]:
+        m["golden_path"] = golden_by_id[m["id"]]["hops"]
+    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1, build_s=build_s, sim_s=t4 - t3, build_dir=str(bdir),
+                   waves=wave, test_dir=str(tdir))
+    return verdict
+
+
+def describe_mismatch(m: dict) -> str:
+    """One paragraph on a differing packet: what differed, and its golden path (router, port, VC, cycle)."""
+    path = " -> ".join(f"r{h[0]}.p{h[1]} vc{h[2]} @{h[3]}" for h in m.get("golden_path", []))
+    return (f"packet {m['id']} ({m['src']} -> {m['dst']}, created {m['created']}): "
+            f"{'; '.join(m['problems'])}; diverged by cycle {m['diverged_by']}; golden path: {path}")

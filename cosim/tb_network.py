@@ -1,0 +1,179 @@
+"""cocotb testbench: replay the golden model's packets into a network top and compare every packet.
+
+Runs inside the simulator (Verilator or Icarus, via :mod:`radixnet.cosim.run`);
+the job comes as JSON in ``$RADIXNET_COSIM_JOB`` (see :func:`radixnet.cosim.run.write_job`)
+and the verdict goes to the JSON file the job names.
+
+Per terminal the testbench is the §R3 source: an unbounded source queue that
+takes packets at their golden ``created`` cycle, sends one flit per cycle,
+the oldest packet first, into VC ``i mod V`` (packet ``i`` of the terminal)
+when that VC has a credit, and counts the credits the router returns (usable
+from the next cycle). The flit's ``data`` carries ``(packet id · L + flit
+index) mod 2^W``, so every flit that leaves is identified. On the ejection
+ports it records every flit; a packet is ejected the cycle after its tail
+flit (§R3).
+
+Checked per packet, against the golden trace (§R9): the cycle its head flit
+was injected, the terminal it leaves at, the cycle it is ejected, and its
+flits (in order, head and tail flags, payload). Coverage counters (cycles a
+source queue waited for a credit, i.e. a full injection buffer; the deepest
+source queue; flits in flight at once) go into the verdict so tests can assert
+that backpressure was exercised.
+
+Cycle 0 is the first cycle after reset: the inputs driven after the rising
+edge that ends reset are sampled at the end of cycle 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import deque
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import ReadOnly, RisingEdge
+
+
+def _pack(fields: dict, **values) -> int:
+    x = 0
+    for name, v in values.items():
+        off, w = fields[name]
+        x |= (int(v) & ((1 << w) - 1)) << off
+    return x
+
+
+def _get(fields: dict, x: int, name: str) -> int:
+    off, w = fields[name]
+    return (x >> off) & ((1 << w) - 1)
+
+
+@cocotb.test()
+async def replay(dut):
+    """Drive the golden packets, record the RTL's deliveries, compare, write the verdict."""
+    job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
+    T, V, B, L = job["T"], job["V"], job["B"], job["L"]
+    fields = {k: tuple(v) for k, v in job["fields"].items()}
+    wmask = (1 << fields["data"][1]) - 1
+    pk = job["packets"]                      # [id, src, dst, created, injected, ejected], by id
+    by_id = {p[0]: p for p in pk}
+    creation = sorted(pk, key=lambda p: (p[3], p[0]))
+    data_to_flit = {}                         # data value -> (id, flit index)
+    for p in pk:
+        for i in range(L):
+            data_to_flit[(p[0] * L + i) & wmask] = (p[0], i)
+    if len(data_to_flit) != len(pk) * L:
+        raise ValueError("cosim: data_width too small to identify every flit of this trace")
+    last_cycle = max([p[5] for p in pk], default=0) + job.get("slack", 50)
+
+    inj_flit = [getattr(dut, f"inj_flit_t__{t}") for t in range(T)]
+    inj_credit = [getattr(dut, f"inj_credit_t_ivc__{t}") for t in range(T)]
+    ej_flit = [getattr(dut, f"ej_flit_t__{t}") for t in range(T)]
+
+    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
+    dut.rst.value = 1
+    dut.inj_valid_t.value = 0
+    for h in inj_flit:
+        h.value = 0
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    dut.rst.value = 0
+
+    sq = [deque() for _ in range(T)]          # per terminal: [packet, vc] in creation order
+    sent = [0] * T                            # packets of each terminal created so far
+    flit_i = [0] * T                          # next flit index of the head packet
+    credit = [[B] * V for _ in range(T)]
+    injected, arrived = {}, {}                # id -> cycle; id -> [(cycle, terminal, flit index, head, tail)]
+    stalls = max_sq = 0
+    ci = 0
+    done = 0
+    t = 0
+    t_wall = time.perf_counter()
+    while t <= last_cycle and done < len(pk):
+        while ci < len(creation) and creation[ci][3] == t:
+            p = creation[ci]
+            sq[p[1]].append((p, sent[p[1]] % V))
+            sent[p[1]] += 1
+            ci += 1
+        valid = 0
+        for s in range(T):
+            if not sq[s]:
+                continue
+            max_sq = max(max_sq, len(sq[s]))
+            p, vc = sq[s][0]
+            if credit[s][vc] == 0:
+                stalls += 1
+                continue
+            i = flit_i[s]
+            inj_flit[s].value = _pack(fields, head=i == 0, tail=i == L - 1, vc=vc, dest=p[2],
+                                      data=(p[0] * L + i) & wmask)
+            valid |= 1 << s
+            credit[s][vc] -= 1
+            if i == 0:
+                injected[p[0]] = t
+            flit_i[s] = i + 1
+            if flit_i[s] == L:
+                flit_i[s] = 0
+                sq[s].popleft()
+        dut.inj_valid_t.value = valid
+        await ReadOnly()
+        for s in range(T):
+            c = int(inj_credit[s].value)
+            if c:
+                for v in range(V):
+                    if (c >> v) & 1:
+                        credit[s][v] += 1
+        ev = int(dut.ej_valid_t.value)
+        while ev:
+            e = (ev & -ev).bit_length() - 1
+            ev &= ev - 1
+            x = int(ej_flit[e].value)
+            key = data_to_flit.get(_get(fields, x, "data"))
+            pid, i = key if key is not None else (-1, -1)
+            arrived.setdefault(pid, []).append((t, e, i, _get(fields, x, "head"), _get(fields, x, "tail")))
+            if pid >= 0 and i == L - 1:
+                done += 1
+        await RisingEdge(dut.clk)
+        t += 1
+    wall = time.perf_counter() - t_wall
+
+    mism = []
+    for p in pk:
+        pid, src, dst, created, g_inj, g_ej = p
+        got = arrived.get(pid, [])
+        r_inj = injected.get(pid)
+        tail = [a for a in got if a[2] == L - 1]
+        r_ej = tail[0][0] + 1 if tail else None
+        problems = []
+        if r_inj != g_inj:
+            problems.append(f"injected at {r_inj}, golden {g_inj}")
+        if not got or len(got) != L:
+            problems.append(f"{len(got)} of {L} flits left the RTL")
+        else:
+            if any(a[1] != dst for a in got):
+                problems.append(f"left at terminal(s) {sorted({a[1] for a in got})}, golden {dst}")
+            if [a[2] for a in got] != list(range(L)) or got[0][3] != 1 or got[-1][4] != 1 \
+                    or any(a[3] for a in got[1:]) or any(a[4] for a in got[:-1]):
+                problems.append(f"flits out of order or head/tail flags wrong: {got}")
+            if r_ej != g_ej:
+                problems.append(f"ejected at {r_ej}, golden {g_ej}")
+        if problems:
+            # the earliest cycle at which RTL and golden disagree about this packet
+            if r_inj != g_inj:
+                first_bad = min(c for c in (r_inj, g_inj) if c is not None)
+            else:
+                first_bad = min(c for c in (r_ej, g_ej) if c is not None)
+            mism.append({"id": pid, "src": src, "dst": dst, "created": created, "golden_injected": g_inj,
+                         "golden_ejected": g_ej, "rtl_injected": r_inj, "rtl_ejected": r_ej,
+                         "diverged_by": first_bad,
+                         "problems": problems})
+    mism.sort(key=lambda m: (m["diverged_by"], m["id"]))
+    stray = len(arrived.get(-1, []))
+    verdict = {"packets": len(pk), "mismatches": len(mism), "first": mism[:20], "stray_flits": stray,
+               "cycles": t, "wall_s": wall, "cycles_per_s": t / wall if wall > 0 else 0.0,
+               "stall_cycles": stalls, "max_source_queue": max_sq, "error": int(dut.error.value)}
+    with open(job["result"], "w") as fh:
+        json.dump(verdict, fh)
+    assert not mism and not stray and not verdict["error"], \
+        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"

@@ -1,0 +1,137 @@
+"""Network top: every router of a :class:`radixnet.gen.Network` wired per its channels (issue 4, item 2).
+
+One module holds the routers (:class:`~radixnet.hdl.router.Router`, ``sp``
+table routing, greedy allocator, ``S = 1``) and the links between them, and
+exposes the network's ``T`` terminals. Each channel ``c`` of the Network
+connects output ``src_port[c]`` of router ``src[c]`` to input ``dst_port[c]``
+of router ``dst[c]``: the flit and its valid bit go downstream, the input
+VCs' credit returns go upstream. With ``Tl = 1`` a link is a wire (router-spec
+§R8a: the receiver's input buffer is the hop's register), so a whole network
+has exactly the golden model's timing: one cycle per hop.
+
+Terminal ports (flit level, §R3/§R8a): terminal ``t`` injects into port
+``inj_port[t]`` of router ``inj_router[t]`` and ejects from port
+``ej_port[t]`` of router ``ej_router[t]``.
+
+* ``inj_flit_t[t]`` / ``inj_valid_t[t]``: the flit the terminal sends this
+  cycle (its ``vc`` field is the packet's injection VC, §R3);
+* ``inj_credit_t_ivc[t]``: bit ``v`` set when the router frees a slot of input
+  VC ``v`` of the injection port this cycle (the terminal may use it from the
+  next cycle);
+* ``ej_flit_t[t]`` / ``ej_valid_t[t]``: the flit sent on the ejection port
+  this cycle (a packet is ejected the cycle after its tail flit, §R3).
+
+The AXI4-Stream terminal adapters of :mod:`radixnet.hdl.axis` sit on these
+ports.
+
+Examples
+--------
+>>> from radixnet.gen import build
+>>> top = NetworkTop(build("fbfly", k=2, n=2), n_vcs=1, vc_depth=2, data_width=8)
+>>> top.n_terminals, len(top.routers), top.channels
+(4, 2, [(0, 2, 1, 2), (1, 2, 0, 2)])
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import _check_int, _reject
+from .router import Router
+
+__all__ = ["NetworkTop"]
+
+
+class NetworkTop(wiring.Component):
+    """All routers of ``net`` and their links, with the terminals as ports.
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology.
+    n_vcs : int
+        ``V``, VCs per port (a multiple of the route table's classes, §R5).
+    vc_depth : int
+        ``B``, flits per VC buffer.
+    data_width : int
+        Payload bits of a flit.
+    table : radixnet.gen.routing.RouteTable, optional
+        The route tables (default ``compile_table(net)``), shared by every router.
+    fault : str, optional
+        A deliberately wrong router, for the co-simulation's fault-injection test
+        (:class:`~radixnet.hdl.router.Router` ``fault``); ``None`` builds the spec.
+    check : bool
+        Emit the routers' protocol assertions.
+
+    Attributes
+    ----------
+    inj_flit_t, inj_valid_t : in
+        Per terminal, the flit it sends this cycle, and its valid bit.
+    inj_credit_t_ivc : list of Signal(V), out
+        Per terminal, the injection port's credit returns this cycle.
+    ej_flit_t, ej_valid_t : out
+        Per terminal, the flit its ejection port sends this cycle, and its valid bit.
+    error : Signal(1), out
+        Sticky protocol violation in any router.
+    """
+
+    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
+                 fault: str | None = None, check: bool = True):
+        from radixnet.gen.routing import compile_table
+
+        if not hasattr(net, "radix") or not hasattr(net, "port_table"):
+            _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
+        _check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
+        if table is None:
+            table = compile_table(net)
+        self.net, self.table = net, table
+        self.n_vcs, self.vc_depth, self.data_width = n_vcs, vc_depth, data_width
+        self.n_terminals = int(net.num_terminals)
+        #: one Router per router of the network (validated here, before any elaboration)
+        self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check)
+                        for r in range(net.num_routers)]
+        #: (src router, src port, dst router, dst port) per channel
+        self.channels = [(int(net.src[c]), int(net.src_port[c]), int(net.dst[c]), int(net.dst_port[c]))
+                         for c in range(net.num_channels)]
+        lay = self.routers[0].flit_layout
+        self.flit_layout = lay
+        self.widths = self.routers[0].widths
+        T = self.n_terminals
+        super().__init__({
+            "inj_flit_t": In(lay).array(T),
+            "inj_valid_t": In(T),
+            "inj_credit_t_ivc": Out(n_vcs).array(T),
+            "ej_flit_t": Out(lay).array(T),
+            "ej_valid_t": Out(T),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        net = self.net
+        rs = self.routers
+        for r, router in enumerate(rs):
+            m.submodules[f"router_{r}"] = router
+        # every input port is driven: by a channel, a terminal, or 0 (unused)
+        in_valid = [[Const(0, 1)] * router.n_ports for router in rs]
+        credit_in = [[0] * router.n_ports for router in rs]
+        for (sr, sp, dr, dp) in self.channels:
+            m.d.comb += rs[dr].in_flit_ip[dp].eq(rs[sr].out_flit_op[sp])
+            in_valid[dr][dp] = rs[sr].out_valid_op[sp]
+            credit_in[sr][sp] = rs[dr].credit_out_ip_ivc[dp]
+        for t in range(self.n_terminals):
+            ir, ip = int(net.inj_router[t]), int(net.inj_port[t])
+            er, ep = int(net.ej_router[t]), int(net.ej_port[t])
+            m.d.comb += [rs[ir].in_flit_ip[ip].eq(self.inj_flit_t[t]),
+                         self.inj_credit_t_ivc[t].eq(rs[ir].credit_out_ip_ivc[ip]),
+                         self.ej_flit_t[t].eq(rs[er].out_flit_op[ep]),
+                         self.ej_valid_t[t].eq(rs[er].out_valid_op[ep])]
+            in_valid[ir][ip] = self.inj_valid_t[t]
+        for r, router in enumerate(rs):
+            m.d.comb += router.in_valid_ip.eq(Cat(*in_valid[r]))
+            for o in range(router.n_ports):
+                m.d.comb += router.credit_in_op_ovc[o].eq(credit_in[r][o])
+        m.d.comb += self.error.eq(Cat(*[router.error for router in rs]).any())
+        return m
