@@ -29,13 +29,15 @@ import time
 import uuid
 from pathlib import Path
 
-__all__ = ["cosim_network", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS"]
+__all__ = ["cosim_network", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS"]
 
 #: routings the RTL router implements (router-spec sections); the others are refused before any work
 SUPPORTED_ROUTINGS = ("sp",)
 #: simulators the runner accepts
 SIMULATORS = ("verilator", "icarus")
-TOP = "network_top"
+#: terminal interfaces: AXI4-Stream ports (the switch top) or flit-level ports (the bare network top)
+TERMINALS = ("axis", "flit")
+TOPS = {"axis": ("switch_top", "radixnet.cosim.tb_axis"), "flit": ("network_top", "radixnet.cosim.tb_network")}
 
 
 class CosimError(RuntimeError):
@@ -47,13 +49,13 @@ def _check(name: str, ok: bool, allowed: str, got) -> None:
         raise ValueError(f"--{name.replace('_', '-')} must be {allowed}, got {got!r}")
 
 
-def _build(verilog: str, sim: str, waves: bool, root: Path, verbose: bool) -> tuple[Path, float]:
+def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool) -> tuple[Path, float]:
     from cocotb.runner import get_runner
 
     from radixnet.hdl.verilog import WAIVERS
 
     key = hashlib.sha1(f"{sim}|{waves}|".encode() + verilog.encode()).hexdigest()[:16]
-    bdir = root / f"{TOP}-{sim}-{key}"
+    bdir = root / f"{top}-{sim}-{key}"
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -61,25 +63,38 @@ def _build(verilog: str, sim: str, waves: bool, root: Path, verbose: bool) -> tu
         if ok.exists():
             return bdir, 0.0
         bdir.mkdir(parents=True, exist_ok=True)
-        src = bdir / f"{TOP}.v"
+        src = bdir / f"{top}.v"
         src.write_text(verilog)
         args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
             if sim == "verilator" else []
         t0 = time.perf_counter()
+        # Verilator's C++ at -O0, two compile jobs: the generated eval code is huge and straight-line, and
+        # gcc's optimiser dominates the build (fbfly k=4 n=2 switch top: 54 s against ~15 min at the
+        # default -Os under load); the replay speed is bound by cocotb's Python, not by the model
+        old_flags = os.environ.get("MAKEFLAGS")
+        if sim == "verilator":
+            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST=-O0 OPT_SLOW=-O0 " \
+                                      + (old_flags or "")
         runner = get_runner(sim)
         try:
-            runner.build(verilog_sources=[src], hdl_toplevel=TOP, build_dir=bdir, build_args=args,
+            runner.build(verilog_sources=[src], hdl_toplevel=top, build_dir=bdir, build_args=args,
                          timescale=("1ns", "1ps"), waves=waves, always=True,
                          log_file=bdir / "build.log", verbose=verbose)
         except SystemExit as e:  # the runner exits on a failed compile
             raise CosimError(f"{sim} build failed (see {bdir / 'build.log'}): {e}") from None
+        finally:
+            if old_flags is None:
+                os.environ.pop("MAKEFLAGS", None)
+            else:
+                os.environ["MAKEFLAGS"] = old_flags
         ok.write_text("ok\n")
         return bdir, time.perf_counter() - t0
 
 
 def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
                   cycles: int = 200, batch: int | None = None, vcs: int | None = None, vc_depth: int = 4,
-                  packet_length: int = 1, seed: int = 0, data_width: int = 32, sim: str = "verilator",
+                  packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
+                  sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
@@ -93,7 +108,13 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     load, cycles, batch
         The traffic: Bernoulli at ``load`` for ``cycles`` cycles, or ``batch`` packets per terminal.
     data_width : int
-        Payload bits of a flit (it carries the flit's identity, so it bounds the trace length).
+        ``axis``: ``tdata`` bits, a multiple of 8 and at least 32 (a packet's first four bytes carry
+        its id); ``flit``: payload bits of a flit (they carry the flit's identity, so they bound the
+        trace length).
+    terminals : str
+        ``axis`` (default): the :class:`~radixnet.hdl.switch.AxisSwitchTop`, packets as AXI4-Stream
+        beats of random byte lengths (``packet_length`` beats, the last one partial);
+        ``flit``: the bare :class:`~radixnet.hdl.network.NetworkTop`, flits driven directly.
     sim : str
         ``verilator`` or ``icarus``.
     waves : bool
@@ -124,6 +145,11 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     from .golden_trace import golden_config, golden_packets
 
     _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
+    _check("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
+    if terminals == "axis":
+        _check("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
+               "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
+               data_width)
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts)
@@ -135,23 +161,40 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
                              traffic_opts=traffic_opts)
     t1 = time.perf_counter()
-    top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
-    verilog = flat_verilog(top, TOP)
+    top_name, tb = TOPS[terminals]
+    if terminals == "axis":
+        from radixnet.hdl.switch import AxisSwitchTop
+        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
+    else:
+        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
+    verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     root = Path(build_root)
-    bdir, build_s = _build(verilog, sim, waves, root, verbose)
-    lay = top.flit_layout
+    bdir, build_s = _build(verilog, top_name, sim, waves, root, verbose)
     jobdir = bdir / "jobs"
     jobdir.mkdir(exist_ok=True)
     jid = uuid.uuid4().hex[:12]
     job = jobdir / f"{jid}.json"
     result = jobdir / f"{jid}.verdict.json"
-    job.write_text(json.dumps({
-        "T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
-        "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
-        "packets": [[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"]] for p in packets],
-        "result": str(result.resolve()),
-    }))
+    spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
+            "result": str(result.resolve())}
+    if terminals == "axis":
+        import random
+
+        nb = data_width // 8
+        rng = random.Random(seed)
+        rows = []
+        for p in packets:
+            length = rng.randint(max(4, (packet_length - 1) * nb + 1), packet_length * nb)
+            rows.append([p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], length,
+                         str(top.tuser.pack(length, p["src"], p["dst"]))])
+        spec.update(W=data_width, packets=rows, tuser=top.tuser.as_dict())
+    else:
+        lay = top.flit_layout
+        spec.update(fields={f: [lay[f].offset, lay[f].width] for f in lay.members},
+                    packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"]]
+                             for p in packets])
+    job.write_text(json.dumps(spec))
     from cocotb.runner import get_runner
 
     runner = get_runner(sim)
@@ -159,7 +202,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     tdir.mkdir()
     t3 = time.perf_counter()
     try:
-        runner.test(test_module="radixnet.cosim.tb_network", hdl_toplevel=TOP, hdl_toplevel_lang="verilog",
+        runner.test(test_module=tb, hdl_toplevel=top_name, hdl_toplevel_lang="verilog",
                     build_dir=bdir, test_dir=tdir,
                     extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
                     timescale=("1ns", "1ps"), log_file=tdir / "sim.log", verbose=verbose)

@@ -35,6 +35,8 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from radixnet.cosim.verdict import finish, judge
+
 
 def _pack(fields: dict, **values) -> int:
     x = 0
@@ -142,13 +144,9 @@ async def replay(dut):
     for p in pk:
         pid, src, dst, created, g_inj, g_ej = p
         got = arrived.get(pid, [])
-        r_inj = injected.get(pid)
         tail = [a for a in got if a[2] == L - 1]
-        r_ej = tail[0][0] + 1 if tail else None
         problems = []
-        if r_inj != g_inj:
-            problems.append(f"injected at {r_inj}, golden {g_inj}")
-        if not got or len(got) != L:
+        if len(got) != L:
             problems.append(f"{len(got)} of {L} flits left the RTL")
         else:
             if any(a[1] != dst for a in got):
@@ -156,24 +154,13 @@ async def replay(dut):
             if [a[2] for a in got] != list(range(L)) or got[0][3] != 1 or got[-1][4] != 1 \
                     or any(a[3] for a in got[1:]) or any(a[4] for a in got[:-1]):
                 problems.append(f"flits out of order or head/tail flags wrong: {got}")
-            if r_ej != g_ej:
-                problems.append(f"ejected at {r_ej}, golden {g_ej}")
-        if problems:
-            # the earliest cycle at which RTL and golden disagree about this packet
-            if r_inj != g_inj:
-                first_bad = min(c for c in (r_inj, g_inj) if c is not None)
-            else:
-                first_bad = min(c for c in (r_ej, g_ej) if c is not None)
-            mism.append({"id": pid, "src": src, "dst": dst, "created": created, "golden_injected": g_inj,
-                         "golden_ejected": g_ej, "rtl_injected": r_inj, "rtl_ejected": r_ej,
-                         "diverged_by": first_bad,
-                         "problems": problems})
-    mism.sort(key=lambda m: (m["diverged_by"], m["id"]))
+        bad = judge(pid, src, dst, created, g_inj, g_ej, rtl_injected=injected.get(pid),
+                    rtl_ejected=tail[0][0] + 1 if tail else None, problems=problems)
+        if bad:
+            mism.append(bad)
     stray = len(arrived.get(-1, []))
-    verdict = {"packets": len(pk), "mismatches": len(mism), "first": mism[:20], "stray_flits": stray,
-               "cycles": t, "wall_s": wall, "cycles_per_s": t / wall if wall > 0 else 0.0,
-               "stall_cycles": stalls, "max_source_queue": max_sq, "error": int(dut.error.value)}
-    with open(job["result"], "w") as fh:
-        json.dump(verdict, fh)
+    verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
+                     cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
+                     error=int(dut.error.value))
     assert not mism and not stray and not verdict["error"], \
         f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"

@@ -37,7 +37,10 @@ def cmd_cosim(argv: Sequence[str]) -> int:
     p.add_argument("--load", type=float, default=None, help="offered load during --cycles [default 0.3]")
     p.add_argument("--cycles", type=int, default=200, help="cycles with packet creation [default 200]")
     p.add_argument("--batch", type=int, default=None, help="instead: packets per terminal at cycle 0")
-    p.add_argument("--data-width", type=int, default=32, help="flit payload bits [default 32]")
+    p.add_argument("--data-width", type=int, default=32,
+                   help="axis: tdata bits (multiple of 8, >= 32); flit: payload bits [default 32]")
+    p.add_argument("--terminals", default="axis",
+                   help="axis (AXI4-Stream switch top) or flit (bare network top) [default axis]")
     p.add_argument("--sim", default="verilator", help="one of " + ", ".join(SIMULATORS) + " [default verilator]")
     p.add_argument("--waves", action="store_true", help="write a VCD waveform")
     p.add_argument("--fault", default=None, help="plant a bug in the RTL: " + ", ".join(f for f in FAULTS if f))
@@ -60,6 +63,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
                                 cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                                 packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
+                                terminals=args.terminals,
                                 sim=args.sim, waves=args.waves, fault=args.fault, build_root=args.build_dir,
                                 traffic_opts=cfg.traffic_opts)
     except ValueError as e:

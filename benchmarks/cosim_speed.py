@@ -1,0 +1,74 @@
+"""Co-simulation speed: Verilator build time and simulated cycles/s per configuration.
+
+Run on demand (not a test)::
+
+    .venv/bin/python benchmarks/cosim_speed.py [--cycles 2000] [--fresh]
+
+For each configuration it prints the Verilog generation time, the Verilator
+build time (``--fresh`` builds into a new cache, otherwise a cached build
+shows 0), the simulated cycles per second of the cocotb replay, and that
+speed as a ratio against two references: the golden model's cycles/s on the
+same configuration (how much slower the RTL proof is than the model), and the
+1,000 cycles/s measured for cocotb driving a 64-port crossbar on this machine
+class (the figure in the project brief).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import warnings
+
+from radixnet.cosim.golden_trace import golden_config
+from radixnet.cosim.run import cosim_network
+from radixnet.gen import build
+from radixnet.golden.sim import Simulator
+from machine import cpu_model  # benchmarks/machine.py
+
+REF_COCOTB = 1000.0  # cycles/s, cocotb on Verilator, 64-port crossbar (brief)
+
+CONFIGS = [
+    ("fbfly k=2 n=2, V=2 B=3, L=3, axis", "fbfly", {"k": 2, "n": 2}, dict(vcs=2, vc_depth=3, packet_length=3)),
+    ("fbfly k=2 n=2, V=2 B=3, L=3, flit", "fbfly", {"k": 2, "n": 2},
+     dict(vcs=2, vc_depth=3, packet_length=3, terminals="flit")),
+    ("fbfly k=4 n=2, V=2 B=4, L=1, axis", "fbfly", {"k": 4, "n": 2}, dict(vcs=2, vc_depth=4)),
+    ("slimfly q=5, V=2 B=4, L=1, axis", "slimfly", {"q": 5}, dict(vcs=2, vc_depth=4)),
+]
+
+
+def golden_speed(net, load, cycles, **kw) -> float:
+    kw = {k: v for k, v in kw.items() if k != "terminals"}
+    sim = Simulator(golden_config(net, **kw))
+    sim.step(200, load)
+    t = time.perf_counter()
+    sim.step(cycles, load)
+    return cycles / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cycles", type=int, default=1000, help="cycles with packet creation per configuration")
+    ap.add_argument("--load", type=float, default=0.5)
+    ap.add_argument("--fresh", action="store_true", help="build every design anew (measures the build)")
+    ap.add_argument("--only", default=None, help="run the configurations whose label contains this")
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    print(f"# co-simulation speed on {cpu_model()}; load {args.load}, {args.cycles} cycles of traffic")
+    print("| configuration | Verilog s | Verilator build s | cycles/s | vs golden | vs 1,000 cycles/s | packets |")
+    print("|---|---|---|---|---|---|---|")
+    root = tempfile.mkdtemp(prefix="cosim-bench-") if args.fresh else "build/cosim"
+    for label, fam, params, kw in CONFIGS:
+        if args.only and args.only not in label:
+            continue
+        net = build(fam, **params)
+        v = cosim_network(net, load=args.load, cycles=args.cycles, build_root=root, **kw)
+        g = golden_speed(net, args.load, args.cycles, **kw)
+        ok = "" if v["mismatches"] == 0 else f" ({v['mismatches']} MISMATCHES)"
+        print(f"| {label} | {v['verilog_s']:.1f} | {v['build_s']:.1f} | {v['cycles_per_s']:.0f} | "
+              f"1/{g / v['cycles_per_s']:.0f} | {v['cycles_per_s'] / REF_COCOTB:.2f}x | {v['packets']}{ok} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

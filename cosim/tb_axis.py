@@ -1,0 +1,159 @@
+"""cocotb testbench: the golden model's packets through the AXI4-Stream ports of a switch top.
+
+Runs inside the simulator for :func:`radixnet.cosim.run.cosim_network` with
+``terminals="axis"`` (the :class:`radixnet.hdl.switch.AxisSwitchTop`); the job
+comes as JSON in ``$RADIXNET_COSIM_JOB``.
+
+Per terminal the testbench is an AXI4-Stream master holding an unbounded
+source queue (§R3): a packet joins it at its golden ``created`` cycle, and the
+oldest packet's beats are offered (``tvalid``) one per cycle, each taken when
+``tready`` is high (the ingress raises it only when the packet's VC, ``i mod
+V``, has a credit). Each packet has a length in bytes from the job (its last
+beat partial, ``tkeep`` accordingly) and pseudo-random payload bytes whose
+first four bytes are its id. The sinks hold ``m_axis_tready`` high (ideal
+sinks, §R3) and collect every beat.
+
+Checked per packet against the golden trace (§R9): the cycle its first beat
+was taken (the head flit's injection), the terminal it leaves at, the cycle of
+its last beat on ``m_axis`` (its ejection), its bytes, ``tkeep`` and ``tuser``
+(length, source and destination ports) on the first beat.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections import deque
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import ReadOnly, RisingEdge
+
+from radixnet.cosim.verdict import finish, judge
+
+
+def packet_bytes(pid: int, length: int) -> bytes:
+    """The payload of packet ``pid``: its id in the first four bytes (little endian), then pseudo-random bytes."""
+    body = random.Random(pid).randbytes(max(0, length - 4))
+    return (pid.to_bytes(4, "little") + body)[:length]
+
+
+@cocotb.test()
+async def replay_axis(dut):
+    """Drive the golden packets as AXI4-Stream beats, collect the beats that leave, compare, write the verdict."""
+    job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
+    T, nb = job["T"], job["W"] // 8
+    pk = job["packets"]          # [id, src, dst, created, injected, ejected, length, tuser]
+    creation = sorted(pk, key=lambda p: (p[3], p[0]))
+    last_cycle = max([p[5] for p in pk], default=0) + job.get("slack", 50)
+    full = (1 << nb) - 1
+
+    s = [{f: getattr(dut, f"s_axis_{t}_{f}") for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser", "tready")}
+         for t in range(T)]
+    mo = [{f: getattr(dut, f"m_axis_{t}_{f}") for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser", "tready")}
+          for t in range(T)]
+    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
+    dut.rst.value = 1
+    for t in range(T):
+        for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser"):
+            s[t][f].value = 0
+        mo[t]["tready"].value = 1
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    dut.rst.value = 0
+
+    sq = [deque() for _ in range(T)]    # per terminal: [packet, its beats] in creation order
+    beat_i = [0] * T
+    offered = [False] * T
+    injected, out = {}, {}                # id -> cycle; id -> dict(terminal, bytes, keep_ok, tuser, ejected)
+    open_pkt = [None] * T                 # terminal -> (id, bytearray, tuser, beats, keep problems)
+    stray = stalls = max_sq = 0
+    ci = done = t = 0
+    t_wall = time.perf_counter()
+    while t <= last_cycle and done < len(pk):
+        while ci < len(creation) and creation[ci][3] == t:
+            p = creation[ci]
+            data = packet_bytes(p[0], p[6])
+            beats = [data[i:i + nb] for i in range(0, len(data), nb)]
+            sq[p[1]].append((p, beats))
+            ci += 1
+        for k in range(T):
+            if not sq[k]:
+                if offered[k]:
+                    s[k]["tvalid"].value = 0
+                    offered[k] = False
+                continue
+            max_sq = max(max_sq, len(sq[k]))
+            p, beats = sq[k][0]
+            i = beat_i[k]
+            b = beats[i]
+            s[k]["tdata"].value = int.from_bytes(b, "little")
+            s[k]["tkeep"].value = full if len(b) == nb else (1 << len(b)) - 1
+            s[k]["tlast"].value = int(i == len(beats) - 1)
+            s[k]["tuser"].value = int(p[7]) if i == 0 else 0
+            s[k]["tvalid"].value = 1
+            offered[k] = True
+        await ReadOnly()
+        for k in range(T):
+            if offered[k]:
+                if int(s[k]["tready"].value):
+                    p, beats = sq[k][0]
+                    if beat_i[k] == 0:
+                        injected[p[0]] = t
+                    beat_i[k] += 1
+                    if beat_i[k] == len(beats):
+                        beat_i[k] = 0
+                        sq[k].popleft()
+                else:
+                    stalls += 1
+            if int(mo[k]["tvalid"].value):
+                data = int(mo[k]["tdata"].value).to_bytes(nb, "little")
+                keep = int(mo[k]["tkeep"].value)
+                nbytes = bin(keep).count("1")
+                if open_pkt[k] is None:
+                    open_pkt[k] = [bytearray(), int(mo[k]["tuser"].value), [], keep]
+                rec = open_pkt[k]
+                if keep != (1 << nbytes) - 1:
+                    rec[2].append(f"non-contiguous tkeep {keep:#x}")
+                elif not int(mo[k]["tlast"].value) and keep != full:
+                    rec[2].append(f"partial tkeep {keep:#x} before the last beat")
+                rec[0] += data[:nbytes]
+                if int(mo[k]["tlast"].value):
+                    open_pkt[k] = None
+                    pid = int.from_bytes(bytes(rec[0][:4]), "little") if len(rec[0]) >= 4 else -1
+                    if pid in out or pid not in injected:
+                        stray += 1
+                    else:
+                        out[pid] = {"terminal": k, "bytes": bytes(rec[0]), "tuser": rec[1], "problems": rec[2],
+                                    "ejected": t}
+                        done += 1
+        await RisingEdge(dut.clk)
+        t += 1
+    wall = time.perf_counter() - t_wall
+
+    mism = []
+    for p in pk:
+        pid, src, dst, created, g_inj, g_ej, length, tuser = p
+        got = out.get(pid)
+        problems = []
+        if got is None:
+            problems.append("never left the RTL")
+        else:
+            problems += got["problems"]
+            if got["terminal"] != dst:
+                problems.append(f"left at terminal {got['terminal']}, golden {dst}")
+            if got["bytes"] != packet_bytes(pid, length):
+                problems.append(f"payload differs ({len(got['bytes'])} bytes, sent {length})")
+            if got["tuser"] != int(tuser):
+                problems.append(f"tuser {got['tuser']:#x}, sent {int(tuser):#x}")
+        bad = judge(pid, src, dst, created, g_inj, g_ej, rtl_injected=injected.get(pid),
+                    rtl_ejected=got["ejected"] if got else None, problems=problems)
+        if bad:
+            mism.append(bad)
+    verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
+                     cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
+                     error=int(dut.error.value))
+    assert not mism and not stray and not verdict["error"], \
+        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"

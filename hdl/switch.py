@@ -1,0 +1,106 @@
+"""Switch top: a whole network behind NetFPGA-style AXI4-Stream terminal ports (issue 4, item 2).
+
+:class:`AxisSwitchTop` is the :class:`~radixnet.hdl.network.NetworkTop` of a
+Network with an :class:`~radixnet.hdl.axis.AxisIngress` and an
+:class:`~radixnet.hdl.axis.AxisEgress` on every terminal: from outside it is a
+``T``-port packet switch (e.g. the 64-port 2-dilated flattened butterfly
+switch built from eight switching elements). Terminal ``t`` has the ports
+
+* ``s_axis_<t>_tdata / _tkeep / _tlast / _tvalid / _tready / _tuser`` (slave: packets in),
+* ``m_axis_<t>_tdata / _tkeep / _tlast / _tvalid / _tready / _tuser`` (master: packets out),
+
+with the 128-bit ``tuser`` of :func:`radixnet.hdl.axis.tuser_layout` ([15:0]
+length in bytes, [23:16] source port, [31:24] destination port; one-hot for
+``T <= 8``, binary and widened above, as documented in docs/axis-ports.md).
+One beat is one flit; the flit's ``data`` carries the beat and the sideband
+(:func:`radixnet.hdl.axis.payload_layout`).
+
+Timing (``Tl = 1``, router-spec §R3/§R9): a packet's first beat accepted in
+cycle ``t`` is its head flit injected in ``t``; its last beat appears on
+``m_axis`` in the packet's ejection cycle. ``m_axis_<t>_tready`` must be held
+high (the terminal is an ideal sink, §R3); a stall sets ``error``.
+
+Examples
+--------
+>>> from radixnet.gen import build
+>>> sw = AxisSwitchTop(build("fbfly", k=2, n=2), n_vcs=1, vc_depth=2, data_width=32)
+>>> sw.n_terminals, sw.tuser.encoding, [n for n in sw.signature.members][:3]
+(4, 'onehot', ['s_axis_0_tdata', 's_axis_0_tkeep', 's_axis_0_tlast'])
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .axis import TUSER_WIDTH, AxisEgress, AxisIngress, payload_layout, tuser_layout
+from .network import NetworkTop
+
+__all__ = ["AxisSwitchTop"]
+
+_BEAT = ("tdata", "tkeep", "tlast", "tvalid", "tuser")
+
+
+class AxisSwitchTop(wiring.Component):
+    """A network with AXI4-Stream terminal ports (see the module docstring).
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology.
+    n_vcs, vc_depth : int
+        ``V`` and ``B`` of every router.
+    data_width : int
+        ``tdata`` bits (a positive multiple of 8).
+    port_encoding : {None, "onehot", "binary"}
+        ``tuser`` port fields; None picks one-hot for ``T <= 8``, binary above.
+    table : radixnet.gen.routing.RouteTable, optional
+        Route tables of the routers (default ``compile_table(net)``).
+    fault : str, optional
+        A deliberately wrong router (:data:`radixnet.hdl.router.FAULTS`).
+    """
+
+    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
+                 table=None, fault: str | None = None):
+        T = int(net.num_terminals)
+        self.tuser = tuser_layout(T, port_encoding)
+        self.payload = payload_layout(data_width, T)
+        self.net, self.n_terminals, self.data_width = net, T, data_width
+        self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault)
+        lay = self.network.flit_layout
+        enc = self.tuser.encoding
+        self.ingress = [AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=enc, flit_layout=lay)
+                        for _ in range(T)]
+        self.egress = [AxisEgress(T, n_vcs, data_width, port_encoding=enc, flit_layout=lay) for _ in range(T)]
+        members = {}
+        for t in range(T):
+            for side, d_in, d_out in (("s", In, Out), ("m", Out, In)):
+                members[f"{side}_axis_{t}_tdata"] = d_in(data_width)
+                members[f"{side}_axis_{t}_tkeep"] = d_in(data_width // 8)
+                members[f"{side}_axis_{t}_tlast"] = d_in(1)
+                members[f"{side}_axis_{t}_tvalid"] = d_in(1)
+                members[f"{side}_axis_{t}_tready"] = d_out(1)
+                members[f"{side}_axis_{t}_tuser"] = d_in(TUSER_WIDTH)
+        members["error"] = Out(1)
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.network = nt = self.network
+        errors = [nt.error]
+        for t in range(self.n_terminals):
+            ig, eg = self.ingress[t], self.egress[t]
+            m.submodules[f"ingress_{t}"] = ig
+            m.submodules[f"egress_{t}"] = eg
+            for f in _BEAT:
+                m.d.comb += getattr(ig, f"s_axis_{f}").eq(getattr(self, f"s_axis_{t}_{f}"))
+                m.d.comb += getattr(self, f"m_axis_{t}_{f}").eq(getattr(eg, f"m_axis_{f}"))
+            m.d.comb += [getattr(self, f"s_axis_{t}_tready").eq(ig.s_axis_tready),
+                         eg.m_axis_tready.eq(getattr(self, f"m_axis_{t}_tready")),
+                         nt.inj_flit_t[t].eq(ig.inj_flit), nt.inj_valid_t[t].eq(ig.inj_valid),
+                         ig.inj_credit_vc.eq(nt.inj_credit_t_ivc[t]),
+                         eg.ej_flit.eq(nt.ej_flit_t[t]), eg.ej_valid.eq(nt.ej_valid_t[t])]
+            errors += [ig.error, eg.error]
+        m.d.comb += self.error.eq(Cat(*errors).any())
+        return m
