@@ -31,8 +31,10 @@ from pathlib import Path
 
 __all__ = ["cosim_network", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS"]
 
-#: routings the RTL router implements (router-spec sections); the others are refused before any work
-SUPPORTED_ROUTINGS = ("sp",)
+#: routings the RTL router implements (router-spec sections); the others are refused before any work:
+#: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
+#: DOR route table; ``sp`` elsewhere)
+SUPPORTED_ROUTINGS = ("sp", "min")
 #: simulators the runner accepts
 SIMULATORS = ("verilator", "icarus")
 #: terminal interfaces: AXI4-Stream ports (the switch top) or flit-level ports (the bare network top)
@@ -89,6 +91,34 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
                 os.environ["MAKEFLAGS"] = old_flags
         ok.write_text("ok\n")
         return bdir, time.perf_counter() - t0
+
+
+def _rtl_table(cfg):
+    """The route table the RTL routers hold for ``cfg``, or ValueError naming ``--routing``.
+
+    ``sp`` (and ``min`` where it means ``sp``) use the golden model's own table. ``min`` on a HyperX-family
+    network is Kim's dimension-order routing (§R7): one VC class, the lowest differing dimension first,
+    which is exactly the one-class table ``compile_dor_table`` -- the VC choice (§R5) is the same rule on
+    both sides. Parallel lanes (the 2DFB) choose a lane by queue length, which no table holds.
+    """
+    from radixnet.gen.routing import HYPERX_FAMILIES, compile_dor_table, compile_hyperx
+
+    net = cfg.net
+    if cfg.routing == "sp" or (cfg.routing == "min" and cfg._table is not None and cfg._code == _table_code()
+                               and getattr(cfg._table, "cls", None) is None):
+        return cfg._table
+    if cfg.routing == "min" and net.family in HYPERX_FAMILIES and cfg._table is None:
+        if compile_hyperx(net).port_lanes.shape[-1] > 1:
+            raise ValueError("--routing: min on parallel lanes (2dfb) picks a lane by queue length; the RTL "
+                             "router holds route tables only so far (use sp)")
+        return compile_dor_table(net)
+    raise ValueError(f"--routing: the RTL router implements {', '.join(SUPPORTED_ROUTINGS)} so far "
+                     f"(router-spec §R7, §R7a), got {cfg.routing!r} on {net.family}")
+
+
+def _table_code():
+    from radixnet.gen.routing import TABLE
+    return TABLE
 
 
 def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
@@ -153,9 +183,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts)
-    if cfg.routing not in SUPPORTED_ROUTINGS or not hasattr(cfg, "_table") or cfg._table is None:
-        raise ValueError(f"--routing: the RTL router implements {', '.join(SUPPORTED_ROUTINGS)} so far "
-                         f"(router-spec §R7a), got {routing!r}")
+    table = _rtl_table(cfg)
     t0 = time.perf_counter()
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
@@ -164,9 +192,9 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
-        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
+        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault)
     else:
-        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=cfg._table, fault=fault)
+        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     root = Path(build_root)

@@ -65,6 +65,20 @@ def test_patterns(traffic):
     assert_match(v)
 
 
+def test_min_dimension_order_two_dimensions():
+    """Kim's `min` (dimension order, §R7) on a 2-dimension flattened butterfly, worst-case traffic, wormhole."""
+    v = run("fbfly", {"k": 2, "n": 3}, routing="min", traffic="worst-case", load=0.8, cycles=250, vcs=2,
+            vc_depth=3, packet_length=2, seed=5)
+    assert_match(v)
+    assert v["stall_cycles"] > 0
+
+
+def test_unsupported_routing_is_refused():
+    from radixnet.cosim.run import cosim_network
+    with pytest.raises(ValueError, match="--routing"):
+        cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal", build_root=CACHE)
+
+
 def test_flit_level_network_top():
     """The bare network top (flit-level terminals), multi-flit packets at saturation."""
     v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=3, packet_length=3, seed=4, terminals="flit")
