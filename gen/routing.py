@@ -3,8 +3,14 @@
 A routing is separate from the topology: :class:`Routing` names the rule, its
 VC classes and the allocator it needs; :func:`compile_hyperx` turns a
 HyperX-family Network (fbfly, hyperx, 2dfb, hypercube) into the port tables
-the golden kernel and the RTL route computation read. Routing relations for
-the other families arrive with issue 5.
+the golden kernel and the RTL route computation read. :func:`resolve` decides
+which routings a network takes and how they run; the other families route on
+tables: ``sp`` (:func:`compile_table`, §R7a), ``dor`` on tori, meshes and
+hypercubes (:func:`compile_dor`), the TTN paper's ``hdor`` (:func:`compile_hdor`),
+the butterfly's ``dest-tag`` (:func:`compile_dest_tag`) and the folded Clos's
+``clos-adaptive`` (:func:`compile_clos_adaptive`), router-spec §R7d. Every table
+routing is checked for an acyclic channel-dependency graph
+(:func:`check_deadlock_free`, :func:`check_clos_adaptive`).
 
 Examples
 --------
@@ -27,13 +33,14 @@ from .params import ParamError
 
 __all__ = ["Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx", "HYPERX_FAMILIES", "RouteTable",
            "compile_table", "compile_dor_table", "channel_dependencies", "check_deadlock_free", "DeadlockError",
-           "uniform_channel_load", "TABLE_VERSION", "TABLE_CODES"]
-
-HYPERX_FAMILIES = ("fbfly", "hyperx", "2dfb", "hypercube")
+           "uniform_channel_load", "TABLE_CODES", "compile_dor", "DOR_FAMILIES", "compile_hdor",
+           "HDOR_FAMILIES", "HDOR_ASSIGNMENTS", "compile_dest_tag", "compile_clos_adaptive", "clos_up_ports", "check_clos_adaptive",
+           "clos_adaptive_dependencies", "Plan", "resolve", "accepted_routings"]
 
 # kernel codes
 MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6
 TVAL, TUGAL_L, TUGAL_G = 7, 8, 9  # table-driven versions for any topology
+TCLOS = 10  # clos-adaptive: adaptive up phase, table down phase (folded Clos)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,11 @@ class Routing:
         Packets carry a random intermediate router drawn at creation.
     doc : str
         One line.
+    families : tuple of str, optional
+        The topology families it runs on; ``None``: every family (see :func:`resolve`).
+    vcs_per_class : int, optional
+        Default VCs per class (``--vcs`` not given); ``None``: the simulator's rule (two per class for
+        the flattened-butterfly routings, one for the table routings).
     """
 
     name: str
@@ -62,6 +74,8 @@ class Routing:
     n_classes: int | None
     intermediate: bool
     doc: str
+    families: tuple[str, ...] | None = None
+    vcs_per_class: int | None = None
 
     def classes(self, net: Network) -> int:
         if self.n_classes is not None:
@@ -71,26 +85,31 @@ class Routing:
         return 2 * dims if self.code == PRIO else dims
 
 
+HYPERX_FAMILIES = ("fbfly", "hyperx", "2dfb", "hypercube")
+
 ROUTINGS: dict[str, Routing] = {r.name: r for r in (
-    Routing("min", MIN, "greedy", 1, False, "dimension-order minimal routing"),
+    Routing("min", MIN, "greedy", 1, False, "dimension-order minimal routing (torus/mesh: dor; families "
+                                           "without dimensions: sp)"),
     Routing("min-ad", MIN_AD, "greedy", None, False,
-            "minimal adaptive: productive channel with the shortest queue; VC by hops remaining (Kim §3.1)"),
+            "minimal adaptive: productive channel with the shortest queue; VC by hops remaining (Kim §3.1)",
+            families=HYPERX_FAMILIES),
     Routing("val", VAL, "greedy", 2, True, "Valiant: DOR to a random intermediate router, then DOR (2 VCs)"),
     Routing("ugal", UGAL, "greedy", 2, True, "UGAL: minimal vs Valiant by queue x hops, greedy allocator"),
     Routing("ugal-s", UGAL, "sequential", 2, True, "UGAL with the sequential allocator (Kim §3.1)"),
     Routing("clos-ad", CLOS_AD, "sequential", 2, False,
-            "adaptive Clos: least-loaded intermediate in the flattened Clos, sequential allocator"),
+            "adaptive Clos: least-loaded intermediate in the flattened Clos, sequential allocator",
+            families=HYPERX_FAMILIES),
     Routing("2dfb-adaptive", PRIO, "sequential", None, False,
-            "2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy Algorithm 1), threshold --threshold"),
+            "2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy Algorithm 1), threshold --threshold",
+            families=HYPERX_FAMILIES),
     Routing("ugal-l", TUGAL_L, "greedy", None, True,
             "UGAL with local queue estimates over the route tables (Slim Fly UGAL-L), any topology"),
     Routing("ugal-g", TUGAL_G, "greedy", None, True,
             "UGAL with global knowledge: the queues along the whole route (Slim Fly UGAL-G), any topology"),
 )}
 
-#: On networks outside the HyperX family these routings run on the route tables (router-spec §R7c).
-TABLE_VERSION = {"min": "sp", "val": TVAL, "ugal": TUGAL_L, "ugal-s": TUGAL_L}
-TABLE_CODES = (TABLE, TVAL, TUGAL_L, TUGAL_G)
+#: Kernel codes that read the route tables (which routing runs how on a network: :func:`resolve`).
+TABLE_CODES = (TABLE, TVAL, TUGAL_L, TUGAL_G, TCLOS)
 
 
 def get_routing(name: str) -> Routing:
@@ -155,6 +174,107 @@ def compile_hyperx(net: Network) -> HyperXTables:
 ROUTINGS["sp"] = Routing("sp", TABLE, "greedy", None, False,
                          "shortest path for any topology (minimal ports spread by destination), VC class = hops "
                          "taken (deadlock-free with as many classes as the diameter)")
+ROUTINGS["dor"] = Routing("dor", TABLE, "greedy", None, False,
+                          "dimension-order routing with dateline VCs (torus: 2 classes; mesh, hypercube e-cube: 1)",
+                          families=("torus", "mesh", "hypercube"), vcs_per_class=2)
+ROUTINGS["hdor"] = Routing("hdor", TABLE, "greedy", None, False,
+                           "TTN/TESH hierarchical dimension-order routing through the outlets, 4 VC classes "
+                           "(Rahman et al. 2009 §3, Theorem 1)", families=("ttn", "tesh"), vcs_per_class=1)
+ROUTINGS["dest-tag"] = Routing("dest-tag", TABLE, "greedy", None, False,
+                               "butterfly destination-tag routing (the unique path), 1 VC class",
+                               families=("butterfly",), vcs_per_class=2)
+ROUTINGS["clos-adaptive"] = Routing("clos-adaptive", TCLOS, "sequential", 1, False,
+                                    "folded Clos: up phase to the shortest up queue, deterministic down phase "
+                                    "(Adaptive Clos as in Thamarakuzhi & Chandy §IV)", families=("clos",),
+                                    vcs_per_class=2)
+
+#: routings that route through an intermediate router (refused on indirect networks)
+_TWO_PHASE = {"val", "ugal", "ugal-s", "ugal-l", "ugal-g"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a routing runs on one network (:func:`resolve`).
+
+    Attributes
+    ----------
+    routing : Routing
+        The routing asked for.
+    code : int
+        Kernel code.
+    table : str or None
+        The route table it needs: ``"sp"``, ``"dor"``, ``"hdor"``, ``"dest-tag"``, ``"clos-adaptive"``,
+        ``"two-phase"`` (val / ugal / ugal-l / ugal-g on the shortest-path tables, §R7c) or ``None``
+        (the flattened-butterfly kernels, §R7/§R7b).
+    """
+
+    routing: Routing
+    code: int
+    table: str | None
+
+
+def resolve(name: str, net: Network) -> Plan:
+    """Decide whether routing ``name`` runs on ``net`` and how: the one place that decides (CLI and simulator).
+
+    ``min`` is dimension order: Kim's DOR kernel on the flattened-butterfly/HyperX families, ``dor`` on a
+    torus or mesh (router-spec §R7d), ``sp`` on every other family (no dimensions). ``val``, ``ugal`` and
+    ``ugal-s`` outside the HyperX families, and ``ugal-l``/``ugal-g`` everywhere, run on the route tables
+    (§R7c) and need a direct network.
+
+    Raises
+    ------
+    ParamError
+        ``--routing`` naming the routings this network accepts.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> resolve("min", build("torus", dims=[4, 4])).table, resolve("min", build("fbfly", k=4, n=2)).table
+    ('dor', None)
+    >>> resolve("hdor", build("torus", dims=[4, 4]))
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.ParamError: --routing: hdor needs --topo ttn or tesh (got torus); torus takes min, val, ugal, ugal-s, ugal-l, ugal-g, sp, dor
+    """
+    r = get_routing(name)
+    fam = net.family
+    if r.families is not None and fam not in r.families:
+        raise ParamError("routing", f"{name} needs --topo {' or '.join(r.families)} (got {fam}); {fam} takes "
+                                    f"{', '.join(accepted_routings(net))}")
+    if name in _TWO_PHASE and not (fam in HYPERX_FAMILIES and name in ("val", "ugal", "ugal-s")) \
+            and not net.is_direct:
+        raise ParamError("routing", f"{name} routes through an intermediate router and needs a direct network; "
+                                    f"{fam} is indirect ({fam} takes {', '.join(accepted_routings(net))})")
+    hyperx = fam in HYPERX_FAMILIES and net.coords is not None
+    if name == "min":
+        if hyperx:
+            return Plan(r, MIN, None)
+        return Plan(r, TABLE, "dor" if fam in ("torus", "mesh") else "sp")
+    if name in ("sp", "dor", "hdor", "dest-tag"):
+        return Plan(r, TABLE, name)
+    if name == "clos-adaptive":
+        return Plan(r, TCLOS, "clos-adaptive")
+    if name in ("val", "ugal", "ugal-s"):
+        if hyperx:
+            return Plan(r, r.code, None)
+        return Plan(r, TVAL if name == "val" else TUGAL_L, "two-phase")
+    if name in ("ugal-l", "ugal-g"):
+        return Plan(r, r.code, "two-phase")
+    return Plan(r, r.code, None)
+
+
+def accepted_routings(net: Network) -> list[str]:
+    """The routings :func:`resolve` accepts on ``net``, in registry order."""
+    out = []
+    for name in ROUTINGS:
+        r = ROUTINGS[name]
+        if r.families is not None and net.family not in r.families:
+            continue
+        if name in _TWO_PHASE and not (net.family in HYPERX_FAMILIES and name in ("val", "ugal", "ugal-s")) \
+                and not net.is_direct:
+            continue
+        out.append(name)
+    return out
 
 #: table routing works up to this many routers (the table is routers x routers)
 MAX_TABLE_ROUTERS = 4096
@@ -172,9 +292,16 @@ class RouteTable:
     dist : ndarray (R, R) of int32
         Router hop distance.
     classes : int
-        VC classes; a packet's class is ``min(hops taken, classes - 1)``.
+        VC classes; without ``cls`` a packet's class is ``min(hops taken, classes - 1)``.
     eject_port, term_router : ndarray (T,)
         Ejection router and port of each terminal.
+    cls : ndarray (R, R) of int32, optional
+        VC class of the hop from router r toward destination router d (router-spec §R7d), already
+        capped at ``classes - 1``; ``-1`` (or no table at all, the default) means the hop-index rule
+        ``min(hops taken, classes - 1)`` of §R7a. Set by ``dor`` and ``hdor``, whose classes are
+        functions of the current and the destination router only.
+    routing : str
+        The routing the table implements (names it in errors); ``"sp"`` by default.
     """
 
     next_port: np.ndarray
@@ -182,6 +309,16 @@ class RouteTable:
     classes: int
     eject_port: np.ndarray
     term_router: np.ndarray
+    cls: np.ndarray | None = None
+    routing: str = "sp"
+
+    def hop_class(self, cur: np.ndarray, dst: np.ndarray, hops) -> np.ndarray:
+        """VC class of the hop from routers ``cur`` toward routers ``dst`` after ``hops`` hops (§R5)."""
+        by_hops = np.minimum(np.asarray(hops, dtype=np.int64), self.classes - 1)
+        if self.cls is None:
+            return np.broadcast_to(by_hops, np.shape(cur)).astype(np.int64)
+        c = self.cls[cur, dst].astype(np.int64)
+        return np.where(c >= 0, c, by_hops)
 
 
 def compile_table(net: Network, classes: int | None = None) -> RouteTable:
@@ -240,8 +377,9 @@ class DeadlockError(ValueError):
 def _walk_routes(net: Network, table: RouteTable):
     """Walk every route between terminal routers at once, one hop per step.
 
-    Yields ``(pair, channel, hop)`` arrays for each step, ``pair`` indexing the (source router,
-    destination router) pairs of ``np.unique(inj_router) x np.unique(ej_router)`` without s == d.
+    Yields ``(pair, channel, cls)`` arrays for each step, ``pair`` indexing the (source router,
+    destination router) pairs of ``np.unique(inj_router) x np.unique(ej_router)`` without s == d and
+    ``cls`` the VC class of the hop (:meth:`RouteTable.hop_class`).
     """
     out_ch = net.port_table()["out_channel"]
     src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
@@ -251,32 +389,86 @@ def _walk_routes(net: Network, table: RouteTable):
     cur, dst = cur[pair], dst[pair]
     hop = 0
     while cur.size:
-        ch = out_ch[cur, table.next_port[cur, dst]]
-        yield pair, ch, hop
+        port = table.next_port[cur, dst]
+        if np.any(port < 0):
+            raise DeadlockError(f"{table.routing}: router {int(cur[port < 0][0])} has no route toward router "
+                                f"{int(dst[port < 0][0])}")
+        ch = out_ch[cur, port]
+        yield pair, ch, table.hop_class(cur, dst, hop)
         cur = net.dst[ch]
         hop += 1
         alive = cur != dst
         pair, cur, dst = pair[alive], cur[alive], dst[alive]
-        if hop > net.num_routers:
-            raise DeadlockError("routing loop: a route does not reach its destination")
+        if hop > 4 * net.num_routers:
+            raise DeadlockError(f"{table.routing}: routing loop, a route does not reach its destination")
 
 
 def channel_dependencies(net: Network, table: RouteTable) -> tuple[np.ndarray, np.ndarray, int]:
-    """Edges (u, v) of the channel-dependency graph of ``sp`` over nodes ``channel * classes + class``.
+    """Edges (u, v) of the channel-dependency graph of a table routing over nodes ``channel * classes + class``.
 
     A packet holding channel c in class k that next takes channel c' in class k' adds (c,k) -> (c',k').
     """
     K = table.classes
+    R = net.num_routers
+    if table.cls is not None and not np.any((table.cls < 0) & ~np.eye(R, dtype=bool)):
+        return _table_dependencies(net, table)
     n_pairs = np.unique(net.inj_router).size * np.unique(net.ej_router).size
     prev = np.full(n_pairs, -1, np.int64)
     us, vs = [], []
-    for pair, ch, hop in _walk_routes(net, table):
-        node = ch * K + min(hop, K - 1)
+    for pair, ch, cls in _walk_routes(net, table):
+        node = ch * K + cls
         p = prev[pair]
         m = p >= 0
         us.append(p[m])
         vs.append(node[m])
         prev[pair] = node
+    u = np.concatenate(us) if us else np.zeros(0, np.int64)
+    v = np.concatenate(vs) if vs else np.zeros(0, np.int64)
+    N = net.num_channels * K
+    key = np.unique(u * N + v)
+    return key // N, key % N, N
+
+
+def _table_dependencies(net: Network, table: RouteTable) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dependency edges of a table whose classes depend on (router, destination) only (``dor``, ``hdor``).
+
+    Then a hop is fixed by its router and destination, so the graph has one edge per router on a
+    route toward d (not the last): (its channel toward d) -> (the next router's channel toward d),
+    without walking each source's route: O(R^2) work and memory for R routers.
+    """
+    K = table.classes
+    R = net.num_routers
+    out_ch = net.port_table()["out_channel"]
+    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
+    us, vs = [], []
+    step = max(1, (1 << 21) // max(R, 1))
+    for d0 in range(0, dst_r.size, step):
+        d = dst_r[d0:d0 + step]
+        on = np.zeros((R, d.size), bool)           # routers on some route toward each d
+        on[src_r] = True
+        on[d, np.arange(d.size)] = False
+        port = table.next_port[:, d]
+        if np.any(on & (port < 0)):
+            r, c = np.argwhere(on & (port < 0))[0]
+            raise DeadlockError(f"{table.routing}: router {r} has no route toward router {d[c]}")
+        ch = np.where(port >= 0, out_ch[np.arange(R)[:, None], np.maximum(port, 0)], -1)
+        nb = np.where(ch >= 0, net.dst[np.maximum(ch, 0)], -1)
+        for _ in range(R + 1):                     # close under "next router" (the route's remainder)
+            r, c = np.nonzero(on)
+            n = nb[r, c]
+            grow = (n != d[c]) & ~on[n, c]
+            if not grow.any():
+                break
+            on[n[grow], c[grow]] = True
+        else:
+            raise DeadlockError(f"{table.routing}: routing loop, a route does not reach its destination")
+        r, c = np.nonzero(on)
+        n = nb[r, c]
+        cont = n != d[c]
+        r, c, n = r[cont], c[cont], n[cont]
+        dc = d[c]
+        us.append(ch[r, c] * K + table.hop_class(r, dc, 0))
+        vs.append(ch[n, c] * K + table.hop_class(n, dc, 0))
     u = np.concatenate(us) if us else np.zeros(0, np.int64)
     v = np.concatenate(vs) if vs else np.zeros(0, np.int64)
     N = net.num_channels * K
@@ -317,10 +509,15 @@ def check_deadlock_free(net: Network, table: RouteTable) -> int:
     ...
     radixnet.gen.routing.DeadlockError: sp with 1 VC class on torus has a cyclic channel-dependency graph: 0->1 (class 0) -> 1->2 (class 0) -> 2->3 (class 0) -> 3->4 (class 0) -> 4->5 (class 0) -> 5->0 (class 0) -> back to the start
     """
+    u, v, n = channel_dependencies(net, table)
+    return _check_acyclic(net, u, v, n, table.classes, table.routing)
+
+
+def _check_acyclic(net: Network, u: np.ndarray, v: np.ndarray, n: int, K: int, what: str) -> int:
+    """Raise :class:`DeadlockError` naming one cycle of the dependency graph (u, v) over ``channel * K + class``."""
     from scipy import sparse
     from scipy.sparse import csgraph
 
-    u, v, n = channel_dependencies(net, table)
     g = sparse.coo_array((np.ones(u.size, np.int8), (u, v)), shape=(n, n)).tocsr()
     ncomp, labels = csgraph.connected_components(g, directed=True, connection="strong")
     sizes = np.bincount(labels, minlength=ncomp)
@@ -328,15 +525,20 @@ def check_deadlock_free(net: Network, table: RouteTable) -> int:
     if np.all(sizes <= 1) and not np.any(self_loop):
         return int(u.size)
     import networkx as nx
-    comp = int(np.argmax(sizes))
-    nodes = set(np.flatnonzero(labels == comp).tolist())
-    sub = nx.DiGraph([(int(a), int(b)) for a, b in zip(u, v) if int(a) in nodes and int(b) in nodes])
-    cycle = nx.find_cycle(sub)
-    K = table.classes
+    if np.any(sizes > 1):
+        comp = int(np.argmax(sizes))
+        nodes = set(np.flatnonzero(labels == comp).tolist())
+        sub = nx.DiGraph([(int(a), int(b)) for a, b in zip(u, v) if int(a) in nodes and int(b) in nodes])
+        cycle = nx.find_cycle(sub)
+    else:
+        a = int(u[self_loop][0])
+        cycle = [(a, a)]
     start = min(range(len(cycle)), key=lambda i: cycle[i][0])
     cycle = cycle[start:] + cycle[:start]
     names = [f"{net.src[a // K]}->{net.dst[a // K]} (class {a % K})" for a, _ in cycle]
-    raise DeadlockError(f"sp with {K} VC class{'es' if K > 1 else ''} on {net.family} has a cyclic "
+    if len(names) > 24:  # keep the message one readable line
+        names = names[:24] + [f"... ({len(cycle)} channels in all)"]
+    raise DeadlockError(f"{what} with {K} VC class{'es' if K > 1 else ''} on {net.family} has a cyclic "
                         f"channel-dependency graph: {' -> '.join(names)} -> back to the start")
 
 
@@ -352,3 +554,462 @@ def compile_dor_table(net: Network) -> RouteTable:
     nxt = np.where(diff.any(axis=2), nxt, -1).astype(np.int32)
     dist = diff.sum(axis=2).astype(np.int32)
     return RouteTable(nxt, dist, 1, t.eject_port, t.term_router)
+
+
+# ------------------------------------------------------- deterministic tables per family (§R7d)
+def _route_lengths(net: Network, next_port: np.ndarray, what: str) -> np.ndarray:
+    """Hops of every table route (R x R), by pointer doubling; refuses a table whose routes loop."""
+    R = net.num_routers
+    out_ch = net.port_table()["out_channel"]
+    dist = np.zeros((R, R), np.int32)
+    rounds = max(1, int(np.ceil(np.log2(4 * R + 1))) + 1)
+    step = max(1, (1 << 21) // max(R, 1))
+    rows = np.arange(R)[:, None]
+    for d0 in range(0, R, step):
+        cols = np.arange(d0, min(R, d0 + step))
+        port = next_port[:, cols]
+        moving = port >= 0
+        ch = out_ch[rows, np.where(moving, port, 0)]
+        ptr = np.where(moving & (ch >= 0), net.dst[np.maximum(ch, 0)], rows).astype(np.int64)
+        length = moving.astype(np.int64)
+        j = np.arange(cols.size)[None, :]
+        for _ in range(rounds):
+            length = length + length[ptr, j]
+            ptr = ptr[ptr, j]
+        ok = (ptr == cols[None, :]) | ~np.isin(np.arange(R), np.unique(net.inj_router))[:, None]
+        if not np.all(ok):
+            r, c = np.argwhere(~ok)[0]
+            raise DeadlockError(f"{what}: the route from router {r} does not reach router {cols[c]}")
+        dist[:, cols] = np.minimum(length, np.iinfo(np.int32).max)
+    return dist
+
+
+def _cap_classes(cls: np.ndarray, need: int, classes: int | None, what: str) -> tuple[np.ndarray, int]:
+    """Apply ``--vc-classes``: fewer classes than the routing uses map the upper ones onto the last."""
+    K = need if classes is None else int(classes)
+    if K < 1:
+        raise ParamError("vc-classes", f"must be an integer >= 1 (got {classes})")
+    return np.where(cls >= 0, np.minimum(cls, K - 1), cls).astype(np.int32), K
+
+
+def _pair_chunks(R: int):
+    step = max(1, (1 << 20) // max(R, 1))
+    for r0 in range(0, R, step):
+        r = np.arange(r0, min(R, r0 + step))
+        rr, dd = np.meshgrid(r, np.arange(R), indexing="ij")
+        yield rr.ravel(), dd.ravel()
+
+
+def _ring_step(x, t, k, wrap: bool):
+    """Direction (+1/-1) and dateline class of one ring (torus) or line (mesh) dimension, x != t.
+
+    Torus (router-spec §R7d): the shorter way round, ties (offset exactly k/2) going ``+``; class 0
+    while the wrap-around link (k-1 -> 0 going ``+``, 0 -> k-1 going ``-``) still lies ahead, else 1.
+    Mesh: toward ``t``, class 0.
+    """
+    if wrap:
+        o = (t - x) % k
+        plus = 2 * o <= k
+        ahead = np.where(plus, t < x, t > x)
+        return np.where(plus, 1, -1), np.where(ahead, 0, 1)
+    return np.where(t > x, 1, -1), np.zeros(np.shape(x), np.int64)
+
+
+def _ring_dist(x, t, k, wrap: bool):
+    o = np.abs(t - x)
+    return np.minimum(o, k - o) if wrap else o
+
+
+#: families with the dimension-order routing ``dor`` (router-spec §R7d)
+DOR_FAMILIES = ("torus", "mesh", "hypercube")
+
+
+def compile_dor(net: Network, classes: int | None = None) -> RouteTable:
+    """Dimension-order routing with dateline VC classes on a torus, mesh or hypercube (router-spec §R7d).
+
+    Dimension order (Dally & Towles ch. 14; Kim et al. §3.1 "DOR"): the lowest dimension in which
+    the current and the destination router differ is corrected first. In a torus each dimension is
+    a ring, taken the shorter way round (offset exactly ``k/2``: ``+``), with two VC classes: class 0
+    while the ring's wrap-around link still lies ahead on the packet's way, class 1 once it is
+    behind (or never on it); the class restarts in every dimension. That is the dateline scheme of
+    Dally & Seitz (1987) that the TTN paper's Lemma 4 uses (Rahman et al. 2009 §3.2, Fig. 6): class
+    0 channels never close a ring because the channel leaving coordinate 0 (``+``) or ``k-1``
+    (``-``) is never used in class 0, class 1 never crosses the wrap-around link, and dimensions are
+    only entered in increasing order. A mesh needs one class (no ring); the hypercube's dimension
+    order is e-cube routing (one class; Kim §3.3).
+
+    Parameters
+    ----------
+    net : Network
+        A ``torus``, ``mesh`` or ``hypercube`` network.
+    classes : int, optional
+        VC classes (``--vc-classes``); default 2 on a torus, 1 otherwise. Fewer than the routing
+        uses fold the upper classes onto the last one, which :func:`check_deadlock_free` refuses on a
+        torus (it names a ring of the channel-dependency graph).
+
+    Returns
+    -------
+    RouteTable
+        ``next_port``, ``dist`` (= hops of the dimension-order route, minimal) and the per-(router,
+        destination) class table ``cls``.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> ring = build("torus", dims=[5])
+    >>> t = compile_dor(ring)
+    >>> t.classes, t.dist[0].tolist(), t.cls[3].tolist()   # only 3 -> 0 (+, via 4 -> 0) crosses the wrap
+    (2, [0, 1, 2, 2, 1], [0, 1, 1, -1, 1])
+    >>> check_deadlock_free(ring, compile_dor(ring, classes=1))
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.routing.DeadlockError: dor with 1 VC class on torus has a cyclic channel-dependency graph: 0->1 (class 0) -> 1->2 (class 0) -> 2->3 (class 0) -> 3->4 (class 0) -> 4->0 (class 0) -> back to the start
+    """
+    if net.family not in DOR_FAMILIES or net.coords is None or net.coords.shape[1] == 0:
+        raise ParamError("routing", f"dor is dimension-order routing on {', '.join(DOR_FAMILIES)} (got "
+                                    f"{net.family}; fbfly/hyperx/2dfb use min, any network sp)")
+    R = net.num_routers
+    if R > MAX_TABLE_ROUTERS:
+        raise ParamError("routing", f"dor builds a routers x routers table; at most {MAX_TABLE_ROUTERS} "
+                                    f"routers (this network has {R})")
+    coords = net.coords
+    dims = (coords.max(0) + 1).astype(np.int64)
+    D = dims.size
+    nxt = np.full((R, R), -1, np.int32)
+    cls = np.full((R, R), -1, np.int32)
+    if net.family == "hypercube":
+        t = compile_hyperx(net)
+        for r, d in _pair_chunks(R):
+            diff = coords[r] != coords[d]
+            dim = np.argmax(diff, axis=1)
+            go = diff.any(axis=1)
+            nxt[r[go], d[go]] = t.port_to[r[go], dim[go], coords[d[go], dim[go]]]
+            cls[r[go], d[go]] = 0
+        need = 1
+    else:
+        wrap = net.family == "torus"
+        tpr = net.terminals_per_router()
+        local = net.src_port - tpr[net.src]                     # network port index (torus.py layout)
+        plus = np.full((R, D), -1, np.int64)
+        minus = np.full((R, D), -1, np.int64)
+        sel = local == 2 * net.tag
+        plus[net.src[sel], net.tag[sel]] = net.src_port[sel]
+        sel = local == 2 * net.tag + 1
+        minus[net.src[sel], net.tag[sel]] = net.src_port[sel]
+        for r, d in _pair_chunks(R):
+            diff = coords[r] != coords[d]
+            go = diff.any(axis=1)
+            r, d, dim = r[go], d[go], np.argmax(diff[go], axis=1)
+            x, tt = coords[r, dim], coords[d, dim]
+            sign, c = _ring_step(x, tt, dims[dim], wrap)
+            nxt[r, d] = np.where(sign > 0, plus[r, dim], minus[r, dim])
+            cls[r, d] = c
+        need = 2 if wrap else 1
+    if np.any((nxt < 0) & (np.arange(R)[:, None] != np.arange(R)[None, :])):
+        raise ParamError("topo", f"dor: a {net.family} router lacks a port toward its dimension-order neighbour")
+    cls, K = _cap_classes(cls, need, classes, "dor")
+    table = RouteTable(nxt, np.zeros((R, R), np.int32), K, net.ej_port.copy(), net.ej_router.copy(), cls, "dor")
+    table.dist = _route_lengths(net, nxt, "dor")
+    return table
+
+
+#: families with the TTN paper's hierarchical dimension-order routing ``hdor`` (router-spec §R7d)
+HDOR_FAMILIES = ("ttn", "tesh")
+
+#: VC-class assignments of ``hdor`` (router-spec §R7d): ``auto`` takes ``four`` when its channel-dependency
+#: graph is acyclic, else ``ranked``; ``literal`` is Theorem 1 read literally (cyclic; kept to show it).
+HDOR_ASSIGNMENTS = ("auto", "four", "ranked", "literal")
+
+
+def _hdor_routes(net: Network, r: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Next port and the VC class under each assignment of ``hdor`` for router pairs (r, d), r != d.
+
+    See :func:`compile_hdor`; returns ``(port, {assignment: class})``.
+    """
+    from .families.ttn import outlets
+
+    p = net.params
+    m, L, q = p["m"], p["L"], p["q"]
+    k = 2 ** m
+    bm = "torus" if net.family == "ttn" else "mesh"
+    wrap = bm == "torus"
+    base = int(p["c"])                                   # terminal ports come first (NetworkBuilder)
+    co = net.coords
+    cr, cd = co[r], co[d]
+    hi = 2 * L - 2                                       # columns yL, xL, ..., y2, x2 come first (Eq. 1)
+    y, x = cr[:, hi], cr[:, hi + 1]
+    diff = cr[:, :hi] != cd[:, :hi]
+    up = diff.any(axis=1)                                # the destination is in another BM
+    j = np.argmax(diff, axis=1)                          # stage: column of the highest differing digit
+    rows = np.arange(r.size)
+    ty, tx = cd[:, hi].copy(), cd[:, hi + 1].copy()      # target inside this BM: destination or outlet
+    port = np.full(r.size, -1, np.int64)
+    a = np.zeros(r.size, np.int64)                       # dateline class of the stage's higher-level ring
+    edge = np.zeros(r.size, bool)                        # the outlet is an edge slot (transit crosses BM links)
+    if np.any(up):
+        xs, ts = cr[rows, j], cd[rows, j]
+        off = (ts - xs) % k
+        # Fig. 4: (d_i - s_i) mod 2^m <= 2^m / 2 -> positive, else negative; q = 0 has + links only
+        sign = np.where((q == 0) | (2 * off <= k), 1, -1)
+        a = np.where(np.where(sign > 0, ts < xs, ts > xs), 0, 1)
+        best = np.full(r.size, np.iinfo(np.int64).max)
+        for o in outlets(m, L, q, bm):
+            col = 2 * (L - o.level) + (0 if o.dim == "y" else 1)
+            mine = up & (j == col) & (sign == o.sign)
+            dist = _ring_dist(y, o.out_node[0], k, wrap) + _ring_dist(x, o.out_node[1], k, wrap)
+            take = mine & (dist < best)                  # nearest lane, ties: the lowest (get_group_number)
+            best = np.where(take, dist, best)
+            ty = np.where(take, o.out_node[0], ty)
+            tx = np.where(take, o.out_node[1], tx)
+            port = np.where(take, base + o.out_port, port)
+            edge = np.where(take, o.in_node != o.out_node, edge)
+    at_outlet = up & (y == ty) & (x == tx)               # take the higher-level link
+    # BM_Routing (Fig. 4): y first, then x; the shorter way round a TTN's torus BM (ties +)
+    move_y = y != ty
+    sy, by = _ring_step(y, ty, k, wrap)
+    sx, bx = _ring_step(x, tx, k, wrap)
+    b = np.where(move_y, by, bx)                         # BM dateline class (always 0 in a TESH mesh BM)
+    port = np.where(at_outlet, port, base + np.where(move_y, np.where(sy > 0, 2, 3), np.where(sx > 0, 0, 1)))
+    S = 2 * L - 2
+    return port, {
+        "four": np.where(at_outlet, a, np.where(up, np.where(edge, a, j % 2), 2 + b)),
+        "ranked": np.where(at_outlet, a, np.where(up, 2 * j + a, 2 * S + b)),
+        # Theorem 1 read literally: BM links VC 0/1 by Lemma 4 whatever the phase, higher levels VC 2/3
+        "literal": np.where(at_outlet, 2 + a, b),
+    }
+
+
+def compile_hdor(net: Network, classes: int | None = None, assignment: str = "auto") -> RouteTable:
+    """The TTN paper's hierarchical dimension-order routing on ``ttn``/``tesh`` (router-spec §R7d).
+
+    Routes (Rahman et al. 2009 §3.1, Fig. 4): "Routing of messages in the TTN is performed from top to
+    bottom ... first done at the highest level network; then, after the packet reaches its highest level
+    sub-destination, routing continues within the subnetwork to the next lower level sub-destination";
+    "at each level, vertical routing is performed first ... then the horizontal routing". Stage ``j``
+    (``j = 0`` level L, y; ``1`` level L, x; ``2`` level L-1, y; ...) is the highest address digit in
+    which the BM of the current router and of the destination differ. The packet goes inside its BM to
+    the stage's *outlet* (``outlets`` of :mod:`radixnet.gen.families.ttn`; direction ``+`` iff the
+    offset ``(d_i - s_i) mod 2^m <= 2^m/2`` or q = 0, lane = the nearest outlet, ties to the lowest, the
+    paper's ``get_group_number``) and takes the higher-level link; after the last stage it routes to
+    the destination inside the BM (``BM_Routing``: y then x, the shorter way round a TTN's torus BM,
+    offset exactly 2^m/2 going +). The hop is a function of the current and the destination router, so
+    this is a table. Its hop counts are the routed distances of docs/ttn-metrics.md (Table 1).
+
+    VC classes (Theorem 1: "A TTN with 4 virtual channels is deadlock free"), functions of the current
+    and the destination router:
+
+    * a higher-level hop: ``a`` = 0 while the level's ring wrap-around link lies ahead on the packet's
+      way (the dateline of Lemma 4 / Corollary 1, Eq. 3-4), else 1;
+    * ``four`` (4 classes): a BM hop toward an outlet takes ``a`` when the outlet is an edge slot (its
+      transit crosses BM links) and the dimension's parity (y 0, x 1) at a corner slot; a BM hop in the
+      destination BM takes ``2 + b``, ``b`` the BM ring's dateline (0 in a TESH mesh BM);
+    * ``ranked`` (``4L - 2`` classes): toward an outlet of stage j ``2j + a``, in the destination BM
+      ``2(2L-2) + b``;
+    * ``auto`` (default): ``four`` when its channel-dependency graph is acyclic, else ``ranked``.
+    * ``literal`` reads Theorem 1 literally (BM links VC 0/1 by Lemma 4 in every phase, the paper's
+      "phase-1 and phase-3 can share", higher levels VC 2/3); its dependency graph is cyclic (a packet
+      leaving a BM and one entering it share BM channels in the same class), so it is refused.
+
+    Parameters
+    ----------
+    net : Network
+        A ``ttn`` or ``tesh`` network (at most :data:`MAX_TABLE_ROUTERS` routers).
+    classes : int, optional
+        ``--vc-classes``: fewer classes than the assignment uses fold the upper ones onto the last.
+    assignment : str
+        One of :data:`HDOR_ASSIGNMENTS`.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> net = build("ttn", m=2, L=2, q=0)
+    >>> t = compile_hdor(net)
+    >>> t.classes, int(t.dist.max()), check_deadlock_free(net, t) > 0   # Table 1: diameter 15
+    (4, 15, True)
+    """
+    if net.family not in HDOR_FAMILIES:
+        raise ParamError("routing", f"hdor is the TTN/TESH hierarchical dimension-order routing (Rahman et al. "
+                                    f"2009 §3.1); got {net.family}")
+    if assignment not in HDOR_ASSIGNMENTS:
+        raise ParamError("routing", f"hdor VC assignment must be one of {', '.join(HDOR_ASSIGNMENTS)} "
+                                    f"(got {assignment!r})")
+    R = net.num_routers
+    if R > MAX_TABLE_ROUTERS:
+        raise ParamError("routing", f"hdor builds a routers x routers table; at most {MAX_TABLE_ROUTERS} "
+                                    f"routers (this network has {R})")
+    names = ("four", "ranked") if assignment == "auto" else (assignment,)
+    nxt = np.full((R, R), -1, np.int32)
+    cls = {n: np.full((R, R), -1, np.int8) for n in names}
+    for r, d in _pair_chunks(R):
+        go = r != d
+        r, d = r[go], d[go]
+        nxt[r, d], by = _hdor_routes(net, r, d)
+        for n in names:
+            cls[n][r, d] = by[n]
+    dist = _route_lengths(net, nxt, "hdor")
+
+    def table(name: str) -> RouteTable:
+        need = 4 if name in ("four", "literal") else 4 * net.params["L"] - 2
+        c, K = _cap_classes(cls[name].astype(np.int32), need, classes, "hdor")
+        return RouteTable(nxt, dist, K, net.ej_port.copy(), net.ej_router.copy(), c, "hdor")
+
+    if assignment != "auto":
+        return table(assignment)
+    four = table("four")
+    if classes is not None and classes <= 4:
+        return four          # at most 4 classes asked for: its own check refuses it if it is cyclic
+    try:
+        check_deadlock_free(net, four)
+        return four
+    except DeadlockError:
+        return table("ranked")
+
+
+def compile_dest_tag(net: Network, classes: int | None = None) -> RouteTable:
+    """Destination-tag routing on the butterfly (router-spec §R7d; Dally & Towles ch. 4, Kim et al. §2.1).
+
+    A k-ary n-fly packet for terminal ``t`` leaves stage ``i`` on output port ``t_(n-1-i)``, digit
+    ``n-1-i`` of ``t`` in base k (most significant first,
+    :func:`radixnet.gen.families.butterfly.butterfly_route_port`): the unique path of ``n - 1``
+    inter-router channels. Only digits ``n-1 .. 1`` are used between routers, and they are the row of
+    the destination router, so the port is a function of the destination *router*: entry
+    ``next_port[r, d]`` for a stage-``i`` router ``r`` that reaches ``d`` (``-1`` where it cannot). All
+    channels run from stage i to i + 1, so one VC class makes the channel-dependency graph acyclic.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> net = build("butterfly", k=2, n=3)                  # routers 0-3 stage 0, 8-11 stage 2
+    >>> t = compile_dest_tag(net)
+    >>> t.classes, t.next_port[0, 8 + 3].item(), t.dist[0, 8 + 3].item()   # row 3 = digits 1,1: ports 1, 1
+    (1, 1, 2)
+    """
+    from .families.butterfly import butterfly_route_port
+
+    if net.family != "butterfly":
+        raise ParamError("routing", f"dest-tag is destination-tag routing on the butterfly (got {net.family})")
+    k, n = net.params["k"], net.params["n"]
+    R = net.num_routers
+    stage, row = net.coords[:, 0], net.coords[:, 1]
+    rr, dd = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
+    s, w, ds, dw = stage[rr], row[rr], stage[dd], row[dd]
+    # r reaches d iff d is in the last stage and r's row already carries d's row digits set before stage s:
+    # stage i sets digit n-2-i, so digits n-2 .. n-1-s agree and digits below n-1-s are r's own (Kim §2.1)
+    low = np.int64(k) ** np.maximum(n - 1 - s, 0)
+    reach = (ds == n - 1) & (s < n - 1) & ((w - w % low) == (dw - dw % low))
+    port = butterfly_route_port(k, n, np.minimum(s, n - 1), dw * k)
+    nxt = np.where(reach, port, -1).astype(np.int32)
+    cls, Kc = _cap_classes(np.where(reach, 0, -1), 1, classes, "dest-tag")
+    table = RouteTable(nxt, np.zeros((R, R), np.int32), Kc, net.ej_port.copy(), net.ej_router.copy(), cls,
+                       "dest-tag")
+    table.dist = np.where(reach, ds - s, 0).astype(np.int32)
+    return table
+
+
+# ---------------------------------------------------------------- adaptive folded Clos (§R7d)
+def clos_up_ports(net: Network) -> np.ndarray:
+    """Up ports of every router of a folded Clos, in port order, padded with -1: shape (R, max up ports).
+
+    A port is *up* when its output channel leads to a router of a higher level (``coords[:, 0]``,
+    :mod:`radixnet.gen.families.clos`).
+    """
+    if net.family != "clos":
+        raise ParamError("routing", f"clos-adaptive routes on the folded Clos (clos family); got {net.family}")
+    lev = net.coords[:, 0]
+    up = lev[net.dst] > lev[net.src]
+    R = net.num_routers
+    n_up = np.bincount(net.src[up], minlength=R)
+    out = np.full((R, max(1, int(n_up.max(initial=0)))), -1, np.int64)
+    s, p = net.src[up], net.src_port[up]
+    order = np.lexsort((p, s))
+    s, p = s[order], p[order]
+    rank = np.arange(s.size) - np.searchsorted(s, s, side="left")
+    out[s, rank] = p
+    return out
+
+
+def compile_clos_adaptive(net: Network, classes: int | None = None) -> tuple[RouteTable, np.ndarray]:
+    """The tables of ``clos-adaptive`` (router-spec §R7d): the down phase's table and the up ports.
+
+    Thamarakuzhi & Chandy §IV compare against "Adaptive Clos" (Kim, Dally, Abts, SC06): "In the forward
+    phase any of the output queue in the forward path is adaptively selected by considering the number of
+    packets in each output queue. In the reverse phase routing is deterministic as there exists only a
+    single path to the destination." The forward (up) phase lasts while the ``sp`` table's hop goes up
+    (the destination is not below the router); the kernel then picks the up port with the shortest queue.
+    The backward (down) phase follows the table. Up*/down* routes never turn up after going down, so one VC
+    class suffices; :func:`check_clos_adaptive` checks the dependency graph of every choice.
+
+    Returns
+    -------
+    (RouteTable, ndarray)
+        The table (one class, ``routing="clos-adaptive"``) and :func:`clos_up_ports`.
+    """
+    up = clos_up_ports(net)
+    t = compile_table(net, 1 if classes is None else classes)
+    t.routing = "clos-adaptive"
+    return t, up
+
+
+def clos_adaptive_dependencies(net: Network, table: RouteTable, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Channel-dependency graph of ``clos-adaptive`` over every route it may choose (one VC class).
+
+    From router x toward destination router d the routing may take every up port of x when the table's
+    hop goes up, else the table's (down) hop. Walks the reachable (channel, destination) states and adds
+    an edge from each channel to every channel the routing may take next.
+    """
+    pt = net.port_table()["out_channel"]
+    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
+    is_up = np.zeros(pt.shape, bool)
+    rr, cc = np.nonzero(up >= 0)
+    is_up[rr, up[rr, cc]] = True
+    K = table.classes
+
+    def choices(x, di):
+        """Channels the routing may take at routers x toward dst_r[di] (list of (index, channel))."""
+        d = dst_r[di]
+        port = table.next_port[x, d]
+        going_up = is_up[x, np.maximum(port, 0)] & (port >= 0)
+        res = [(np.flatnonzero(~going_up), pt[x[~going_up], port[~going_up]])]
+        for i in range(up.shape[1]):
+            u = up[x, i]
+            ok = going_up & (u >= 0)
+            res.append((np.flatnonzero(ok), pt[x[ok], u[ok]]))
+        return res
+
+    C, Dn = net.num_channels, dst_r.size
+    seen = np.zeros((C, Dn), bool)
+    S, Di = np.meshgrid(src_r, np.arange(Dn), indexing="ij")
+    x, di = S.ravel(), Di.ravel()
+    keep = x != dst_r[di]
+    x, di = x[keep], di[keep]
+    fc, fd = [], []
+    for idx, ch in choices(x, di):
+        fc.append(ch), fd.append(di[idx])
+    c, di = np.concatenate(fc), np.concatenate(fd)
+    seen[c, di] = True
+    us, vs = [], []
+    while c.size:
+        x = net.dst[c]
+        go = x != dst_r[di]
+        c, di, x = c[go], di[go], x[go]
+        nc, nd = [], []
+        for idx, ch in choices(x, di):
+            us.append(c[idx] * K), vs.append(ch * K)
+            nc.append(ch), nd.append(di[idx])
+        c, di = np.concatenate(nc), np.concatenate(nd)
+        new = ~seen[c, di]
+        c, di = c[new], di[new]
+        key = np.unique(c * Dn + di)
+        c, di = key // Dn, key % Dn
+        seen[c, di] = True
+    u = np.concatenate(us) if us else np.zeros(0, np.int64)
+    v = np.concatenate(vs) if vs else np.zeros(0, np.int64)
+    N = C * K
+    key = np.unique(u * N + v)
+    return key // N, key % N, N
+
+
+def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
+    """Raise :class:`DeadlockError` naming a cycle if ``clos-adaptive``'s dependency graph is cyclic."""
+    u, v, n = clos_adaptive_dependencies(net, table, up)
+    return _check_acyclic(net, u, v, n, table.classes, table.routing)

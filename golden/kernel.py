@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TUGAL_G, TUGAL_L, TVAL, UGAL
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
 
@@ -218,8 +218,50 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
 
 
 @njit(cache=True, _nrt=False)
+def _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ovc_busy, dec, phase, decided, inter):
+    """Adaptive routing on a folded Clos (router-spec §R7d ``clos-adaptive``; Thamarakuzhi & Chandy §IV,
+    Kim, Dally, Abts SC06): while the destination is not below this router (its table hop goes up) the
+    packet takes, of all up ports with an available VC, the one with the shortest queue q (§R7; ties:
+    the lowest port); once it is, the single down path of the table. One VC class.
+    """
+    if r == dr:
+        dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        return True
+    o = tbl[r, dr]
+    going_up = False
+    for i in range(up_port.shape[1]):
+        if up_port[r, i] == o:
+            going_up = True
+            break
+    if not going_up:
+        ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
+        if ov < 0:
+            return False
+        dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        return True
+    best_o = -1
+    best_v = -1
+    best_q = 0
+    for i in range(up_port.shape[1]):
+        u = up_port[r, i]
+        if u < 0:
+            break
+        ov = _best_ovc(credit, ovc_busy, out_term, r, u, 0, V)
+        if ov < 0:
+            continue
+        q = _qlen(credit, out_term, r, u, B)
+        if best_o < 0 or q < best_q:
+            best_o = u; best_v = ov; best_q = q
+    if best_o < 0:
+        return False
+    dec[0] = best_o; dec[1] = best_v; dec[2] = phase; dec[3] = decided; dec[4] = inter
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
+            credit, ovc_busy, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
+            tcls, up_port):
     """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
@@ -231,19 +273,27 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
     decided = pkt_decided[pid]
     inter = pkt_inter[pid]
     if algo == TABLE:
-        # sp: table next hop, VC class = hops taken (capped at the last class)
+        # sp / dor / hdor / dest-tag: table next hop; VC class from the class table (dor, hdor: a function
+        # of this router and the destination router, §R7d) or the hop index capped at the last class (§R7a)
         if r == dr:
             dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
             return True
         o = tbl[r, dr]
-        cls = pkt_hops[pid]
-        if cls >= ncls:
-            cls = ncls - 1
+        cls = -1
+        if tcls.shape[0] > 1:
+            cls = tcls[r, dr]
+        if cls < 0:
+            cls = pkt_hops[pid]
+            if cls >= ncls:
+                cls = ncls - 1
         ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
         if ov < 0:
             return False
         dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
+    if algo == TCLOS:
+        return _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ovc_busy, dec, phase,
+                            decided, inter)
     if algo == TVAL or algo == TUGAL_L or algo == TUGAL_G:
         return _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port, out_term, out_ch,
                                     ch_dst, credit, ovc_busy, pkt_phase, pkt_decided, pkt_inter, pkt_hops, dt, dr,
@@ -391,7 +441,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes, tdist,
+def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes, tdist, tcls, up_port,
                # topology / routing tables
                coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
                ch_dst, ch_dst_port, inj_router, inj_port,
@@ -465,7 +515,8 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
+                                           tcls, up_port):
                                 continue
                             o = dec[0]
                             if out_term[r, o] >= 0 and ovc_busy[r, o, 0]:
@@ -504,7 +555,8 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist):
+                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
+                                           tcls, up_port):
                                 continue
                             if out_term[r, dec[0]] >= 0 and ovc_busy[r, dec[0], 0]:
                                 continue  # ejection port held by another packet (§R5): unavailable

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from radixnet.gen import Network, ParamError
-from radixnet.gen.routing import (HYPERX_FAMILIES, PRIO, TABLE, TABLE_CODES, TABLE_VERSION, HyperXTables, check_deadlock_free, compile_dor_table, compile_hyperx,
-                                  compile_table, get_routing)
+from radixnet.gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive,
+                                  check_deadlock_free, compile_clos_adaptive, compile_dest_tag, compile_dor,
+                                  compile_dor_table, compile_hdor, compile_hyperx, compile_table, get_routing,
+                                  resolve, ROUTINGS)
 
 from . import kernel
 from .traffic import make_pattern
@@ -46,7 +48,10 @@ class SimConfig:
     net : Network
         The topology (a flattened-butterfly / HyperX family for Kim's routings).
     routing : str
-        ``min``, ``min-ad``, ``val``, ``ugal``, ``ugal-s`` or ``clos-ad`` (router-spec §R7).
+        A routing of :data:`radixnet.gen.routing.ROUTINGS` that the network takes (``resolve``):
+        ``min``, ``min-ad``, ``val``, ``ugal``, ``ugal-s``, ``clos-ad``, ``2dfb-adaptive`` (router-spec
+        §R7, §R7b), ``sp``, ``ugal-l``, ``ugal-g`` (§R7a, §R7c), ``dor``, ``hdor``, ``dest-tag``,
+        ``clos-adaptive`` (§R7d).
     traffic : str
         A pattern of :mod:`radixnet.golden.traffic`.
     vcs : int, optional
@@ -74,7 +79,8 @@ class SimConfig:
     threshold : int
         ``2dfb-adaptive`` only: T_h, the output-queue length (flits) up to which a link is taken (§R7b).
     vc_classes : int, optional
-        ``sp`` only: VC classes (default the diameter, which makes hop-index VCs deadlock-free).
+        Table routings only: VC classes (default the routing's own, deadlock-free: the diameter for
+        ``sp``; fewer are refused when they make the channel-dependency graph cyclic).
     traffic_opts : dict
         Options of the traffic pattern (e.g. ``hotspot_fraction``).
     """
@@ -98,50 +104,30 @@ class SimConfig:
     traffic_opts: dict = field(default_factory=dict)
 
     def validate(self) -> "SimConfig":
-        r = get_routing(self.routing)
-        code = r.code
-        if code not in TABLE_CODES and self.net.family not in HYPERX_FAMILIES and self.routing in TABLE_VERSION:
-            alt = TABLE_VERSION[self.routing]
-            code = TABLE if alt == "sp" else alt  # e.g. val/ugal on a Slim Fly run on the route tables
+        plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
+        r = plan.routing
+        code = plan.code
+        net = self.net
         self._code = code
         self._sequential = r.allocator == "sequential"
-        self._intermediate = r.intermediate or code in TABLE_CODES[1:]
-        if code in TABLE_CODES:
-            if code == TABLE:
-                self._table = compile_table(self.net, self.vc_classes)
-                check_deadlock_free(self.net, self._table)  # refuse before any work (raises DeadlockError)
-            else:
-                if not self.net.is_direct:
-                    raise ParamError("routing", f"{self.routing} routes through an intermediate router and needs "
-                                                f"a direct network; {self.net.family} is indirect (use sp)")
-                # two phases of shortest routes: at most 2 x diameter hops; hop-index classes keep the
-                # class rising on every hop, so the dependency graph is acyclic (router-spec §R7c)
-                base = compile_table(self.net)
-                need = 2 * int(base.dist[np.ix_(np.unique(self.net.inj_router),
-                                                np.unique(self.net.ej_router))].max())
-                if self.vc_classes is not None and self.vc_classes < need:
-                    raise ParamError("vc-classes", f"{self.routing} needs at least {need} VC classes here (hop "
-                                                   f"index over two shortest routes); got {self.vc_classes}")
-                self._table = compile_table(self.net, self.vc_classes or need)
-            ncls = self._table.classes
+        self._intermediate = r.intermediate or code in (TVAL, TUGAL_L, TUGAL_G)
+        key = (id(net), self.routing, self.vc_classes)
+        if getattr(self, "_checked", None) == key:  # validated before (the CLI, then the Simulator): keep tables
+            ncls = self._ncls
         else:
-            if self.vc_classes is not None:
-                raise ParamError("vc-classes", f"only the table routing sp takes --vc-classes ({self.routing} "
-                                               f"fixes its classes)")
-            compile_hyperx(self.net)  # refuses non-HyperX topologies with a clear error
-            # Kim's routings use dimension order inside each VC class and only move to higher classes
-            # (phase 0 -> 1; min-ad: n' - hops remaining grows), so their channel-dependency graph is
-            # acyclic iff dimension order within one class is. DOR on a HyperX takes at most one hop
-            # per dimension, in increasing order, so its dependencies only run from lower to higher
-            # dimensions (acyclic); the check below confirms it on every network up to 1024 routers.
-            if self.net.num_routers <= 1024:
-                check_deadlock_free(self.net, compile_dor_table(self.net))
-            ncls = r.classes(self.net)
+            ncls = self._compile(plan)
+            self._checked = key
         self._ncls = ncls
         if self.vcs is None:
             # HyperX routings: two VCs per class (Kim's study, see the spec); table routings: one per
-            # class (the Slim Fly slides' 2 VCs minimal, 4 adaptive)
-            self.vcs = ncls if code in TABLE_CODES else (2 * ncls if ncls <= 4 else ncls)  # two VCs per class: one FIFO per class limits input-queued throughput (HOL)
+            # class (the Slim Fly slides' 2 VCs minimal, 4 adaptive) unless the routing says otherwise
+            per = ROUTINGS[plan.table].vcs_per_class if plan.table in ROUTINGS else r.vcs_per_class
+            if per is not None:
+                self.vcs = per * ncls  # e.g. min on a torus runs dor: its VCs too
+            elif plan.table is not None:
+                self.vcs = ncls
+            else:
+                self.vcs = 2 * ncls if ncls <= 4 else ncls  # one FIFO per class limits input-queued throughput (HOL)
         for name, lo in (("vcs", 1), ("packet_length", 1), ("speedup", 1), ("link_latency", 1), ("window", 10),
                          ("measure", 10), ("watchdog", 10)):
             v = getattr(self, name)
@@ -154,6 +140,47 @@ class SimConfig:
         if self.vc_depth < 1:
             raise ParamError("vc-depth", f"must be an integer >= 1 (got {self.vc_depth})")
         return self
+
+
+    def _compile(self, plan) -> int:
+        """Build the route tables of ``plan`` and refuse a cyclic dependency graph; returns the VC classes."""
+        r, net = plan.routing, self.net
+        self._up = None
+        self._table = None
+        if plan.table is None:
+            if self.vc_classes is not None:
+                raise ParamError("vc-classes", f"only the table routings take --vc-classes ({self.routing} on "
+                                               f"{net.family} fixes its classes)")
+            compile_hyperx(net)  # refuses non-HyperX topologies with a clear error
+            # Kim's routings use dimension order inside each VC class and only move to higher classes
+            # (phase 0 -> 1; min-ad: n' - hops remaining grows), so their channel-dependency graph is
+            # acyclic iff dimension order within one class is. DOR on a HyperX takes at most one hop
+            # per dimension, in increasing order, so its dependencies only run from lower to higher
+            # dimensions (acyclic); the check below confirms it on every network up to 1024 routers.
+            if net.num_routers <= 1024:
+                check_deadlock_free(net, compile_dor_table(net))
+            ncls = r.classes(net)
+        elif plan.table == "two-phase":
+            # two phases of shortest routes: at most 2 x diameter hops; hop-index classes keep the
+            # class rising on every hop, so the dependency graph is acyclic (router-spec §R7c)
+            base = compile_table(net)
+            need = 2 * int(base.dist[np.ix_(np.unique(net.inj_router), np.unique(net.ej_router))].max())
+            if self.vc_classes is not None and self.vc_classes < need:
+                raise ParamError("vc-classes", f"{self.routing} needs at least {need} VC classes here (hop "
+                                               f"index over two shortest routes); got {self.vc_classes}")
+            self._table = compile_table(net, self.vc_classes or need)
+            ncls = self._table.classes
+        elif plan.table == "clos-adaptive":
+            self._table, self._up = compile_clos_adaptive(net, self.vc_classes)
+            check_clos_adaptive(net, self._table, self._up)  # refuse before any work (DeadlockError)
+            ncls = self._table.classes
+        else:
+            compile_fn = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor,
+                          "dest-tag": compile_dest_tag}[plan.table]
+            self._table = compile_fn(net, self.vc_classes)
+            check_deadlock_free(net, self._table)  # refuse before any work (raises DeadlockError)
+            ncls = self._table.classes
+        return ncls
 
 
 class Simulator:
@@ -174,7 +201,7 @@ class Simulator:
         net = cfg.net
         self.routing = get_routing(cfg.routing)
         self.code = cfg._code
-        if self.code in TABLE_CODES:
+        if cfg._table is not None:
             tb = cfg._table
             R0 = net.num_routers
             self.tables = HyperXTables(dims=np.ones(1, np.int64), coords=np.zeros((R0, 1), np.int64),
@@ -183,11 +210,14 @@ class Simulator:
             self.tbl = tb.next_port.astype(np.int64)
             self.tdist = tb.dist.astype(np.int64)
             self.port_lanes = np.full((1, 1, 1, 1), -1, np.int64)
+            self.tcls = tb.cls.astype(np.int64) if tb.cls is not None else np.full((1, 1), -1, np.int64)
         else:
             self.tables = compile_hyperx(net)
             self.tbl = np.zeros((1, 1), np.int64)
             self.tdist = np.zeros((1, 1), np.int64)
             self.port_lanes = self.tables.port_lanes
+            self.tcls = np.full((1, 1), -1, np.int64)
+        self.up_port = cfg._up if cfg._up is not None else np.full((1, 1), -1, np.int64)
         self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
         self.rng = np.random.default_rng(cfg.seed)
         self.trace_on = bool(trace)
@@ -228,6 +258,8 @@ class Simulator:
         self.sq_flit = np.zeros(T, i64)
         self.term_count = np.zeros(T, i64)  # packets created per terminal (for the injection VC, §R3)
         self.hmax = 2 * len(net.coord_names) + 2
+        if cfg._table is not None:  # table routes (two phases at most) can be longer than 2 hops per coordinate
+            self.hmax = max(self.hmax, 2 * int(cfg._table.dist.max(initial=0)) + 2)
         z = lambda *shape: np.zeros(shape, i64)  # noqa: E731
         self._scratch = (z(5), z(P), z(P), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, P * V), z(P),
                          z(P * V))
@@ -335,12 +367,12 @@ class Simulator:
         than the source and destination routers, so that the non-minimal candidate is a non-minimal path.
         """
         R = self.R
-        if self.code in TABLE_CODES and self.routing.name == "val":
+        if self.code == TVAL:
             cand = np.unique(self.cfg.net.inj_router)
             return cand[self.rng.integers(0, cand.size, src.size)]
         if self.routing.name == "val" or R <= 2:
             return self.rng.integers(0, R, src.size)
-        if self.code in TABLE_CODES:
+        if self.code in (TVAL, TUGAL_L, TUGAL_G):
             # any topology: intermediates among the routers that carry terminals (other than the source
             # and destination routers); a Clos spine or butterfly middle stage is never a Valiant target
             cand = np.unique(self.cfg.net.inj_router)
@@ -385,7 +417,7 @@ class Simulator:
             t0, t1, self.code, self.cfg._sequential, self.cfg._ncls,
             self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog,
             self.cfg.threshold if self.code == PRIO else self.cfg.ugal_threshold, self.tbl, self.port_lanes,
-            self.tdist,
+            self.tdist, self.tcls, self.up_port,
             t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
             self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
             self.cfg.net.inj_router, self.cfg.net.inj_port,

@@ -24,7 +24,7 @@ Conventions
   and need ``T`` to be a power of two.
 * Patterns that can map a terminal to itself (the simulator then delivers the
   packet through the terminal's own router) have ``self_traffic = True``:
-  ``bit-reversal``, ``bit-flip``, ``transpose``, ``shuffle``, ``randperm``,
+  ``bit-reversal``, ``bit-flip``, ``transpose``, ``matrix-transpose``, ``shuffle``, ``randperm``,
   ``tornado`` (when ``ceil(k/2)-1 = 0 mod k``, i.e. ``k = 2``; ``T = 2`` for
   non-grid networks). ``uniform``, ``worst-case``, ``complement``, ``shift``,
   ``neighbor``, ``hotspot`` and the three ``2dfb-*`` patterns never do.
@@ -319,6 +319,136 @@ def _make_2dfb_random(net, seed, name):
         table = rng.permutation(T)
         if not np.any(table == np.arange(T)):
             return _perm(name, table, self_traffic=False)
+
+
+@_register("matrix-transpose", "Node(x, y) -> Node(y, x) at every level: each (y_l, x_l) digit pair of a TTN/TESH "
+                              "address swapped (the node in its BM, and the subnetwork at each higher level); on a "
+                              "grid the coordinate order reversed (k x k: x1 <-> x2); same slot",
+           "Rahman et al. 2009 §5.3, §5.4.3 (matrix transpose)")
+def _make_matrix_transpose(net, seed, name):
+    """Rahman et al. 2009 §5.4.3: "each node sends messages to a node with an address of the reversed
+    dimension index, i.e., Node(x, y) communicates with Node(y, x). In the BM, Node(x, y) sends messages to
+    Node(y, x). At higher levels, the x-coordinates and y-coordinates of the subnet modules at a certain
+    level are transposed. For instance, in the Level-2 TTN, BM(x, y) sends messages to BM(y, x)."
+
+    On a TTN/TESH every address group ``(y_l, x_l)`` of Eq. 1 is swapped at once (router index
+    ``sum_i a_i k^i``, :mod:`radixnet.gen.families.ttn`); on a grid the coordinate order is reversed
+    (a k x k grid: the two coordinates swapped; the "reversed dimension index"), which needs dimension
+    sizes that read the same backwards (one dimension: the identity). The terminal's slot on its router
+    is kept. Nodes whose address reads the same transposed map to themselves (``self_traffic``).
+    """
+    groups = _Groups.of(net)
+    per = net.terminals_per_router()
+    c = int(per.max(initial=0))
+    if np.any(per != c) or not np.array_equal(groups.members, np.arange(net.num_terminals)):
+        raise ParamError("traffic", f"{name} needs the same number of terminals on every router, numbered router "
+                                    "by router")
+    if net.family in ("ttn", "tesh"):
+        k = 2 ** int(net.params["m"])
+        digits = net.coords                                  # (yL, xL, ..., y1, x1), most significant first
+        swapped = digits.reshape(digits.shape[0], -1, 2)[:, :, ::-1].reshape(digits.shape)
+        weights = np.int64(k) ** np.arange(digits.shape[1] - 1, -1, -1, dtype=np.int64)
+        new_router = swapped @ weights
+    else:
+        g = _need_grid(name, net)
+        if not np.array_equal(g.dims, g.dims[::-1]):
+            raise ParamError("traffic", f"{name} reverses the coordinate order, so it needs a ttn/tesh network or a "
+                                        f"grid whose dimension sizes read the same backwards (got {net.family} "
+                                        f"with dims {g.dims.tolist()})")
+        new_router = g.coords[:, ::-1] @ g.strides
+    t = np.arange(net.num_terminals, dtype=np.int64)
+    return _perm(name, new_router[net.inj_router] * c + groups.slot[t])
+
+
+@_register("sf-worst-case", "routers joined in paths R1-R2-R3-R4 (R2 the only common neighbour of R1 and R3, R3 "
+                           "of R2 and R4); slot j of R1 <-> slot j of R3 and of R2 <-> R4, so 2p minimal routes "
+                           "share the channel R2 -> R3 (and R3 -> R2); routers left over are paired",
+           "Besta & Hoefler, Slim Fly talk (worst-case traffic); Besta & Hoefler SC14 §5")
+def _make_sf_worst_case(net, seed, name):
+    """The Slim Fly talk's "worst-case traffic" for minimal routing (Besta & Hoefler, SC14 §5): a
+    permutation that puts as many minimal routes as possible on single channels.
+
+    A diameter-2 network has no more than two hops per minimal route, so the most routes that can
+    share one channel without sharing an endpoint router are those of two router pairs at distance 2
+    whose minimal paths run in opposite ends through the same channel: ``R1 -> R2 -> R3`` and
+    ``R2 -> R3 -> R4``. Routers are grouped greedily (in an order drawn from ``seed``, the best of 64
+    orders) into such paths ``R1-R2-R3-R4`` in which R2 is the *only* common neighbour of R1 and R3 and
+    R3 the only one of R2 and R4, so every minimal routing uses the channels ``R2 -> R3`` and
+    ``R3 -> R2``. Terminal slot j of R1 and slot j of R3 send to each other, and so do R2 and R4: each of
+    the two channels carries the 2p flows of 4p terminals, and minimal routing is limited to
+    ``1 / (2p)`` flits per terminal per cycle (p terminals per router). Routers that fit no path (e.g.
+    2 of the 50 of q = 5) are paired with each other (at distance 2 where possible).
+    """
+    from scipy.sparse import csgraph
+
+    groups = _Groups.of(net)
+    per = net.terminals_per_router()
+    routers = groups.routers
+    c = int(per[routers].max(initial=0))
+    if np.any(per[routers] != c) or not np.array_equal(groups.members, np.arange(net.num_terminals)):
+        raise ParamError("traffic", f"{name} needs the same number of terminals on every router that has any, "
+                                    "numbered router by router")
+    if routers.size < 2:
+        raise ParamError("traffic", f"{name} needs at least two routers with terminals (got {routers.size})")
+    A = net.adjacency()
+    A = (A + A.T).tocsr()
+    A.data[:] = 1
+    dist = csgraph.shortest_path(A, unweighted=True)
+    common = (A @ A).toarray()
+    unique2 = (dist == 2) & (common == 1)
+    nbrs = [A.indices[A.indptr[r]:A.indptr[r + 1]] for r in range(net.num_routers)]
+    has_t = np.zeros(net.num_routers, bool)
+    has_t[routers] = True
+    rng = np.random.default_rng(seed)
+
+    def cover(order):
+        used = ~has_t.copy()
+        quads = []
+        for r1 in order:
+            if used[r1]:
+                continue
+            found = None
+            for r2 in nbrs[r1]:
+                if used[r2] or found:
+                    continue
+                for r3 in nbrs[r2]:
+                    if used[r3] or r3 == r1 or not unique2[r1, r3] or found:
+                        continue
+                    for r4 in nbrs[r3]:
+                        if not used[r4] and r4 not in (r1, r2) and unique2[r2, r4]:
+                            found = (r1, r2, r3, r4)
+                            break
+            if found:
+                quads.append(found)
+                used[list(found)] = True
+        return quads
+
+    best = None
+    for _ in range(64):
+        quads = cover(rng.permutation(routers))
+        if best is None or len(quads) > len(best):
+            best = quads
+        if 4 * len(best) >= routers.size - 3:
+            break
+    partner = np.full(net.num_routers, -1, np.int64)
+    for r1, r2, r3, r4 in best:
+        partner[[r1, r3, r2, r4]] = [r3, r1, r4, r2]
+    rest = [int(r) for r in routers if partner[r] < 0]
+    while len(rest) >= 2:
+        a = rest.pop(0)
+        b = next((x for x in rest if dist[a, x] == 2), rest[0])
+        rest.remove(b)
+        partner[a], partner[b] = b, a
+    if rest:                        # an odd router out sends to itself (its own terminals, next slot)
+        partner[rest[0]] = rest[0]
+    t = np.arange(net.num_terminals, dtype=np.int64)
+    src_router = net.inj_router
+    dst_router = partner[src_router]
+    slot = groups.slot[t]
+    same = dst_router == src_router
+    slot = np.where(same, (slot + 1) % c, slot)
+    table = groups.start[np.searchsorted(routers, dst_router)] + slot
+    return _perm(name, groups.members[table])
 
 
 @_register("bit-reversal", "d_i = s_(b-1-i): the address bits reversed",

@@ -111,7 +111,8 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     for prm in get_family(family).params:
         p.add_argument("--" + prm.name.replace("_", "-"), dest="topo_" + prm.name, default=None, metavar="V",
                        help=f"{family}: {prm.help} [{prm.allowed()}]")
-    p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min]")
+    p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min; which "
+                   "ones a topology takes: docs/router-spec.md §R7-§R7d, radixnet.gen.routing.resolve]")
     p.add_argument("--traffic", default="uniform", help="one of " + ", ".join(PATTERNS) + " [default uniform]")
     opts = sorted({o.name for v in PATTERN_OPTIONS.values() for o in v})
     for o in opts:
@@ -123,7 +124,9 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
                               ("speedup", int, "router speedup S [default 2]"),
                               ("link-latency", int, "cycles per channel [default 1]"),
                               ("ugal-threshold", int, "UGAL/CLOS AD bias toward minimal, flit-hops [default 4]"),
-                              ("vc-classes", int, "sp only: VC classes [default: the diameter, deadlock-free]"),
+                              ("vc-classes", int, "table routings (sp, dor, hdor, dest-tag, clos-adaptive, "
+                                                  "val/ugal on tables): VC classes [default: the routing's, "
+                                                  "deadlock-free; fewer are refused with a cycle named]"),
                               ("threshold", int, "2dfb-adaptive only: T_h, queue length in flits [default 4]"),
                               ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
                               ("seed", int, "random seed [default 0]")):

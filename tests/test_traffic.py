@@ -9,9 +9,10 @@ from radixnet.golden.traffic import PATTERN_OPTIONS, PATTERNS, Pattern, make_pat
 
 NAMES = ["uniform", "worst-case", "2dfb-benign", "2dfb-adversarial", "2dfb-random", "bit-reversal",
          "complement", "bit-flip", "transpose", "shuffle", "hotspot", "shift", "randperm", "tornado",
-         "neighbor"]
+         "neighbor", "matrix-transpose", "sf-worst-case"]
 PERMUTATIONS = ["2dfb-benign", "2dfb-adversarial", "2dfb-random", "bit-reversal", "complement", "bit-flip",
-                "transpose", "shuffle", "shift", "randperm", "tornado", "neighbor"]
+                "transpose", "shuffle", "shift", "randperm", "tornado", "neighbor", "matrix-transpose",
+                "sf-worst-case"]
 
 # Networks on which every pattern applies (grid, power-of-4 terminals).
 ALL_APPLY = {
