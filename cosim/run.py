@@ -29,7 +29,7 @@ import time
 import uuid
 from pathlib import Path
 
-__all__ = ["cosim_network", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS"]
+__all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS"]
 
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
@@ -197,15 +197,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
-    root = Path(build_root)
-    bdir, build_s = _build(verilog, top_name, sim, waves, root, verbose)
-    jobdir = bdir / "jobs"
-    jobdir.mkdir(exist_ok=True)
-    jid = uuid.uuid4().hex[:12]
-    job = jobdir / f"{jid}.json"
-    result = jobdir / f"{jid}.verdict.json"
-    spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
-            "result": str(result.resolve())}
+    spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}
     if terminals == "axis":
         import random
 
@@ -222,6 +214,27 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         spec.update(fields={f: [lay[f].offset, lay[f].width] for f in lay.members},
                     packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"]]
                              for p in packets])
+    verdict = replay(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose)
+    golden_by_id = {p["id"]: p for p in packets}
+    for m in verdict["first"]:
+        m["golden_path"] = golden_by_id[m["id"]]["hops"]
+    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1)
+    return verdict
+
+
+def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "verilator", waves: bool = False,
+           build_root: str | os.PathLike = "build/cosim", verbose: bool = False) -> dict:
+    """Build ``verilog`` (cached) and run cocotb test module ``tb`` on the job ``spec``; return its verdict.
+
+    The verdict gets ``build_s``, ``sim_s``, ``build_dir``, ``test_dir`` and ``waves`` (a VCD path or None).
+    """
+    bdir, build_s = _build(verilog, top_name, sim, waves, Path(build_root), verbose)
+    jobdir = bdir / "jobs"
+    jobdir.mkdir(exist_ok=True)
+    jid = uuid.uuid4().hex[:12]
+    job = jobdir / f"{jid}.json"
+    result = jobdir / f"{jid}.verdict.json"
+    spec = dict(spec, result=str(result.resolve()))
     job.write_text(json.dumps(spec))
     from cocotb.runner import get_runner
 
@@ -242,11 +255,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         raise CosimError(f"the testbench wrote no verdict (see {tdir / 'sim.log'})")
     verdict = json.loads(result.read_text())
     wave = next((str(p) for p in (tdir / "dump.vcd", bdir / "dump.vcd", tdir / "dump.fst") if p.exists()), None)
-    golden_by_id = {p["id"]: p for p in packets}
-    for m in verdict["first"]:
-        m["golden_path"] = golden_by_id[m["id"]]["hops"]
-    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1, build_s=build_s, sim_s=t4 - t3, build_dir=str(bdir),
-                   waves=wave, test_dir=str(tdir))
+    verdict.update(build_s=build_s, sim_s=t4 - t3, build_dir=str(bdir), waves=wave, test_dir=str(tdir))
     return verdict
 
 

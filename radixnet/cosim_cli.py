@@ -44,6 +44,9 @@ def cmd_cosim(argv: Sequence[str]) -> int:
     p.add_argument("--sim", default="verilator", help="one of " + ", ".join(SIMULATORS) + " [default verilator]")
     p.add_argument("--waves", action="store_true", help="write a VCD waveform")
     p.add_argument("--fault", default=None, help="plant a bug in the RTL: " + ", ".join(f for f in FAULTS if f))
+    p.add_argument("--router", type=int, default=None, metavar="R",
+                   help="router level: build router R alone and drive its ports from the golden trace "
+                        "(-1: the busiest router); single-flit packets")
     p.add_argument("--build-dir", default="build/cosim", help="build cache [default build/cosim]")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     args = p.parse_args(list(argv))
@@ -59,31 +62,53 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                              f"(router-spec §R1), got {getattr(args, name)}")
     args.speedup = 1
     cfg = sim_config(args)
+    if args.router is not None:
+        if not -1 <= args.router < cfg.net.num_routers:
+            raise UsageError(f"radixnet cosim: error: --router must be -1 or a router 0..{cfg.net.num_routers - 1}, "
+                             f"got {args.router}")
+        if args.terminals != "axis" or args.batch is not None:
+            raise UsageError("radixnet cosim: error: --router drives one router's flit ports from the trace; "
+                             "it takes neither --terminals nor --batch")
     try:
-        verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
-                                cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
-                                packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
-                                terminals=args.terminals,
-                                sim=args.sim, waves=args.waves, fault=args.fault, build_root=args.build_dir,
-                                traffic_opts=cfg.traffic_opts)
+        if args.router is not None:
+            from radixnet.cosim.router_level import cosim_router
+            verdict = cosim_router(cfg.net, router=None if args.router < 0 else args.router, routing=cfg.routing,
+                                   traffic=cfg.traffic, load=args.load or 0.3, cycles=args.cycles, vcs=cfg.vcs,
+                                   vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
+                                   data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
+                                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts)
+        else:
+            verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
+                                    cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
+                                    packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
+                                    terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
+                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     if args.json:
         print(json.dumps(verdict))
     else:
-        ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"]
+        ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
+            and not verdict.get("credit_mismatches")
+        what = f"traversals of router {verdict['router']}" if "router" in verdict else "packets"
         print(f"{'MATCH' if ok else 'MISMATCH'}: {verdict['packets'] - verdict['mismatches']} of "
-              f"{verdict['packets']} packets at the golden model's port and cycle "
+              f"{verdict['packets']} {what} at the golden model's port and cycle "
               f"({cfg.net.family} {cfg.net.params}, {cfg.routing}, {cfg.traffic}, V={cfg.vcs} B={cfg.vc_depth} "
               f"L={cfg.packet_length})")
-        print(f"  {verdict['cycles']} cycles; source-queue stalls {verdict['stall_cycles']}, deepest source "
-              f"queue {verdict['max_source_queue']}; build {verdict['build_s']:.1f} s, simulation "
+        if "router" in verdict:
+            print(f"  credits returned: {verdict['credit_mismatches']} differ from the golden model")
+        else:
+            print(f"  source-queue stalls {verdict['stall_cycles']}, deepest source queue "
+                  f"{verdict['max_source_queue']}")
+        print(f"  {verdict['cycles']} cycles; build {verdict['build_s']:.1f} s, simulation "
               f"{verdict['sim_s']:.1f} s ({verdict['cycles_per_s']:.0f} cycles/s); {verdict['build_dir']}")
         if verdict["waves"]:
             print(f"  waveform: {verdict['waves']}")
         for m in verdict["first"][:5]:
             print("  " + describe_mismatch(m))
-    return 0 if verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] else 1
+    ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
+        and not verdict.get("credit_mismatches")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

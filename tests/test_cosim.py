@@ -79,6 +79,36 @@ def test_unsupported_routing_is_refused():
         cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal", build_root=CACHE)
 
 
+def run_router(family, params, **kw):
+    from radixnet.cosim.router_level import cosim_router
+    return cosim_router(build(family, **params), build_root=CACHE, **kw)
+
+
+def assert_router_match(v):
+    assert v["packets"] > 100
+    assert v["mismatches"] == 0 and v["credit_mismatches"] == 0 and v["error"] == 0, v["first"][:1]
+
+
+def test_router_level_slimfly_q5():
+    """One Slim Fly q = 5 router (radix 11), every port driven from the whole network's golden run."""
+    v = run_router("slimfly", {"q": 5}, load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6)
+    assert_router_match(v)
+
+
+def test_router_level_fault_is_caught():
+    """The frozen output-arbiter pointer shows up at router level too (the busiest fbfly router)."""
+    v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed")
+    assert v["mismatches"] > 0
+    ok = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2)
+    assert_router_match(ok)
+
+
+def test_router_level_refuses_multiflit():
+    from radixnet.cosim.router_level import cosim_router
+    with pytest.raises(ValueError, match="--packet-length"):
+        cosim_router(build(*TINY[:1], **TINY[1]), packet_length=2, build_root=CACHE)
+
+
 def test_flit_level_network_top():
     """The bare network top (flit-level terminals), multi-flit packets at saturation."""
     v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=3, packet_length=3, seed=4, terminals="flit")
@@ -136,6 +166,7 @@ def test_cli_fault_exit_status_1():
     (["--fault", "nope"], "--fault"),
     (["--terminals", "pcie"], "--terminals"),
     (["--data-width", "20"], "--data-width"),
+    (["--router", "7"], "--router"),
     (["--load", "1.5"], "--load"),
     (["--topo", "nope"], "--topo"),
 ])
@@ -145,8 +176,15 @@ def test_cli_bad_input(args, needle):
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_cli_router_level():
+    r = _cli("--topo", "fbfly", "--k", "2", "--n", "2", "--vcs", "1", "--vc-depth", "2", "--load", "0.6",
+             "--cycles", "200", "--build-dir", str(CACHE), "--router", "-1")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "MATCH" in r.stdout and "traversals of router" in r.stdout
+
+
 @pytest.mark.slow
-def test_slimfly_q5_network():
-    """Table-routed Slim Fly q = 5 (50 routers, 200 terminals), the whole network."""
-    v = run("slimfly", {"q": 5}, load=0.5, cycles=200, vcs=2, vc_depth=4)
+def test_torus_network_sp():
+    """A 4 x 4 torus (16 routers), table routing, whole network with AXI4-Stream ports."""
+    v = run("torus", {"dims": [4, 4]}, routing="sp", load=0.4, cycles=300, vc_depth=4, packet_length=2)
     assert_match(v)
