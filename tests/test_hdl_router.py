@@ -406,7 +406,8 @@ def test_model_route_is_the_golden_decide():
                              term_router=table.term_router, eject_port=table.eject_port, out_term=out_term,
                              credit=credit, ovc_busy=busy, pkt_dst=pkt(dest), pkt_phase=pkt(0),
                              pkt_decided=pkt(0), pkt_inter=pkt(0), dec=dec, tbl=table.next_port,
-                             pkt_hops=pkt(hops), p=0)
+                             pkt_hops=pkt(hops), p=0,
+                 tcls=np.full((1, 1), -1, np.int64), up_port=np.full((1, 1), -1, np.int64))
                 ok = decide(**{n: known.get(n) for n in inspect.signature(decide).parameters})
                 # the allocator then skips an ejection port held by another packet (§R5)
                 ok = ok and not (out_term[7, dec[0]] >= 0 and busy[7, dec[0], 0])

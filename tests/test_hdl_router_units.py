@@ -274,7 +274,8 @@ def golden_table_route(table, r, dest, hops, n_ports):
     known = dict(r=r, pid=0, algo=TABLE, ncls=K, V=V, B=B, thr=0, term_router=table.term_router,
                  eject_port=table.eject_port, out_term=out_term, credit=credit, ovc_busy=busy, pkt_dst=pkt(dest),
                  pkt_phase=pkt(0), pkt_decided=pkt(0), pkt_inter=pkt(0), dec=dec, tbl=table.next_port,
-                 pkt_hops=pkt(hops), p=0)
+                 pkt_hops=pkt(hops), p=0,
+                 tcls=np.full((1, 1), -1, np.int64), up_port=np.full((1, 1), -1, np.int64))
     ok = decide(**{name: known.get(name) for name in inspect.signature(decide).parameters})
     if not ok:
         return None
