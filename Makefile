@@ -39,8 +39,9 @@ test-slow:
 clean:
 	rm -rf build .pytest_cache sim_build
 
-# make rtl TOPO=<family> [ARGS="--k 4 --n 2"] [VCS=V] [DEPTH=4]: the routers' Verilog (sp routing,
-# greedy allocator, S = 1) and manifest.json in build/rtl/<family>/ (hdl/rtlgen.py)
+# make rtl TOPO=<family> [ARGS="--k 4 --n 2 [--axis] [--lint]"] [VCS=V] [DEPTH=4]: in build/rtl/<family>/
+# one router_core_<k>.v per distinct core, per router a route ROM and wrapper, network_top.v (and with
+# --axis switch_top.v with AXI4-Stream ports), manifest.json (hdl/rtlgen.py; sp routing, greedy, S = 1)
 TOPO    ?=
 ARGS    ?=
 VCS     ?=

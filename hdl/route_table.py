@@ -45,6 +45,23 @@ Examples
 >>> header = to_verilog(rc, "rc").split("module rc(")[1].split(");")[0]
 >>> sorted(header.split(", "))
 ['cls', 'dest', 'eject', 'hops', 'hops_out', 'port', 'valid']
+>>> rc.rom_ints()     # the same words packed as the ROM holds them: port | eject << 2 | ok << 3
+[12, 13, 10, 11]
+
+ROM outside the unit
+--------------------
+:class:`RouteDecode` is the same unit **without** the ROM: it outputs the
+lookup address ``addr`` (``dest``) and takes the ROM word ``word`` (packed as
+:meth:`RouteCompute.rom_ints`, :func:`pack_rom_word`) as an input, and decodes
+it exactly as ``RouteCompute`` decodes its own ROM's output (one shared
+function), so a ``RouteDecode`` fed by a ROM holding ``rom_ints()`` is the
+``RouteCompute``. :class:`~radixnet.hdl.router.Router` ``external_rom=True``
+uses it, so that all routers of one port configuration share one core and the
+per-router tables live in small ROM modules (:mod:`radixnet.hdl.topgen`).
+
+>>> rd = RouteDecode(n_ports=4, n_terminals=4, n_classes=2)
+>>> sorted(rd.signature.members), rd.word_bits, rd.addr_bits
+(['addr', 'cls', 'dest', 'eject', 'hops', 'hops_out', 'port', 'valid', 'word'], 4, 2)
 >>> RouteCompute([-1, 2], [0, 1], [0, 0], router_id=2, n_ports=4)
 Traceback (most recent call last):
 ...
@@ -63,7 +80,44 @@ from amaranth.lib.wiring import In, Out
 from .arbiter import _check_int, _reject, ptr_width
 from .flit import HOPS_BITS
 
-__all__ = ["RouteCompute"]
+__all__ = ["RouteCompute", "RouteDecode", "pack_rom_word", "rom_word_bits"]
+
+
+def rom_word_bits(n_ports: int) -> int:
+    """Bits of one ROM word of a router with ``n_ports`` ports: ``{ok, eject, port}``, ``ptr_width(n_ports) + 2``."""
+    return ptr_width(n_ports) + 2
+
+
+def pack_rom_word(word, n_ports: int) -> int:
+    """A ``(ok, eject, port)`` ROM word as the ROM stores it: ``port | eject << pw | ok << (pw + 1)``.
+
+    >>> pack_rom_word((1, 0, 5), 7)   # pw = 3: 5 | 0 << 3 | 1 << 4
+    21
+    """
+    ok, eject, port = (int(x) for x in word)
+    pw = ptr_width(n_ports)
+    return port | (eject << pw) | (ok << (pw + 1))
+
+
+def _decode(m: Module, unit, word, in_range) -> None:
+    """Drive ``unit``'s port/eject/valid from a ROM ``word`` and its cls/hops_out from ``hops``.
+
+    Shared by :class:`RouteCompute` (word = its ROM's output) and :class:`RouteDecode`
+    (word = an input), so the two decode identically."""
+    pw = ptr_width(unit.n_ports)
+    m.d.comb += [
+        unit.port.eq(word[:pw]),
+        unit.eject.eq(word[pw]),
+        unit.valid.eq(word[pw + 1] & in_range),
+    ]
+    top = unit.n_classes - 1
+    if top == 0:
+        m.d.comb += unit.cls.eq(0)
+    else:
+        m.d.comb += unit.cls.eq(Mux(unit.hops >= top, top, unit.hops))
+    hops_inc = Signal(HOPS_BITS)
+    m.d.comb += hops_inc.eq(Mux(unit.hops == (1 << HOPS_BITS) - 1, unit.hops, unit.hops + 1))
+    m.d.comb += unit.hops_out.eq(Mux(unit.eject, unit.hops, hops_inc))
 
 
 def _int_list(owner, name: str, what: str, values, lo: int, hi: int | None) -> list[int]:
@@ -178,27 +232,80 @@ class RouteCompute(wiring.Component):
         """The ROM contents, ``(ok, eject, port)`` per destination terminal (without the padding words)."""
         return self._words[:self.n_terminals]
 
+    @property
+    def word_bits(self) -> int:
+        """Bits of one ROM word, :func:`rom_word_bits` ``(n_ports)``."""
+        return rom_word_bits(self.n_ports)
+
+    def rom_ints(self) -> list[int]:
+        """The whole ROM, ``2**addr_bits`` words packed as stored (:func:`pack_rom_word`; padding words 0)."""
+        return [pack_rom_word(w, self.n_ports) for w in self._words]
+
     def elaborate(self, platform):
         m = Module()
-        pw = ptr_width(self.n_ports)
-        words = [p | (e << pw) | (ok << (pw + 1)) for ok, e, p in self._words]
-        m.submodules.rom = rom = Memory(shape=unsigned(pw + 2), depth=len(words), init=words)
+        words = self.rom_ints()
+        m.submodules.rom = rom = Memory(shape=unsigned(self.word_bits), depth=len(words), init=words)
         rp = rom.read_port(domain="comb")
         m.d.comb += rp.addr.eq(self.dest[:self.addr_bits])
-        word = rp.data
         in_range = self.dest[self.addr_bits:] == 0 if self.dest_bits > self.addr_bits else 1
-        m.d.comb += [
-            self.port.eq(word[:pw]),
-            self.eject.eq(word[pw]),
-            self.valid.eq(word[pw + 1] & in_range),
-        ]
+        _decode(m, self, rp.data, in_range)
+        return m
 
-        top = self.n_classes - 1
-        if top == 0:
-            m.d.comb += self.cls.eq(0)
-        else:
-            m.d.comb += self.cls.eq(Mux(self.hops >= top, top, self.hops))
-        hops_inc = Signal(HOPS_BITS)
-        m.d.comb += hops_inc.eq(Mux(self.hops == (1 << HOPS_BITS) - 1, self.hops, self.hops + 1))
-        m.d.comb += self.hops_out.eq(Mux(self.eject, self.hops, hops_inc))
+
+class RouteDecode(wiring.Component):
+    """:class:`RouteCompute` with its ROM outside: the lookup address out, the ROM word in.
+
+    Parameters
+    ----------
+    n_ports : int
+        Ports of the router (sizes ``port`` and the word).
+    n_terminals : int
+        ``T``, the network's terminals: the ROM has ``2**ptr_width(T)`` words.
+    n_classes : int
+        VC classes of the routing, ``1 <= n_classes <= 256``.
+    dest_bits : int, optional
+        Width of ``dest``; default ``ptr_width(T)``. Wider values with high bits set are not
+        routed (``valid = 0``), as in ``RouteCompute``.
+
+    Attributes
+    ----------
+    dest, hops : in
+        As in :class:`RouteCompute`.
+    addr : Signal(ptr_width(T)), out
+        The ROM address: ``dest`` (its low ``ptr_width(T)`` bits).
+    word : Signal(ptr_width(n_ports) + 2), in
+        The ROM word at ``addr``: ``port | eject << pw | ok << (pw + 1)`` (:func:`pack_rom_word`).
+    port, eject, cls, hops_out, valid : out
+        As in :class:`RouteCompute`.
+    """
+
+    def __init__(self, n_ports: int, n_terminals: int, *, n_classes: int = 1, dest_bits: int | None = None):
+        self.n_ports = _check_int(self, "n_ports", "ports of this router", n_ports, 1)
+        self.n_terminals = _check_int(self, "n_terminals", "terminals of the network", n_terminals, 1)
+        self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
+        if n_classes > 1 << HOPS_BITS:
+            _reject(self, f"n_classes (VC classes) must be <= {1 << HOPS_BITS} (hops is {HOPS_BITS} bits), "
+                          f"got {n_classes}")
+        self.addr_bits = ptr_width(n_terminals)
+        if dest_bits is None:
+            dest_bits = self.addr_bits
+        self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
+        self.word_bits = rom_word_bits(n_ports)
+        super().__init__({
+            "dest": In(self.dest_bits),
+            "hops": In(HOPS_BITS),
+            "addr": Out(self.addr_bits),
+            "word": In(self.word_bits),
+            "port": Out(ptr_width(n_ports)),
+            "eject": Out(1),
+            "cls": Out(ptr_width(n_classes)),
+            "hops_out": Out(HOPS_BITS),
+            "valid": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += self.addr.eq(self.dest[:self.addr_bits])
+        in_range = self.dest[self.addr_bits:] == 0 if self.dest_bits > self.addr_bits else 1
+        _decode(m, self, self.word, in_range)
         return m

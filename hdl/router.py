@@ -73,6 +73,30 @@ their ``credit_in_op_ovc`` bits are not credits; one set is a protocol
 violation and sets the sticky ``error`` (as do the input units' and credit
 counters' violations).
 
+Route ROM outside the router (``external_rom=True``)
+----------------------------------------------------
+By default every input VC's :class:`~radixnet.hdl.route_table.RouteCompute`
+holds this router's own route ROM, so with ``sp`` no two routers have the same
+hardware. With ``external_rom=True`` the router is a **core** that depends
+only on its port count, which ports eject, ``V``, ``B``, the classes and the
+flit widths: each input VC uses a :class:`~radixnet.hdl.route_table.RouteDecode`
+instead, and the router gets two more ports per input port ``p`` and VC ``v``:
+
+* ``route_addr_ip_ivc[p][v]`` (out, ``ptr_width(T)`` bits): the lookup
+  address, the ``dest`` field of the VC's front flit (a function of registers);
+* ``route_word_ip_ivc[p][v]`` (in, ``ptr_width(P) + 2`` bits): the ROM word at
+  that address, packed as ``RouteCompute`` stores it
+  (``port | eject << pw | ok << (pw + 1)``, :attr:`rom_ints`).
+
+Everything else (VC class from ``hops``, ``hops + 1``, VC choice, allocation)
+is unchanged, so a core whose ``route_word`` inputs come from combinational
+ROMs holding :attr:`rom_ints`, addressed by its ``route_addr`` outputs, is
+cycle-for-cycle the default router (``tests/test_rtlgen.py`` checks it).
+The path register -> ``route_addr`` -> external ROM -> ``route_word`` -> VC
+choice -> arbiters -> ``out_*`` is the default one with the ROM moved out:
+``out_*`` still depend on the registers only (and on ``route_word``, which
+a ROM computes from ``route_addr``), never on ``in_*``/``credit_in_op_ovc``.
+
 Examples
 --------
 >>> from radixnet.gen import build
@@ -83,6 +107,9 @@ Examples
 >>> header = flat_verilog(r, "rt").split("module rt(")[1].split(");")[0].split(", ")
 >>> sorted(x for x in header if x.endswith("_0") or "__" not in x)
 ['clk', 'credit_in_op_ovc__0', 'credit_out_ip_ivc__0', 'error', 'in_flit_ip__0', 'in_valid_ip', 'out_flit_op__0', 'out_valid_op', 'rst']
+>>> core = Router(build("fbfly", k=4, n=2), 0, n_vcs=2, vc_depth=4, data_width=16, external_rom=True)
+>>> core.route_addr_ip_ivc[6][1].shape(), core.route_word_ip_ivc[6][1].shape(), core.rom_ints[:3]
+(unsigned(4), unsigned(5), [24, 25, 26])
 >>> Router(build("slimfly", q=5), 0, n_vcs=3, vc_depth=4)
 Traceback (most recent call last):
 ...
@@ -101,7 +128,7 @@ from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import flit_widths
 from .input_unit import InputUnit
-from .route_table import RouteCompute
+from .route_table import RouteCompute, RouteDecode
 from .vc_select import OutputVCSelect
 
 __all__ = ["Router", "FAULTS"]
@@ -143,6 +170,9 @@ class Router(wiring.Component):
         Build a deliberately wrong router, so that a test can show the co-simulation
         catches it: ``"out_arb_fixed"`` freezes every output arbiter's pointer (fixed
         priority, lowest input first, instead of §R6's round robin). ``None``: the spec.
+    external_rom : bool
+        Leave the route ROMs out (module docstring): add the ``route_addr_ip_ivc`` /
+        ``route_word_ip_ivc`` ports. Default False: the ROMs are inside, no extra ports.
 
     Attributes
     ----------
@@ -162,10 +192,20 @@ class Router(wiring.Component):
     error : Signal(1), out
         Sticky protocol violation (input buffer overflow/underflow/bad VC, credit
         underflow/overflow, a credit on an ejection port); never under the protocol.
+    route_addr_ip_ivc : list of list of Signal(ptr_width(T)), out (``external_rom`` only)
+        Per input port and VC, the ROM address: the front flit's ``dest``.
+    route_word_ip_ivc : list of list of Signal(ptr_width(P) + 2), in (``external_rom`` only)
+        Per input port and VC, the ROM word at ``route_addr_ip_ivc[p][v]`` (:attr:`rom_ints`).
+    rom_words : list of (ok, eject, port)
+        This router's ROM, one word per destination terminal.
+    rom_ints : list of int
+        The same, packed and padded to ``2**rom_addr_bits`` words, as a ROM stores it.
+    rom_addr_bits, rom_word_bits : int
+        ROM address and word widths.
     """
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
-                 table=None, check: bool = True, fault: str | None = None):
+                 table=None, check: bool = True, fault: str | None = None, external_rom: bool = False):
         from radixnet.gen.routing import compile_table
 
         if fault not in FAULTS:
@@ -184,6 +224,9 @@ class Router(wiring.Component):
         self.data_width = _check_int(self, "data_width", "payload bits", data_width, 1)
         if not isinstance(check, bool):
             _reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
+        if not isinstance(external_rom, bool):
+            _reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
+        self.external_rom = external_rom
         if table is None:
             table = compile_table(net)
         elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
@@ -206,9 +249,11 @@ class Router(wiring.Component):
         self.flit_layout = self.widths.layout()
         rc = RouteCompute.from_table(table, router_id, P)  # its ROM words name the configuration
         self.rom_words = rc.rom_words()
+        self.rom_ints = rc.rom_ints()
+        self.rom_addr_bits, self.rom_word_bits = rc.addr_bits, rc.word_bits
         rc._MustUse__silence = True
         lay = self.flit_layout
-        super().__init__({
+        members = {
             "in_flit_ip": In(lay).array(P),
             "in_valid_ip": In(P),
             "credit_out_ip_ivc": Out(n_vcs).array(P),
@@ -216,7 +261,11 @@ class Router(wiring.Component):
             "out_valid_op": Out(P),
             "credit_in_op_ovc": In(n_vcs).array(P),
             "error": Out(1),
-        })
+        }
+        if external_rom:
+            members["route_addr_ip_ivc"] = Out(self.rom_addr_bits).array(P, n_vcs)
+            members["route_word_ip_ivc"] = In(self.rom_word_bits).array(P, n_vcs)
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -274,7 +323,12 @@ class Router(wiring.Component):
             iu = ius[p]
             for v in range(V):
                 f = iu.front_flit_ivc[v]
-                rc = RouteCompute.from_table(self.table, self.router_id, P)
+                if self.external_rom:
+                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest))
+                    m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
+                                 rc.word.eq(self.route_word_ip_ivc[p][v])]
+                else:
+                    rc = RouteCompute.from_table(self.table, self.router_id, P)
                 m.submodules[f"route_ip_{p}_ivc_{v}"] = rc
                 m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
                 # new route: output VC of the class, or VC 0 on an ejection port

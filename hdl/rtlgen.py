@@ -1,29 +1,76 @@
-"""Generate the RTL of a network's routers: ``make rtl TOPO=<family> [ARGS=...] [VCS=2] [DEPTH=4]``.
+"""Generate the RTL of a network: ``make rtl TOPO=<family> [ARGS=...] [VCS=2] [DEPTH=4]``.
 
 ``python -m radixnet.hdl.rtlgen FAMILY [--PARAM V ...] [--vcs V] [--depth B] [--data-width W]
-[--vc-classes K] [--out DIR]`` builds the Network (``radixnet.gen.build``), its
-``sp`` route tables (``compile_table``, router-spec §R7a), refuses a table
-whose channel-dependency graph is cyclic (``check_deadlock_free``; one line on
-stderr, exit status 2), and writes to ``DIR`` (default ``build/rtl/FAMILY``):
+[--vc-classes K] [--axis] [--scheme shared|flat] [--lint] [--out DIR]`` builds the Network
+(``radixnet.gen.build``), its ``sp`` route tables (``compile_table``, router-spec §R7a),
+refuses a table whose channel-dependency graph is cyclic (``check_deadlock_free``; one line on
+stderr, exit status 2), and writes to ``DIR`` (default ``build/rtl/FAMILY``) the Verilog of the
+whole network, one module per file, plus ``manifest.json``.
 
-* one Verilog file per **distinct router configuration**:
-  ``router_<i>.v`` with module ``router_<i>``, where ``i`` numbers the
-  configurations; two routers share one when they have the same port count,
-  the same ejection/network/unused role of every port and the same route ROM
-  (:meth:`~radixnet.hdl.route_table.RouteCompute.rom_words`). With ``sp`` the
-  ROM holds each router's own row of the table, so in practice every router
-  is its own configuration (e.g. all 4 of ``fbfly k=4 n=2``);
-* ``manifest.json``: the parameters, the flit layout (field offsets and
-  widths), and per router its configuration (module and file), port map
-  (per port: ``kind`` network/ejection/unused, the channel, neighbour
-  router/port, terminal) and route ROM (``[ok, eject, port]`` per destination
-  terminal), plus the network's route tables (``next_port``, ``term_router``,
-  ``eject_port``, ``classes``).
+Scheme ``shared`` (the command line's default)
+----------------------------------------------
+With ``sp`` every router's route ROM is its own row of the table, so routers that
+hold their ROM (the default :class:`~radixnet.hdl.router.Router`) are all
+different hardware, and flattening each through Yosys (~10-30 s a router)
+makes a 256-router TTN take hours. So the ROM is moved out of the router:
 
-The Verilog of a router is **flat** (:func:`flat_verilog`: one module, the
-units inlined with Yosys ``flatten``), so a file holds exactly its module and
-lints without ``DECLFILENAME`` (Amaranth names submodules ``top.sub``, which
-never match the file name).
+* ``router_core_<k>.v``: one :class:`~radixnet.hdl.router.Router` with
+  ``external_rom=True`` per **distinct core configuration**, written by
+  :func:`flat_verilog` (Amaranth, then Yosys ``flatten``). The core depends
+  only on the port count and on which output ports eject (an ejection port
+  has the implicit VC and no credit counters; a network port and an unused
+  port are the same hardware -- a credited output whose input the top ties
+  to 0 -- so they share a core), and on ``V``, ``B``, the classes and the flit
+  widths, which are the same for the whole network. E.g. TTN (256 routers)
+  has 3 cores, every fbfly router of one size is the same core;
+* ``route_rom_<r>.v``: router ``r``'s ROM, written directly as Verilog text
+  from the table (:func:`radixnet.hdl.topgen.rom_verilog`): a constant table
+  indexed by the flit's ``dest`` (one commented line per terminal), with one
+  read port per input VC. Not a ``case`` per VC: Verilator elaborates every
+  copy, and TTN's 256 x 98 lookups of 256 entries did not lint in 8 GB;
+* ``router_<r>.v``: module ``router_<r>``, with exactly the default Router's
+  ports: the core and its ``route_rom_<r>``
+  (:func:`radixnet.hdl.topgen.wrapper_verilog`), structural text;
+* ``network_top.v``: module ``network_top``, every ``router_<r>`` wired per the
+  channels as :class:`~radixnet.hdl.network.NetworkTop`, with its terminal
+  ports (``inj_flit_t__<t>``, ``inj_valid_t``, ``inj_credit_t_ivc__<t>``,
+  ``ej_flit_t__<t>``, ``ej_valid_t``, ``error``, ``clk``, ``rst``);
+* with ``--axis``: ``axis_ingress.v`` / ``axis_egress.v`` (generated once from
+  :mod:`radixnet.hdl.axis`, the same for every terminal) and ``switch_top.v``,
+  module ``switch_top``: ``network_top`` with an ingress and an egress on each
+  terminal, ports ``s_axis_<t>_tdata`` ... ``m_axis_<t>_tuser``, ``error`` as
+  :class:`~radixnet.hdl.switch.AxisSwitchTop`. ``--data-width W`` is then the
+  ``tdata`` width and the routers carry ``payload_layout(W, T).size`` bits.
+
+Only the cores go through Amaranth and Yosys; the rest is text, so the cost
+is a few cores, whatever the router count. ``tests/test_rtlgen.py`` proves the
+scheme: core + ROM equals the default Router cycle for cycle (Amaranth
+simulator), ``network_top.v`` equals the Amaranth ``NetworkTop`` cycle for
+cycle (Icarus), and the trees lint clean.
+
+Scheme ``flat`` (the legacy one; :func:`generate`'s default for existing callers)
+---------------------------------------------------------------------------------
+``router_<i>.v`` per distinct **whole-router** configuration (same port
+count, port roles and route ROM), each the flat default Router: with ``sp``
+one per router. No top unless asked (``top=True``).
+
+``manifest.json``
+-----------------
+The parameters, the flit layout (field offsets and widths), the ``scheme``
+(name, ROM word layout), the ``files`` and ``modules`` written, the
+``cores``, per router its module, core, ROM module, port map (per port:
+``kind`` network/ejection/unused, the channel, neighbour router/port,
+terminal) and route ROM (``[ok, eject, port]`` per destination terminal),
+the ``terminals`` (injection/ejection router and port), the ``top``'s module,
+file and ports (and ``switch_top``'s, the ``tuser`` layout and the ``axis``
+parameters with ``--axis``), plus the network's route tables (``next_port``,
+``term_router``, ``eject_port``, ``classes``).
+
+Every file is **one module named after the file**, so a tree lints without
+``DECLFILENAME``; the cores are flat (Amaranth names submodules
+``top.sub``, which never match a file name). ``--lint`` lints the whole tree
+with ``verilator --lint-only -Wall`` and only the ``radixnet.hdl.verilog``
+waivers (:func:`radixnet.hdl.topgen.lint_files`).
 
 Examples
 --------
@@ -36,11 +83,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from amaranth.back import rtlil
 
-__all__ = ["flat_verilog", "generate", "main"]
+__all__ = ["SCHEMES", "flat_verilog", "generate", "lint_tree", "main"]
 
 
 def flat_verilog(component, name: str) -> str:
@@ -89,63 +137,287 @@ def _port_map(net, r: int, pt) -> list[dict]:
     return ports
 
 
-def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
-             classes: int | None = None) -> dict:
-    """Write the routers' Verilog and ``manifest.json`` of ``net`` into ``out_dir``; return the manifest.
+SCHEMES = ("shared", "flat")
 
-    ``n_vcs`` defaults to one VC per class of the ``sp`` routing (the diameter), as in the golden model.
+
+def _core_key(router, ports) -> tuple:
+    """What a core's hardware depends on (see the module docstring)."""
+    w = router.widths
+    return (router.n_ports, tuple(p["kind"] == "ejection" for p in ports), router.n_vcs, router.vc_depth,
+            router.n_classes, (w.dest_bits, w.vc_bits, w.inter_bits, w.data_width, w.src_bits), router.check)
+
+
+def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
+             classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
+             port_encoding: str | None = None, log=None) -> dict:
+    """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology.
+    out_dir : path
+        Output directory (created once every parameter is accepted).
+    n_vcs : int, optional
+        ``V``; default one VC per class of the ``sp`` routing (the diameter), as in the golden model.
+    vc_depth : int
+        ``B``.
+    data_width : int
+        The routers' payload bits; with ``axis``, the ``tdata`` width ``W`` (the routers then
+        carry ``payload_layout(W, T).size`` bits).
+    classes : int, optional
+        VC classes of ``compile_table`` (default: the diameter).
+    scheme : {"flat", "shared"}
+        ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
+        ``flat`` (default, the legacy output): one flat router per distinct router.
+    top : bool, optional
+        Write ``network_top.v``; default True for ``shared``, False for ``flat``.
+    axis : bool
+        Also write ``switch_top.v`` and the AXI4-Stream modules (implies ``top``).
+    port_encoding : {None, "onehot", "binary"}
+        ``tuser`` port fields with ``axis`` (None: by ``T``, as ``tuser_layout``).
+    log : callable, optional
+        Called with a progress line per core written.
 
     Raises
     ------
     radixnet.gen.routing.DeadlockError
         When the ``sp`` tables' channel-dependency graph has a cycle.
     ValueError
-        On parameters the :class:`~radixnet.hdl.router.Router` refuses.
+        On parameters the :class:`~radixnet.hdl.router.Router` (or the AXI modules) refuse.
     """
+    import time
+
     from radixnet.gen.routing import check_deadlock_free, compile_table
 
+    from . import topgen
     from .router import Router
 
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+    top = (scheme == "shared" if top is None else bool(top)) or axis
     table = compile_table(net, classes)
     check_deadlock_free(net, table)
     if n_vcs is None:
         n_vcs = int(table.classes)
-    built = [Router(net, r, n_vcs, vc_depth, data_width, table=table) for r in range(net.num_routers)]
+    T = int(net.num_terminals)
+    tuser = payload = None
+    router_width = data_width
+    if axis:
+        from .axis import TUSER_WIDTH, payload_layout, tuser_layout
+        tuser = tuser_layout(T, port_encoding)
+        payload = payload_layout(data_width, T)
+        router_width = payload.size
+    shared = scheme == "shared"
+    built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared)
+             for r in range(net.num_routers)]
+    ingress = egress = None
+    if axis:
+        from .axis import AxisEgress, AxisIngress
+        lay0 = built[0].flit_layout
+        ingress = AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=tuser.encoding, flit_layout=lay0)
+        egress = AxisEgress(T, n_vcs, data_width, port_encoding=tuser.encoding, flit_layout=lay0)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)  # only once every router's parameters are accepted
     pt = net.port_table()
     configs: dict = {}
+    cores: list[dict] = []
     routers = []
-    lay = None
+    files: list[str] = []
+    modules: list[str] = []
+    lay = built[0].flit_layout
+    F = lay.size
+
+    def write(name: str, text: str) -> None:
+        (out / f"{name}.v").write_text(text)
+        files.append(f"{name}.v")
+        modules.append(name)
+
     for r, router in enumerate(built):
-        lay = router.flit_layout
         ports = _port_map(net, r, pt)
-        key = (router.n_ports, tuple(p["kind"] for p in ports), tuple(router.rom_words))
-        if key not in configs:
-            name = f"router_{len(configs)}"
-            (out / f"{name}.v").write_text(flat_verilog(router, name))
-            configs[key] = name
+        entry = {"router": r, "n_ports": router.n_ports, "ports": ports,
+                 "route_rom": [list(w) for w in router.rom_words]}
+        if shared:
+            key = _core_key(router, ports)
+            if key not in configs:
+                name = f"router_core_{len(configs)}"
+                t0 = time.perf_counter()
+                text = flat_verilog(router, name)
+                write(name, text)
+                configs[key] = len(cores)
+                cores.append({"module": name, "file": f"{name}.v", "n_ports": router.n_ports,
+                              "eject_ports": list(router.eject_ports),
+                              "outputs": ["ejection" if o in router.eject_ports else "credited"
+                                          for o in range(router.n_ports)],
+                              "rom_addr_bits": router.rom_addr_bits, "rom_word_bits": router.rom_word_bits,
+                              "routers": [], "_ports": topgen.verilog_ports(text)})
+                if log is not None:
+                    ej = router.eject_ports
+                    log(f"{name}: P={router.n_ports}, ejection ports "
+                        f"{ej if len(ej) <= 8 else f'{ej[0]}..{ej[-1]} ({len(ej)})'} "
+                        f"({time.perf_counter() - t0:.1f} s)")
+            else:
+                router._MustUse__silence = True  # not elaborated: same core as an earlier router
+            core = cores[configs[key]]
+            core["routers"].append(r)
+            rom, name = f"route_rom_{r}", f"router_{r}"
+            reads = [f"ip_{p}_ivc_{v}" for p in range(router.n_ports) for v in range(n_vcs)]
+            write(rom, topgen.rom_verilog(rom, router.rom_ints, addr_bits=router.rom_addr_bits,
+                                          n_ports=router.n_ports, reads=reads, comment=f"router {r} of {net.family}"))
+            write(name, topgen.wrapper_verilog(name, core["module"], core["_ports"], rom, n_ports=router.n_ports,
+                                               n_vcs=n_vcs, comment=f"router {r} of {net.family}"))
+            entry.update(module=name, file=f"{name}.v", core=core["module"], rom_module=rom, rom_file=f"{rom}.v")
         else:
-            router._MustUse__silence = True  # not elaborated: same hardware as an earlier router
-        name = configs[key]
-        routers.append({"router": r, "module": name, "file": f"{name}.v", "n_ports": router.n_ports,
-                        "ports": ports, "route_rom": [list(w) for w in router.rom_words]})
+            key = (router.n_ports, tuple(p["kind"] for p in ports), tuple(router.rom_words))
+            if key not in configs:
+                name = f"router_{len(configs)}"
+                write(name, flat_verilog(router, name))
+                configs[key] = name
+            else:
+                router._MustUse__silence = True  # not elaborated: same hardware as an earlier router
+            name = configs[key]
+            entry.update(module=name, file=f"{name}.v")
+        routers.append(entry)
+    for c in cores:
+        del c["_ports"]
     manifest = {
         "family": net.family, "params": net.params,
         "routing": "sp", "allocator": "greedy", "speedup": 1, "link_latency": 1,
-        "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": data_width, "classes": int(table.classes),
-        "num_routers": net.num_routers, "num_terminals": net.num_terminals,
-        "flit": {"size": lay.size,
+        "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width, "classes": int(table.classes),
+        "num_routers": net.num_routers, "num_terminals": T,
+        "flit": {"size": F,
                  "fields": {f: {"offset": lay[f].offset, "width": lay[f].width} for f in lay.members}},
         "signals": {"in": ["in_flit_ip__<p>", "in_valid_ip[p]", "credit_in_op_ovc__<p>[v]"],
                     "out": ["out_flit_op__<p>", "out_valid_op[p]", "credit_out_ip_ivc__<p>[v]", "error"]},
-        "modules": sorted(set(configs.values()), key=lambda s: int(s.split("_")[1])),
-        "routers": routers,
-        "tables": {"next_port": table.next_port.tolist(), "term_router": table.term_router.tolist(),
-                   "eject_port": table.eject_port.tolist(), "classes": int(table.classes)},
     }
+    if shared:
+        manifest["scheme"] = {
+            "name": "shared",
+            "description": "router_core_<k>: Router(external_rom=True) per distinct (ports, ejection ports, V, B, "
+                           "classes, flit widths), flat Verilog from Amaranth/Yosys; route_rom_<r>: router r's "
+                           "route ROM written from the table as Verilog text: a localparam table indexed by dest "
+                           "with one read port per input VC; router_<r>: structural wrapper, the core plus its "
+                           "ROM, with the default Router's ports",
+            "core_ports": {"out": "route_addr_ip_ivc__<p>__<v> (the front flit's dest)",
+                           "in": "route_word_ip_ivc__<p>__<v> (the ROM word at that address)"},
+            "rom": {"module": "route_rom_<r>",
+                    "ports": {"addr_ip_<p>_ivc_<v>": built[0].rom_addr_bits,
+                              "word_ip_<p>_ivc_<v>": "ptr_width(P) + 2"},
+                    "address": "dest (destination terminal)",
+                    "word": "{ok, eject, port}: port in bits [ptr_width(P)-1:0], eject above it, ok on top; "
+                            "0 where the table has no route and past the last terminal"},
+        }
+        manifest["cores"] = cores
+    else:
+        manifest["scheme"] = {"name": "flat",
+                              "description": "router_<i>: the default Router (route ROM inside), flat Verilog "
+                                             "from Amaranth/Yosys, per distinct (port roles, route ROM)"}
+    manifest["terminals"] = [{"terminal": t, "inj": [int(net.inj_router[t]), int(net.inj_port[t])],
+                              "ej": [int(net.ej_router[t]), int(net.ej_port[t])]} for t in range(T)]
+    if top:
+        write("network_top", topgen.network_top_verilog(net, [e["module"] for e in routers], n_vcs=n_vcs,
+                                                        flit_bits=F))
+        manifest["top"] = {"module": "network_top", "file": "network_top.v",
+                           "ports": [{"name": n, "direction": d, "width": w}
+                                     for d, n, w in topgen.network_top_ports(T, n_vcs, F)]}
+    if axis:
+        ig_text, eg_text = flat_verilog(ingress, "axis_ingress"), flat_verilog(egress, "axis_egress")
+        write("axis_ingress", ig_text)
+        write("axis_egress", eg_text)
+        write("switch_top", topgen.switch_top_verilog(
+            T, data_width=data_width, tuser_width=TUSER_WIDTH, n_vcs=n_vcs, flit_bits=F,
+            ingress_ports=topgen.verilog_ports(ig_text), egress_ports=topgen.verilog_ports(eg_text)))
+        manifest["switch_top"] = {"module": "switch_top", "file": "switch_top.v",
+                                  "ports": [{"name": n, "direction": d, "width": w}
+                                            for d, n, w in topgen.switch_top_ports(T, data_width, TUSER_WIDTH)]}
+        manifest["tuser"] = tuser.as_dict()
+        manifest["axis"] = {"tdata_width": data_width, "router_data_width": router_width,
+                            "payload": {f: {"offset": payload[f].offset, "width": payload[f].width}
+                                        for f in payload.members},
+                            "ingress": {"module": "axis_ingress", "file": "axis_ingress.v"},
+                            "egress": {"module": "axis_egress", "file": "axis_egress.v"}}
+    manifest["modules"] = (sorted(set(configs.values()), key=lambda s: int(s.split("_")[1])) if not shared
+                           else modules)
+    manifest["files"] = files
+    manifest["routers"] = routers
+    manifest["tables"] = {"next_port": table.next_port.tolist(), "term_router": table.term_router.tolist(),
+                          "eject_port": table.eject_port.tolist(), "classes": int(table.classes)}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, default=_jsonable) + "\n")
     return manifest
+
+
+def lint_tree(out_dir, manifest: dict | None = None, *, mode: str = "auto", whole_max: int = 16) -> list[str]:
+    """Lint a generated tree with ``verilator --lint-only -Wall`` and the standard waivers only.
+
+    The waivers cover the Verilog that Amaranth writes (cores, AXI modules) only: in the
+    files written as text (ROMs, wrappers, tops, and the stubs) no warning is tolerated.
+
+    Parameters
+    ----------
+    out_dir : path
+        The tree (``manifest.json`` and the files it lists).
+    manifest : dict, optional
+        Its manifest (default: read from ``out_dir``).
+    mode : {"auto", "whole", "split"}
+        ``whole``: every file together, the top (``switch_top`` if present, else
+        ``network_top``) as the top module. ``split``: each core on its own, then the
+        structural rest (top, wrappers, ROMs, AXI modules) together against port-exact
+        stubs of the cores (:func:`radixnet.hdl.topgen.stub_verilog`) -- Verilator 5's
+        ``--lint-only`` elaborates every instance (about 30 MB and 2 s per instance of a
+        small core), so a 256-router whole-tree run needs tens of GB. ``auto``: ``whole``
+        up to ``whole_max`` routers, else ``split``. A tree without a top (``flat`` scheme)
+        is linted one file at a time.
+
+    Returns
+    -------
+    list of str
+        The waived warnings (first line of each).
+
+    Raises
+    ------
+    radixnet.hdl.verilog.LintError
+        On anything not waived.
+    """
+    import tempfile
+
+    from .topgen import lint_files, stub_verilog, verilog_ports
+
+    out = Path(out_dir)
+    if manifest is None:
+        manifest = json.loads((out / "manifest.json").read_text())
+    if mode not in ("auto", "whole", "split"):
+        raise ValueError(f"lint_tree: mode must be auto, whole or split, got {mode!r}")
+    paths = [out / f for f in manifest["files"]]
+    top = manifest.get("switch_top", manifest.get("top"))
+    if top is None:
+        waived = []
+        for p in paths:
+            waived += lint_files([p], p.stem)
+        return waived
+    cores = manifest.get("cores", [])
+    if mode == "auto":
+        mode = "whole" if manifest["num_routers"] <= whole_max or not cores else "split"
+    core_files = {c["file"] for c in cores}
+    amaranth = set(core_files)                     # the files Amaranth/Yosys wrote
+    if "axis" in manifest:
+        amaranth |= {manifest["axis"][k]["file"] for k in ("ingress", "egress")}
+    if manifest.get("scheme", {}).get("name", "flat") == "flat":
+        amaranth |= {r["file"] for r in manifest["routers"]}
+    strict = [p.name for p in paths if p.name not in amaranth]   # our text: nothing waived
+    if mode == "whole" or not cores:
+        return lint_files(paths, top["module"], strict=strict)
+    waived = []
+    for c in cores:
+        waived += lint_files([out / c["file"]], c["module"])
+    with tempfile.TemporaryDirectory(prefix="radixnet-lint-tree-") as tmp:
+        t = Path(tmp)
+        for p in paths:
+            if p.name in core_files:
+                (t / p.name).write_text(stub_verilog(p.stem, verilog_ports(p.read_text())))
+            else:
+                (t / p.name).symlink_to(p.resolve())
+        waived += lint_files([t / p.name for p in paths], top["module"], strict=strict + sorted(core_files))
+    return waived
 
 
 def _jsonable(x):
@@ -175,8 +447,9 @@ def main(argv=None, prog: str = "rtlgen") -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--vcs V] [--depth B] "
-              "[--data-width W] [--vc-classes K] [--out DIR]\nfamilies: " + ", ".join(family_names()))
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--vcs V] [--depth B] [--data-width W] [--vc-classes K]\n"
+              f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
+              "[--lint [--lint-mode auto|whole|split]] [--out DIR]\nfamilies: " + ", ".join(family_names()))
         return 0
     fam_name, rest = argv[0], argv[1:]
     try:
@@ -195,18 +468,38 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap.add_argument("--depth", type=_positive("depth"), default=4)
         ap.add_argument("--data-width", type=_positive("data-width"), default=64)
         ap.add_argument("--vc-classes", type=int, default=None)
+        ap.add_argument("--axis", action="store_true")
+        ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
+        ap.add_argument("--scheme", choices=SCHEMES, default="shared")
+        ap.add_argument("--lint", action="store_true")
+        ap.add_argument("--lint-mode", choices=("auto", "whole", "split"), default="auto")
         ap.add_argument("--out", default=None)
         args = ap.parse_args(rest)
         values = {prm.name: getattr(args, prm.name) for prm in fam.params if getattr(args, prm.name) is not None}
         net = build(fam_name, **values)
         out = Path(args.out) if args.out else Path("build") / "rtl" / fam_name
+        t0 = time.perf_counter()
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
-                       classes=args.vc_classes)
+                       classes=args.vc_classes, scheme=args.scheme, axis=args.axis,
+                       port_encoding=args.port_encoding, log=lambda s: print(f"{prog}: {s}", flush=True))
+        gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
         return 2
-    print(f"{prog}: {net.num_routers} routers, {len(man['modules'])} module(s), V={man['n_vcs']} B={args.depth} "
-          f"-> {out}/")
+    n_cores = len(man.get("cores", ())) or len(man["modules"])
+    what = "core(s)" if "cores" in man else "router module(s)"
+    print(f"{prog}: {net.num_routers} routers, {n_cores} {what}, {len(man['files'])} files, V={man['n_vcs']} "
+          f"B={args.depth} in {gen_s:.1f} s -> {out}/", flush=True)
+    if args.lint:
+        from .verilog import LintError, ToolError
+        t0 = time.perf_counter()
+        try:
+            waived = lint_tree(out, man, mode=args.lint_mode)
+        except (LintError, ToolError) as e:
+            print(f"{prog}: lint failed: {e}", file=sys.stderr)
+            return 1
+        print(f"{prog}: lint clean (verilator --lint-only -Wall, {len(waived)} waived warnings) "
+              f"in {time.perf_counter() - t0:.1f} s")
     return 0
 
 
