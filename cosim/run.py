@@ -34,7 +34,7 @@ __all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPOR
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
 #: DOR route table; ``sp`` elsewhere)
-SUPPORTED_ROUTINGS = ("sp", "min")
+SUPPORTED_ROUTINGS = ("sp", "min", "dor", "hdor", "dest-tag")
 #: simulators the runner accepts
 SIMULATORS = ("verilator", "icarus")
 #: terminal interfaces: AXI4-Stream ports (the switch top) or flit-level ports (the bare network top)
@@ -96,24 +96,25 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
 def _rtl_table(cfg):
     """The route table the RTL routers hold for ``cfg``, or ValueError naming ``--routing``.
 
-    ``sp`` (and ``min`` where it means ``sp``) use the golden model's own table. ``min`` on a HyperX-family
-    network is Kim's dimension-order routing (§R7): one VC class, the lowest differing dimension first,
-    which is exactly the one-class table ``compile_dor_table`` -- the VC choice (§R5) is the same rule on
-    both sides. Parallel lanes (the 2DFB) choose a lane by queue length, which no table holds.
+    Deterministic table routings (``sp``, ``dor`` with its dateline classes, ``hdor``, ``dest-tag``, and
+    ``min`` where it means one of them; router-spec §R7a, §R7d) use the golden model's own table, class
+    table included. ``min`` on a HyperX-family network is Kim's dimension-order routing (§R7): one VC
+    class, the lowest differing dimension first, which is exactly the one-class table
+    ``compile_dor_table`` -- the VC choice (§R5) is the same rule on both sides. Parallel lanes (the 2DFB)
+    choose a lane by queue length, which no table holds.
     """
     from radixnet.gen.routing import HYPERX_FAMILIES, compile_dor_table, compile_hyperx
 
     net = cfg.net
-    if cfg.routing == "sp" or (cfg.routing == "min" and cfg._table is not None and cfg._code == _table_code()
-                               and getattr(cfg._table, "cls", None) is None):
+    if cfg._table is not None and cfg._code == _table_code():
         return cfg._table
     if cfg.routing == "min" and net.family in HYPERX_FAMILIES and cfg._table is None:
         if compile_hyperx(net).port_lanes.shape[-1] > 1:
             raise ValueError("--routing: min on parallel lanes (2dfb) picks a lane by queue length; the RTL "
                              "router holds route tables only so far (use sp)")
         return compile_dor_table(net)
-    raise ValueError(f"--routing: the RTL router implements {', '.join(SUPPORTED_ROUTINGS)} so far "
-                     f"(router-spec §R7, §R7a), got {cfg.routing!r} on {net.family}")
+    raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag) and "
+                     f"min so far (router-spec §R7, §R7a, §R7d), got {cfg.routing!r} on {net.family}")
 
 
 def _table_code():

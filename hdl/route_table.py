@@ -83,20 +83,32 @@ from .flit import HOPS_BITS
 __all__ = ["RouteCompute", "RouteDecode", "pack_rom_word", "rom_word_bits"]
 
 
-def rom_word_bits(n_ports: int) -> int:
-    """Bits of one ROM word of a router with ``n_ports`` ports: ``{ok, eject, port}``, ``ptr_width(n_ports) + 2``."""
-    return ptr_width(n_ports) + 2
+def rom_word_bits(n_ports: int, cls_bits: int = 0) -> int:
+    """Bits of one ROM word of a router with ``n_ports`` ports: ``{ok, eject, port}``, ``ptr_width(n_ports) + 2``.
+
+    With a class table (``cls_bits > 0``, router-spec §R7d) the word also holds ``{tcls, tcls_valid}``:
+    ``ptr_width(n_ports) + 3 + cls_bits``.
+    """
+    return ptr_width(n_ports) + 2 + (1 + cls_bits if cls_bits else 0)
 
 
 def pack_rom_word(word, n_ports: int) -> int:
-    """A ``(ok, eject, port)`` ROM word as the ROM stores it: ``port | eject << pw | ok << (pw + 1)``.
+    """A ROM word as the ROM stores it: ``port | eject << pw | ok << (pw + 1)``.
+
+    A word of a table with classes, ``(ok, eject, port, tcls_valid, tcls)``, adds
+    ``tcls_valid << (pw + 2) | tcls << (pw + 3)``.
 
     >>> pack_rom_word((1, 0, 5), 7)   # pw = 3: 5 | 0 << 3 | 1 << 4
     21
+    >>> pack_rom_word((1, 0, 5, 1, 1), 7)   # ... | 1 << 5 | 1 << 6
+    117
     """
-    ok, eject, port = (int(x) for x in word)
+    ok, eject, port, *tc = (int(x) for x in word)
     pw = ptr_width(n_ports)
-    return port | (eject << pw) | (ok << (pw + 1))
+    w = port | (eject << pw) | (ok << (pw + 1))
+    if tc:
+        w |= (tc[0] << (pw + 2)) | (tc[1] << (pw + 3))
+    return w
 
 
 def _decode(m: Module, unit, word, in_range) -> None:
@@ -111,10 +123,11 @@ def _decode(m: Module, unit, word, in_range) -> None:
         unit.valid.eq(word[pw + 1] & in_range),
     ]
     top = unit.n_classes - 1
-    if top == 0:
-        m.d.comb += unit.cls.eq(0)
+    hop_cls = 0 if top == 0 else Mux(unit.hops >= top, top, unit.hops)
+    if unit.cls_bits:   # class table (§R7d): the word's class where it has one, else the hop index
+        m.d.comb += unit.cls.eq(Mux(word[pw + 2], word[pw + 3:pw + 3 + unit.cls_bits], hop_cls))
     else:
-        m.d.comb += unit.cls.eq(Mux(unit.hops >= top, top, unit.hops))
+        m.d.comb += unit.cls.eq(hop_cls)
     hops_inc = Signal(HOPS_BITS)
     m.d.comb += hops_inc.eq(Mux(unit.hops == (1 << HOPS_BITS) - 1, unit.hops, unit.hops + 1))
     m.d.comb += unit.hops_out.eq(Mux(unit.eject, unit.hops, hops_inc))
@@ -176,7 +189,7 @@ class RouteCompute(wiring.Component):
     """
 
     def __init__(self, next_port_row, term_router, eject_port, router_id: int, n_ports: int, *,
-                 n_classes: int = 1, dest_bits: int | None = None):
+                 n_classes: int = 1, dest_bits: int | None = None, cls_row=None):
         self.n_ports = _check_int(self, "n_ports", "ports of this router", n_ports, 1)
         self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
         if n_classes > 1 << HOPS_BITS:
@@ -197,6 +210,14 @@ class RouteCompute(wiring.Component):
         if here:
             _reject(self, f"eject_port (ejection port of each terminal) entries of terminals on router "
                           f"{router_id} must be < n_ports = {n_ports}, got {here[0]}")
+        if cls_row is not None:
+            cls_row = _int_list(self, "cls_row", "VC class toward each router, -1 for the hop index",
+                                cls_row, -1, n_classes)
+            if len(cls_row) != n_routers:
+                _reject(self, f"cls_row (VC class toward each router) must have one entry per router "
+                              f"({n_routers}), got {len(cls_row)}")
+        #: bits of the class field of a ROM word (0: no class table, the class is the hop index)
+        self.cls_bits = ptr_width(n_classes) if cls_row is not None else 0
         self.router_id = router_id
         self.n_terminals = len(terms)
         self.addr_bits = ptr_width(self.n_terminals)
@@ -206,12 +227,16 @@ class RouteCompute(wiring.Component):
         self._words = []
         for t in range(1 << self.addr_bits):
             if t >= self.n_terminals:
-                self._words.append((0, 0, 0))
+                w = (0, 0, 0)
             elif terms[t] == router_id:
-                self._words.append((1, 1, ports[t]))
+                w = (1, 1, ports[t])
             else:
                 p = row[terms[t]]
-                self._words.append((1, 0, p) if p >= 0 else (0, 0, 0))
+                w = (1, 0, p) if p >= 0 else (0, 0, 0)
+            if cls_row is not None:
+                c = cls_row[terms[t]] if t < self.n_terminals and w[0] and not w[1] else -1
+                w = w + ((1, c) if c >= 0 else (0, 0))
+            self._words.append(w)
         super().__init__({
             "dest": In(self.dest_bits),
             "hops": In(HOPS_BITS),
@@ -225,8 +250,9 @@ class RouteCompute(wiring.Component):
     @classmethod
     def from_table(cls, table, router_id: int, n_ports: int) -> "RouteCompute":
         """The unit of router ``router_id`` from a :class:`radixnet.gen.routing.RouteTable`."""
+        tcls = getattr(table, "cls", None)
         return cls(table.next_port[router_id], table.term_router, table.eject_port, router_id, n_ports,
-                   n_classes=table.classes)
+                   n_classes=table.classes, cls_row=None if tcls is None else tcls[router_id])
 
     def rom_words(self) -> list[tuple[int, int, int]]:
         """The ROM contents, ``(ok, eject, port)`` per destination terminal (without the padding words)."""
@@ -234,8 +260,8 @@ class RouteCompute(wiring.Component):
 
     @property
     def word_bits(self) -> int:
-        """Bits of one ROM word, :func:`rom_word_bits` ``(n_ports)``."""
-        return rom_word_bits(self.n_ports)
+        """Bits of one ROM word, :func:`rom_word_bits` ``(n_ports, cls_bits)``."""
+        return rom_word_bits(self.n_ports, self.cls_bits)
 
     def rom_ints(self) -> list[int]:
         """The whole ROM, ``2**addr_bits`` words packed as stored (:func:`pack_rom_word`; padding words 0)."""
@@ -279,7 +305,8 @@ class RouteDecode(wiring.Component):
         As in :class:`RouteCompute`.
     """
 
-    def __init__(self, n_ports: int, n_terminals: int, *, n_classes: int = 1, dest_bits: int | None = None):
+    def __init__(self, n_ports: int, n_terminals: int, *, n_classes: int = 1, dest_bits: int | None = None,
+                 cls_bits: int = 0):
         self.n_ports = _check_int(self, "n_ports", "ports of this router", n_ports, 1)
         self.n_terminals = _check_int(self, "n_terminals", "terminals of the network", n_terminals, 1)
         self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
@@ -290,7 +317,11 @@ class RouteDecode(wiring.Component):
         if dest_bits is None:
             dest_bits = self.addr_bits
         self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
-        self.word_bits = rom_word_bits(n_ports)
+        if cls_bits not in (0, ptr_width(n_classes)):
+            _reject(self, f"cls_bits (class field of a ROM word) must be 0 (no class table) or "
+                          f"{ptr_width(n_classes)}, got {cls_bits!r}")
+        self.cls_bits = cls_bits
+        self.word_bits = rom_word_bits(n_ports, cls_bits)
         super().__init__({
             "dest": In(self.dest_bits),
             "hops": In(HOPS_BITS),

@@ -251,6 +251,7 @@ class Router(wiring.Component):
         self.rom_words = rc.rom_words()
         self.rom_ints = rc.rom_ints()
         self.rom_addr_bits, self.rom_word_bits = rc.addr_bits, rc.word_bits
+        self.rom_cls_bits = rc.cls_bits  # class-table field of a ROM word (0: hop-index classes)
         rc._MustUse__silence = True
         lay = self.flit_layout
         members = {
@@ -324,7 +325,8 @@ class Router(wiring.Component):
             for v in range(V):
                 f = iu.front_flit_ivc[v]
                 if self.external_rom:
-                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest))
+                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
+                                     cls_bits=self.rom_cls_bits)
                     m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
                                  rc.word.eq(self.route_word_ip_ivc[p][v])]
                 else:

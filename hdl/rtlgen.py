@@ -263,7 +263,8 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
             rom, name = f"route_rom_{r}", f"router_{r}"
             reads = [f"ip_{p}_ivc_{v}" for p in range(router.n_ports) for v in range(n_vcs)]
             write(rom, topgen.rom_verilog(rom, router.rom_ints, addr_bits=router.rom_addr_bits,
-                                          n_ports=router.n_ports, reads=reads, comment=f"router {r} of {net.family}"))
+                                          n_ports=router.n_ports, reads=reads, comment=f"router {r} of {net.family}",
+                                          word_bits=router.rom_word_bits))
             write(name, topgen.wrapper_verilog(name, core["module"], core["_ports"], rom, n_ports=router.n_ports,
                                                n_vcs=n_vcs, comment=f"router {r} of {net.family}"))
             entry.update(module=name, file=f"{name}.v", core=core["module"], rom_module=rom, rom_file=f"{rom}.v")

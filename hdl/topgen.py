@@ -99,7 +99,7 @@ def _header(ports: list[tuple[str, str, int]]) -> str:
 
 
 def rom_verilog(name: str, words: list[int], *, addr_bits: int, n_ports: int, reads: list[str],
-                comment: str = "") -> str:
+                comment: str = "", word_bits: int | None = None) -> str:
     """Module ``name``: a constant table ``words`` with one combinational read port per entry of ``reads``.
 
     Read port ``x`` is ``addr_x`` (in, ``addr_bits``) -> ``word_x`` (out, ``rom_word_bits(n_ports)``).
@@ -127,7 +127,7 @@ def rom_verilog(name: str, words: list[int], *, addr_bits: int, n_ports: int, re
     comment : str
         An extra comment line (e.g. the router).
     """
-    wb, pw = rom_word_bits(n_ports), ptr_width(n_ports)
+    wb, pw = (rom_word_bits(n_ports) if word_bits is None else word_bits), ptr_width(n_ports)
     if len(words) != 1 << addr_bits:
         raise ValueError(f"rom_verilog: {len(words)} words for {addr_bits} address bits (want {1 << addr_bits})")
     if not reads:

@@ -95,6 +95,17 @@ def test_router_level_slimfly_q5():
     assert_router_match(v)
 
 
+@pytest.mark.parametrize("family, params, routing, kw", [
+    ("torus", {"dims": [4, 4]}, "dor", dict(load=0.5, cycles=300)),            # dateline classes (§R7d)
+    ("ttn", {}, "hdor", dict(load=0.05, cycles=400)),                          # hierarchical DOR, 4 classes
+    ("butterfly", {}, "dest-tag", dict(load=0.5, cycles=300)),                 # indirect network
+])
+def test_router_level_table_class_routings(family, params, routing, kw):
+    """Routings whose VC class comes from the route table (dateline, hierarchical), and destination tag."""
+    v = run_router(family, params, routing=routing, vc_depth=4, seed=7, **kw)
+    assert_router_match(v)
+
+
 def test_router_level_fault_is_caught():
     """The frozen output-arbiter pointer shows up at router level too (the busiest fbfly router)."""
     v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed")
@@ -184,7 +195,8 @@ def test_cli_router_level():
 
 
 @pytest.mark.slow
-def test_torus_network_sp():
-    """A 4 x 4 torus (16 routers), table routing, whole network with AXI4-Stream ports."""
-    v = run("torus", {"dims": [4, 4]}, routing="sp", load=0.4, cycles=300, vc_depth=4, packet_length=2)
+def test_torus_network_dateline_dor():
+    """A 4 x 4 torus (16 routers), dimension order with dateline classes, whole network with AXI4-Stream
+    ports, 2-flit packets."""
+    v = run("torus", {"dims": [4, 4]}, routing="dor", load=0.4, cycles=300, vc_depth=4, packet_length=2)
     assert_match(v)
