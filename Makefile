@@ -9,7 +9,7 @@ APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ $(PYTHON)
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup test test-slow clean help
+.PHONY: setup test test-slow clean help synth-report
 
 help:
 	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
@@ -62,3 +62,9 @@ COSIM_ARGS ?=
 cosim:
 	@[ -n "$(TOPO)" ] || { echo "make cosim: TOPO=<family> is required, e.g. make cosim TOPO=fbfly ARGS=\"--k 2 --n 2\"" >&2; exit 2; }
 	$(PY) -m radixnet cosim --topo $(TOPO) $(ARGS) --sim $(SIM) $(if $(WAVES),--waves) $(COSIM_ARGS)
+
+# make synth-report [RADIX="8 16 32"]: Yosys cells, flip-flops and logic depth of the flat vs hierarchical
+# crossbar and the ripple vs prefix sequential allocator, cached per row in build/synth (docs/synth-report.md)
+RADIX   ?= 8 16 32
+synth-report:
+	$(PY) -m radixnet.hdl.synth_report --radix $(RADIX) --designs flat flat-stream hier alloc-ripple alloc-prefix --out docs/synth-report.md

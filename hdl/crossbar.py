@@ -16,7 +16,9 @@ one flit).
 Cost grows as ``n_in * n_out * width`` multiplexer inputs. For high radix
 (Kim et al. use radix 64) a **hierarchical** crossbar (sub-switches of
 ``k x k`` with intermediate buffering, Kim, Dally, Towles and Gupta, ISCA 2005)
-is planned as a separate unit in a later increment, with the same ports.
+is :class:`radixnet.hdl.crossbar_hier.HierarchicalCrossbar`; it buffers, so it
+has a valid/ready stream interface and a latency of its own (docs/synth-report.md
+compares the two).
 
 Examples
 --------
