@@ -46,11 +46,13 @@ TOPO    ?=
 ARGS    ?=
 VCS     ?=
 DEPTH   ?= 4
+# a deterministic table routing: sp (default), dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag, min
+ROUTING ?=
 RTL_OUT ?= build/rtl/$(TOPO)
 .PHONY: rtl
 rtl:
 	@[ -n "$(TOPO)" ] || { echo "make rtl: TOPO=<family> is required, e.g. make rtl TOPO=fbfly ARGS=\"--k 4 --n 2\"" >&2; exit 2; }
-	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
+	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(ROUTING),--routing $(ROUTING)) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
 
 # make cosim TOPO=<family> [ARGS="--k 2 --n 2"] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS="--load 0.5 ..."]:
 # replay the golden model's packets into the generated network RTL and compare every packet

@@ -31,7 +31,7 @@ import numpy as np
 from .network import Network
 from .params import ParamError
 
-__all__ = ["Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx", "HYPERX_FAMILIES", "RouteTable",
+__all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx", "HYPERX_FAMILIES", "RouteTable",
            "compile_table", "compile_dor_table", "channel_dependencies", "check_deadlock_free", "DeadlockError",
            "uniform_channel_load", "TABLE_CODES", "compile_dor", "DOR_FAMILIES", "compile_hdor",
            "HDOR_FAMILIES", "HDOR_ASSIGNMENTS", "compile_dest_tag", "compile_clos_adaptive", "clos_up_ports", "check_clos_adaptive",
@@ -1013,3 +1013,51 @@ def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
     """Raise :class:`DeadlockError` naming a cycle if ``clos-adaptive``'s dependency graph is cyclic."""
     u, v, n = clos_adaptive_dependencies(net, table, up)
     return _check_acyclic(net, u, v, n, table.classes, table.routing)
+
+
+#: the deterministic table routings (a next hop and a VC class per router and destination): what the RTL
+#: route ROMs hold (router-spec §R7a, §R7d)
+DETERMINISTIC = ("sp", "dor", "hdor", "dest-tag", "min")
+
+
+def deterministic_table(net: Network, routing: str = "sp", classes: int | None = None) -> RouteTable:
+    """The route table of a deterministic routing on ``net``, checked deadlock-free.
+
+    ``sp``, ``dor``, ``hdor`` and ``dest-tag`` as the simulator compiles them (``resolve`` decides whether
+    ``net`` takes the routing); ``min`` is the routing ``min`` means on ``net``: one of those, or on the
+    flattened-butterfly / HyperX families Kim's dimension order as the one-class ``compile_dor_table``.
+
+    Raises
+    ------
+    ParamError
+        ``--routing`` naming the deterministic routings ``net`` takes.
+    DeadlockError
+        The table's channel-dependency graph has a cycle (too few ``classes``).
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> t = deterministic_table(build("torus", dims=[4, 4]), "dor")
+    >>> t.classes, t.cls is not None
+    (2, True)
+    >>> deterministic_table(build("slimfly", q=5), "ugal-l")
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.ParamError: --routing: ugal-l is adaptive; route tables hold sp, dor, hdor, dest-tag, min (those slimfly takes: sp, min)
+    """
+    takes = [r for r in DETERMINISTIC if r in accepted_routings(net)]
+    if routing not in takes:
+        why = "is adaptive" if routing in ROUTINGS and routing not in DETERMINISTIC else "is not taken here"
+        raise ParamError("routing", f"{routing} {why}; route tables hold {', '.join(DETERMINISTIC)} (those "
+                                    f"{net.family} takes: {', '.join(takes)})")
+    plan = resolve(routing, net)
+    if plan.table is None:        # min on a HyperX: Kim's DOR
+        table = compile_dor_table(net)
+    else:
+        fn = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor, "dest-tag": compile_dest_tag}
+        if plan.table not in fn:
+            raise ParamError("routing", f"{routing} on {net.family} is not a deterministic table routing")
+        table = fn[plan.table](net, classes)
+    check_deadlock_free(net, table)
+    return table
+

@@ -149,7 +149,7 @@ def _core_key(router, ports) -> tuple:
 
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
-             port_encoding: str | None = None, log=None) -> dict:
+             port_encoding: str | None = None, log=None, routing: str = "sp") -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -166,7 +166,10 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         The routers' payload bits; with ``axis``, the ``tdata`` width ``W`` (the routers then
         carry ``payload_layout(W, T).size`` bits).
     classes : int, optional
-        VC classes of ``compile_table`` (default: the diameter).
+        VC classes of the table (default: what the routing needs, e.g. the diameter for ``sp``).
+    routing : str
+        A deterministic table routing (:func:`radixnet.gen.routing.deterministic_table`): ``sp``
+        (default), ``dor`` (dateline classes on a torus), ``hdor``, ``dest-tag``, or ``min``.
     scheme : {"flat", "shared"}
         ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
         ``flat`` (default, the legacy output): one flat router per distinct router.
@@ -188,7 +191,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     """
     import time
 
-    from radixnet.gen.routing import check_deadlock_free, compile_table
+    from radixnet.gen.routing import deterministic_table
 
     from . import topgen
     from .router import Router
@@ -196,8 +199,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
     top = (scheme == "shared" if top is None else bool(top)) or axis
-    table = compile_table(net, classes)
-    check_deadlock_free(net, table)
+    table = deterministic_table(net, routing, classes)   # refuses a cyclic one (DeadlockError)
     if n_vcs is None:
         n_vcs = int(table.classes)
     T = int(net.num_terminals)
@@ -283,7 +285,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         del c["_ports"]
     manifest = {
         "family": net.family, "params": net.params,
-        "routing": "sp", "allocator": "greedy", "speedup": 1, "link_latency": 1,
+        "routing": routing, "allocator": "greedy", "speedup": 1, "link_latency": 1,
         "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width, "classes": int(table.classes),
         "num_routers": net.num_routers, "num_terminals": T,
         "flit": {"size": F,
@@ -469,6 +471,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap.add_argument("--depth", type=_positive("depth"), default=4)
         ap.add_argument("--data-width", type=_positive("data-width"), default=64)
         ap.add_argument("--vc-classes", type=int, default=None)
+        ap.add_argument("--routing", default="sp")
         ap.add_argument("--axis", action="store_true")
         ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
         ap.add_argument("--scheme", choices=SCHEMES, default="shared")
@@ -481,7 +484,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         out = Path(args.out) if args.out else Path("build") / "rtl" / fam_name
         t0 = time.perf_counter()
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
-                       classes=args.vc_classes, scheme=args.scheme, axis=args.axis,
+                       classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                        port_encoding=args.port_encoding, log=lambda s: print(f"{prog}: {s}", flush=True))
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:

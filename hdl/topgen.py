@@ -135,7 +135,10 @@ def rom_verilog(name: str, words: list[int], *, addr_bits: int, n_ports: int, re
     sh = max(0, (wb - 1).bit_length())
     slot = 1 << sh
     ports = [("input", f"addr_{x}", addr_bits) for x in reads] + [("output", f"word_{x}", wb) for x in reads]
-    out = [f"// route ROM ({_TOOL}): word = {{ok, eject, port[{pw - 1}:0]}} per destination terminal"]
+    cb = wb - pw - 3  # class-table field (router-spec §R7d), 0 bits without one
+    layout = f"{{tcls[{cb - 1}:0], tcls_valid, ok, eject, port[{pw - 1}:0]}}" if cb > 0 \
+        else f"{{ok, eject, port[{pw - 1}:0]}}"
+    out = [f"// route ROM ({_TOOL}): word = {layout} per destination terminal"]
     if comment:
         out.append(f"// {comment}")
     out += [f"module {name} (", _header(ports), ");",
@@ -146,6 +149,8 @@ def rom_verilog(name: str, words: list[int], *, addr_bits: int, n_ports: int, re
         w = words[a]
         ok, ej, port = w >> (pw + 1) & 1, w >> pw & 1, w & ((1 << pw) - 1)
         what = ("no route" if not ok else f"eject on port {port}" if ej else f"port {port}")
+        if cb > 0 and ok and not ej:
+            what += f", class {w >> (pw + 3)}" if w >> (pw + 2) & 1 else ", class = hops"
         sep = "," if a else " "
         out.append(f"    {slot}'h{w:0{(slot + 3) // 4}x}{sep}  // {a}: {what}")
     out.append("  };")

@@ -149,16 +149,37 @@ def _run_pair(ref: Router, dut, cycles: int, seed: int, load: float = 0.7):
     ("slimfly", {"q": 5}, 7, 4, 2, 2),        # 2 VC classes
     ("mesh", {"dims": [3, 3]}, 0, 4, 2, 3),   # a corner router: 2 unused ports, 4 classes
 ])
-def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed):
+def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed, routing="sp"):
     """Router(external_rom=True) + ROMs holding its rom_ints == Router(default): every output (flits,
     valids, credits, error) identical every cycle under random traffic (all destinations, hops 0..K)."""
+    from radixnet.gen.routing import deterministic_table
     net = build(family, **kw)
-    table = compile_table(net)
+    table = compile_table(net) if routing == "sp" else deterministic_table(net, routing)
     ref = Router(net, rid, n_vcs, depth, 8, table=table)
     core = Router(net, rid, n_vcs, depth, 8, table=table, external_rom=True)
     assert core.rom_ints == ref.rom_ints and len(core.rom_ints) == 1 << core.rom_addr_bits
     sent = _run_pair(ref, CoreWithRoms(core), 160, seed)
     assert sent > 60
+    return core
+
+
+def test_core_with_class_table_rom_equals_router():
+    """A torus with dimension order and dateline classes (§R7d): the ROM words carry the table's class."""
+    core = test_core_with_rom_equals_router("torus", {"dims": [4, 4]}, 5, 2, 2, 4, routing="dor")
+    assert core.rom_cls_bits == 1 and core.rom_word_bits == core.rom_cls_bits + 3 + 3
+
+
+def test_routing_option(tmp_path, capsys):
+    """--routing picks the deterministic table (the manifest records it); an adaptive routing is refused."""
+    out = tmp_path / "t"
+    assert rtlgen_main(["torus", "--dims", "4,4", "--routing", "dor", "--scheme", "shared", "--out", str(out)]) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["routing"] == "dor" and man["classes"] == 2
+    assert "tcls_valid" in (out / "route_rom_0.v").read_text()
+    capsys.readouterr()
+    assert rtlgen_main(["slimfly", "--q", "5", "--routing", "ugal-l", "--out", str(tmp_path / "u")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--routing: ugal-l is adaptive" in err[0]
 
 
 def test_external_rom_ports_and_default_unchanged():
