@@ -74,15 +74,19 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     from radixnet.hdl.router import Router
 
     from .golden_trace import golden_config, golden_packets
-    from .run import _rtl_table
+    from .run import NEEDS_INTER, _rtl_route
 
     if kw.get("packet_length", 1) != 1:
         raise ValueError("--packet-length: the router-level co-simulation takes single-flit packets (the trace "
                          "records head-flit grants only); the network level takes any length")
     gkw = {k: v for k, v in kw.items() if k not in ("load", "cycles", "batch")}
     cfg = golden_config(net, **gkw)
+    routing = None
     if table is None:
-        table = _rtl_table(cfg)
+        table, routing = _rtl_route(cfg)
+    if routing in NEEDS_INTER:
+        raise ValueError(f"--router: {routing} changes the header (phase, intermediate) at each decision and the "
+                         f"trace does not record it per hop; co-simulate {routing} at the network level")
     if packets is None:
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
@@ -90,7 +94,8 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     if router is None:
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
-    top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault)
+    top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
+                 threshold=cfg.ugal_threshold)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()

@@ -34,7 +34,9 @@ __all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPOR
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
 #: DOR route table; ``sp`` elsewhere)
-SUPPORTED_ROUTINGS = ("sp", "min", "dor", "hdor", "dest-tag")
+SUPPORTED_ROUTINGS = ("sp", "min", "dor", "hdor", "dest-tag", "min-ad", "val", "ugal")
+#: routings whose head flits carry the golden model's intermediate router from the source (flit terminals)
+NEEDS_INTER = ("val", "ugal")
 #: simulators the runner accepts
 SIMULATORS = ("verilator", "icarus")
 #: terminal interfaces: AXI4-Stream ports (the switch top) or flit-level ports (the bare network top)
@@ -93,6 +95,21 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
         return bdir, time.perf_counter() - t0
 
 
+def _rtl_route(cfg):
+    """``(route table, adaptive routing)`` the RTL routers are built with for ``cfg`` (one of them None).
+
+    Kim's greedy adaptive routings ``min-ad``, ``val`` and ``ugal`` (§R7) on the HyperX families are
+    decided in logic (hdl/route_adaptive.py) at speedup 1; the rest as :func:`_rtl_table`.
+    """
+    from radixnet.hdl.router import ADAPTIVE
+
+    if cfg.routing in ADAPTIVE and cfg._table is None:
+        if cfg.speedup != 1 or cfg._sequential:
+            raise ValueError("--speedup: the RTL router is built with speedup 1 and the greedy allocator")
+        return None, cfg.routing
+    return _rtl_table(cfg), None
+
+
 def _rtl_table(cfg):
     """The route table the RTL routers hold for ``cfg``, or ValueError naming ``--routing``.
 
@@ -127,7 +144,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
                   sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
-                  traffic_opts: dict | None = None, verbose: bool = False) -> dict:
+                  traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -183,19 +200,25 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                data_width)
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
-                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts)
-    table = _rtl_table(cfg)
+                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
+                        ugal_threshold=ugal_threshold)
+    table, rtl_routing = _rtl_route(cfg)
+    if rtl_routing in NEEDS_INTER and terminals == "axis":
+        raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
+                         f"top takes the golden model's from the head flit (use --terminals flit)")
     t0 = time.perf_counter()
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
-                             traffic_opts=traffic_opts)
+                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
-        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault)
+        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
+                            routing=rtl_routing, threshold=cfg.ugal_threshold)
     else:
-        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault)
+        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
+                         routing=rtl_routing, threshold=cfg.ugal_threshold)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}
@@ -213,7 +236,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     else:
         lay = top.flit_layout
         spec.update(fields={f: [lay[f].offset, lay[f].width] for f in lay.members},
-                    packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"]]
+                    packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], p["inter"]]
                              for p in packets])
     verdict = replay(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose)
     golden_by_id = {p["id"]: p for p in packets}

@@ -58,7 +58,7 @@ async def replay(dut):
     T, V, B, L = job["T"], job["V"], job["B"], job["L"]
     fields = {k: tuple(v) for k, v in job["fields"].items()}
     wmask = (1 << fields["data"][1]) - 1
-    pk = job["packets"]                      # [id, src, dst, created, injected, ejected], by id
+    pk = job["packets"]                      # [id, src, dst, created, injected, ejected, inter], by id
     by_id = {p[0]: p for p in pk}
     creation = sorted(pk, key=lambda p: (p[3], p[0]))
     data_to_flit = {}                         # data value -> (id, flit index)
@@ -109,7 +109,7 @@ async def replay(dut):
                 continue
             i = flit_i[s]
             inj_flit[s].value = _pack(fields, head=i == 0, tail=i == L - 1, vc=vc, dest=p[2],
-                                      data=(p[0] * L + i) & wmask)
+                                      inter=p[6] if i == 0 and len(p) > 6 else 0, data=(p[0] * L + i) & wmask)
             valid |= 1 << s
             credit[s][vc] -= 1
             if i == 0:
@@ -142,7 +142,7 @@ async def replay(dut):
 
     mism = []
     for p in pk:
-        pid, src, dst, created, g_inj, g_ej = p
+        pid, src, dst, created, g_inj, g_ej = p[:6]
         got = arrived.get(pid, [])
         tail = [a for a in got if a[2] == L - 1]
         problems = []

@@ -62,6 +62,10 @@ class NetworkTop(wiring.Component):
     fault : str, optional
         A deliberately wrong router, for the co-simulation's fault-injection test
         (:class:`~radixnet.hdl.router.Router` ``fault``); ``None`` builds the spec.
+    routing : str, optional
+        An adaptive routing decided in logic (:data:`radixnet.hdl.router.ADAPTIVE`); None: ``table``.
+    threshold : int
+        UGAL's bias theta (router-spec §R7).
     check : bool
         Emit the routers' protocol assertions.
 
@@ -78,19 +82,20 @@ class NetworkTop(wiring.Component):
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
-                 fault: str | None = None, check: bool = True):
+                 fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4):
         from radixnet.gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
             _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
         _check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
-        if table is None:
+        if table is None and routing is None:
             table = compile_table(net)
         self.net, self.table = net, table
         self.n_vcs, self.vc_depth, self.data_width = n_vcs, vc_depth, data_width
         self.n_terminals = int(net.num_terminals)
         #: one Router per router of the network (validated here, before any elaboration)
-        self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check)
+        self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
+                               routing=routing, threshold=threshold)
                         for r in range(net.num_routers)]
         #: (src router, src port, dst router, dst port) per channel
         self.channels = [(int(net.src[c]), int(net.src_port[c]), int(net.dst[c]), int(net.dst_port[c]))

@@ -126,12 +126,24 @@ from amaranth.lib.wiring import In, Out
 from .arbiter import RoundRobinArbiter, _check_int, _reject, ptr_width
 from .credits import CreditCounter
 from .crossbar import Crossbar
-from .flit import flit_widths
+from .flit import HOPS_BITS, flit_widths
 from .input_unit import InputUnit
 from .route_table import RouteCompute, RouteDecode
-from .vc_select import OutputVCSelect
+from .vc_select import OutputVCSelect, QueueLength
 
 __all__ = ["Router", "FAULTS"]
+
+#: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
+#: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
+ADAPTIVE = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal")}
+
+
+class _Classes:
+    """The VC-class count of an adaptive routing, where a table routing has its RouteTable."""
+
+    def __init__(self, n):
+        self.classes = n
+
 
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
 FAULTS = (None, "out_arb_fixed")
@@ -205,7 +217,8 @@ class Router(wiring.Component):
     """
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
-                 table=None, check: bool = True, fault: str | None = None, external_rom: bool = False):
+                 table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
+                 routing: str | None = None, threshold: int = 4):
         from radixnet.gen.routing import compile_table
 
         if fault not in FAULTS:
@@ -227,7 +240,19 @@ class Router(wiring.Component):
         if not isinstance(external_rom, bool):
             _reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
         self.external_rom = external_rom
-        if table is None:
+        if routing is not None and routing not in ADAPTIVE:
+            _reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
+                          f"{', '.join(ADAPTIVE)}, got {routing!r}")
+        self.routing, self.threshold = routing, threshold
+        if routing is not None:
+            if external_rom:
+                _reject(self, f"external_rom: routing {routing!r} is decided in logic and has no route ROM")
+            # one decision unit per input VC (router-spec §R7, hdl/route_adaptive.py); validated here
+            self.net, self.router_id = net, router_id
+            unit = self._decider()
+            unit._MustUse__silence = True
+            table = _Classes(unit.n_classes)
+        elif table is None:
             table = compile_table(net)
         elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
             _reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
@@ -247,12 +272,16 @@ class Router(wiring.Component):
         self.in_channels = [int(pt["in_channel"][router_id, p]) for p in range(P)]
         self.widths = flit_widths(net, n_vcs, data_width)
         self.flit_layout = self.widths.layout()
-        rc = RouteCompute.from_table(table, router_id, P)  # its ROM words name the configuration
-        self.rom_words = rc.rom_words()
-        self.rom_ints = rc.rom_ints()
-        self.rom_addr_bits, self.rom_word_bits = rc.addr_bits, rc.word_bits
-        self.rom_cls_bits = rc.cls_bits  # class-table field of a ROM word (0: hop-index classes)
-        rc._MustUse__silence = True
+        if routing is None:
+            rc = RouteCompute.from_table(table, router_id, P)  # its ROM words name the configuration
+            self.rom_words = rc.rom_words()
+            self.rom_ints = rc.rom_ints()
+            self.rom_addr_bits, self.rom_word_bits = rc.addr_bits, rc.word_bits
+            self.rom_cls_bits = rc.cls_bits  # class-table field of a ROM word (0: hop-index classes)
+            rc._MustUse__silence = True
+        else:
+            self.rom_words = self.rom_ints = None
+            self.rom_addr_bits = self.rom_word_bits = self.rom_cls_bits = 0
         lay = self.flit_layout
         members = {
             "in_flit_ip": In(lay).array(P),
@@ -267,6 +296,15 @@ class Router(wiring.Component):
             members["route_addr_ip_ivc"] = Out(self.rom_addr_bits).array(P, n_vcs)
             members["route_word_ip_ivc"] = In(self.rom_word_bits).array(P, n_vcs)
         super().__init__(members)
+
+    def _decider(self):
+        """A decision unit of the adaptive routing (hdl/route_adaptive.py) for one input VC."""
+        from . import route_adaptive
+
+        cls_name, arg = ADAPTIVE[self.routing]
+        kw = {"routing": arg} if arg else {}
+        return getattr(route_adaptive, cls_name)(self.net, self.router_id, self.n_vcs, self.vc_depth,
+                                                 threshold=self.threshold, **kw)
 
     def elaborate(self, platform):
         m = Module()
@@ -290,6 +328,7 @@ class Router(wiring.Component):
         credits = {}      # o -> [CreditCounter] * V
         vcsel = {}        # (o, k) -> OutputVCSelect
         busy = {}         # o -> Signal(V): output VC held by a packet
+        qlen = {}         # o -> QueueLength (adaptive routings)
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)
@@ -312,6 +351,11 @@ class Router(wiring.Component):
                 m.d.comb += [sel.busy_ovc.eq(busy[o]), sel.cls.eq(k)]
                 m.d.comb += [sel.credit_ovc[v].eq(cs[v].count) for v in range(V)]
                 vcsel[(o, k)] = sel
+            if self.routing is not None:   # q(o) of §R7 for the adaptive decisions
+                ql = QueueLength(V, B)
+                m.submodules[f"qlen_op_{o}"] = ql
+                m.d.comb += [ql.credit_ovc[v].eq(cs[v].count) for v in range(V)]
+                qlen[o] = ql
 
         # ---- per input VC: request (§R5, §R6 step 1) and the departing flit
         active = [[Signal(name=f"active_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
@@ -324,7 +368,9 @@ class Router(wiring.Component):
             iu = ius[p]
             for v in range(V):
                 f = iu.front_flit_ivc[v]
-                if self.external_rom:
+                if self.routing is not None:
+                    rc = self._decider()
+                elif self.external_rom:
                     rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
                                      cls_bits=self.rom_cls_bits)
                     m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
@@ -332,7 +378,19 @@ class Router(wiring.Component):
                 else:
                     rc = RouteCompute.from_table(self.table, self.router_id, P)
                 m.submodules[f"route_ip_{p}_ivc_{v}"] = rc
-                m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+                if self.routing is None:
+                    m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+                    hops_out = rc.hops_out
+                else:
+                    m.d.comb += rc.dest.eq(f.dest)
+                    for name in rc._inputs:
+                        m.d.comb += getattr(rc, name).eq(p if name == "in_port" else getattr(f, name))
+                    for i, o in enumerate(rc.net_ports):
+                        if "q_np" in rc.signature.members:
+                            m.d.comb += rc.q_np[i].eq(qlen[o].q)
+                        m.d.comb += rc.avail_np_cls[i].eq(Cat(*[vcsel[(o, k)].valid for k in range(K)]))
+                    hops_out = Signal(HOPS_BITS, name=f"hops_out_ip_{p}_ivc_{v}")
+                    m.d.comb += hops_out.eq(Mux(rc.eject | (f.hops == (1 << HOPS_BITS) - 1), f.hops, f.hops + 1))
                 # new route: output VC of the class, or VC 0 on an ejection port
                 new_ok = Signal(name=f"new_ok_ip_{p}_ivc_{v}")
                 new_ov = Signal(vw, name=f"new_ovc_ip_{p}_ivc_{v}")
@@ -372,8 +430,13 @@ class Router(wiring.Component):
                     ov.eq(Mux(is_act, act_ov[p][v], new_ov)),
                     dep[p][v].eq(f),
                     dep[p][v].vc.eq(ov),
-                    dep[p][v].hops.eq(Mux(is_act, f.hops, rc.hops_out)),
+                    dep[p][v].hops.eq(Mux(is_act, f.hops, hops_out)),
                 ]
+                if self.routing is not None:   # the head flit leaves with the decision's header (§R4, §R7)
+                    m.d.comb += [dep[p][v].phase.eq(Mux(is_act, f.phase, rc.phase_out)),
+                                 dep[p][v].decided.eq(Mux(is_act, f.decided, rc.decided_out)),
+                                 dep[p][v].inter.eq(Mux(is_act, f.inter, rc.inter_out)),
+                                 dep[p][v].h1.eq(Mux(is_act, f.h1, rc.h1_out))]
 
         # ---- input arbitration (§R6 step 2): one VC per input
         in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []

@@ -39,8 +39,9 @@ def cmd_cosim(argv: Sequence[str]) -> int:
     p.add_argument("--batch", type=int, default=None, help="instead: packets per terminal at cycle 0")
     p.add_argument("--data-width", type=int, default=32,
                    help="axis: tdata bits (multiple of 8, >= 32); flit: payload bits [default 32]")
-    p.add_argument("--terminals", default="axis",
-                   help="axis (AXI4-Stream switch top) or flit (bare network top) [default axis]")
+    p.add_argument("--terminals", default=None,
+                   help="axis (AXI4-Stream switch top) or flit (bare network top) [default axis; flit for val "
+                        "and ugal, whose head flits carry the golden model's intermediate router]")
     p.add_argument("--sim", default="verilator", help="one of " + ", ".join(SIMULATORS) + " [default verilator]")
     p.add_argument("--waves", action="store_true", help="write a VCD waveform")
     p.add_argument("--fault", default=None, help="plant a bug in the RTL: " + ", ".join(f for f in FAULTS if f))
@@ -62,13 +63,17 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                              f"(router-spec §R1), got {getattr(args, name)}")
     args.speedup = 1
     cfg = sim_config(args)
+
     if args.router is not None:
         if not -1 <= args.router < cfg.net.num_routers:
             raise UsageError(f"radixnet cosim: error: --router must be -1 or a router 0..{cfg.net.num_routers - 1}, "
                              f"got {args.router}")
-        if args.terminals != "axis" or args.batch is not None:
+        if args.terminals is not None or args.batch is not None:
             raise UsageError("radixnet cosim: error: --router drives one router's flit ports from the trace; "
                              "it takes neither --terminals nor --batch")
+    if args.terminals is None:
+        from radixnet.cosim.run import NEEDS_INTER
+        args.terminals = "flit" if cfg.routing in NEEDS_INTER else "axis"
     try:
         if args.router is not None:
             from radixnet.cosim.router_level import cosim_router
@@ -82,7 +87,8 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                     cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                                     packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
                                     terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
-                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts)
+                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
+                                    ugal_threshold=cfg.ugal_threshold)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     if args.json:

@@ -73,10 +73,36 @@ def test_min_dimension_order_two_dimensions():
     assert v["stall_cycles"] > 0
 
 
+@pytest.mark.parametrize("routing, kw", [
+    ("min-ad", dict(traffic="uniform", load=0.6, vc_depth=3)),
+    ("ugal", dict(traffic="complement", load=0.9, vc_depth=2, ugal_threshold=0)),
+    ("val", dict(traffic="uniform", load=0.4, vc_depth=3, packet_length=2)),
+])
+def test_greedy_adaptive_routings(routing, kw):
+    """Kim's greedy adaptive routings (§R7), decided in logic (hdl/route_adaptive.py), on a 2-dimension
+    flattened butterfly; the head flits carry the golden model's intermediate router (flit terminals)."""
+    v = run("fbfly", {"k": 2, "n": 3}, routing=routing, cycles=200, vcs=2, seed=8, terminals="flit", **kw)
+    assert_match(v)
+    if routing == "ugal":   # the run must exercise both of UGAL's choices
+        from radixnet.cosim.golden_trace import golden_packets
+        pk = golden_packets(build("fbfly", k=2, n=3), routing="ugal", cycles=200, vcs=2, seed=8, **kw)
+        assert 0.2 < sum(not p["min"] for p in pk) / len(pk) < 0.8
+
+
+@pytest.mark.slow
+def test_min_ad_on_parallel_lanes():
+    """min-ad on the 2-dilated flattened butterfly (two lanes per neighbour, §R7 lane choice)."""
+    v = run("2dfb", {"k": 4, "n": 1}, routing="min-ad", traffic="2dfb-adversarial", load=0.7, cycles=200, vcs=2,
+            vc_depth=3, terminals="flit")
+    assert_match(v)
+
+
 def test_unsupported_routing_is_refused():
     from radixnet.cosim.run import cosim_network
     with pytest.raises(ValueError, match="--routing"):
-        cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal", build_root=CACHE)
+        cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal-s", build_root=CACHE)
+    with pytest.raises(ValueError, match="--terminals"):
+        cosim_network(build(*TINY[:1], **TINY[1]), routing="val", build_root=CACHE)
 
 
 def run_router(family, params, **kw):
