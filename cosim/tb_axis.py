@@ -28,10 +28,9 @@ import time
 from collections import deque
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from radixnet.cosim.verdict import finish, judge
+from radixnet.cosim.verdict import finish, judge, start
 
 
 def packet_bytes(pid: int, length: int) -> bytes:
@@ -54,15 +53,8 @@ async def replay_axis(dut):
          for t in range(T)]
     mo = [{f: getattr(dut, f"m_axis_{t}_{f}") for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser", "tready")}
           for t in range(T)]
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.rst.value = 1
-    for t in range(T):
-        for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser"):
-            s[t][f].value = 0
-        mo[t]["tready"].value = 1
-    for _ in range(3):
-        await RisingEdge(dut.clk)
-    dut.rst.value = 0
+    await start(dut, {**{s[t][f]: 0 for t in range(T) for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser")},
+                      **{mo[t]["tready"]: 1 for t in range(T)}})
 
     sq = [deque() for _ in range(T)]    # per terminal: [packet, its beats] in creation order
     beat_i = [0] * T

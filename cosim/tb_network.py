@@ -32,10 +32,9 @@ import time
 from collections import deque
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from radixnet.cosim.verdict import finish, judge
+from radixnet.cosim.verdict import finish, judge, start
 
 
 def _pack(fields: dict, **values) -> int:
@@ -59,7 +58,6 @@ async def replay(dut):
     fields = {k: tuple(v) for k, v in job["fields"].items()}
     wmask = (1 << fields["data"][1]) - 1
     pk = job["packets"]                      # [id, src, dst, created, injected, ejected, inter], by id
-    by_id = {p[0]: p for p in pk}
     creation = sorted(pk, key=lambda p: (p[3], p[0]))
     data_to_flit = {}                         # data value -> (id, flit index)
     for p in pk:
@@ -73,14 +71,7 @@ async def replay(dut):
     inj_credit = [getattr(dut, f"inj_credit_t_ivc__{t}") for t in range(T)]
     ej_flit = [getattr(dut, f"ej_flit_t__{t}") for t in range(T)]
 
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.rst.value = 1
-    dut.inj_valid_t.value = 0
-    for h in inj_flit:
-        h.value = 0
-    for _ in range(3):
-        await RisingEdge(dut.clk)
-    dut.rst.value = 0
+    await start(dut, {dut.inj_valid_t: 0, **{h: 0 for h in inj_flit}})
 
     sq = [deque() for _ in range(T)]          # per terminal: [packet, vc] in creation order
     sent = [0] * T                            # packets of each terminal created so far

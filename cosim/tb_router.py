@@ -13,8 +13,9 @@ import time
 from collections import defaultdict
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
+
+from radixnet.cosim.verdict import start
 
 
 @cocotb.test()
@@ -39,14 +40,7 @@ async def replay_router(dut):
     cr_in = [getattr(dut, f"credit_in_op_ovc__{p}") for p in range(P)]
     cr_out = [getattr(dut, f"credit_out_ip_ivc__{p}") for p in range(P)]
     out_flit = [getattr(dut, f"out_flit_op__{p}") for p in range(P)]
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
-    dut.rst.value = 1
-    dut.in_valid_ip.value = 0
-    for h in in_flit + cr_in:
-        h.value = 0
-    for _ in range(3):
-        await RisingEdge(dut.clk)
-    dut.rst.value = 0
+    await start(dut, {dut.in_valid_ip: 0, **{h: 0 for h in in_flit + cr_in}})
 
     got_out, got_credit = [], []
     driven_cr = set()

@@ -1,7 +1,8 @@
-"""The comparison both testbenches share: one packet of the RTL against its golden record (§R9).
+"""What the testbenches share: the clock and reset, and one packet of the RTL against its golden record (§R9).
 
 Used inside the simulator by :mod:`radixnet.cosim.tb_network` (flit-level
-terminals) and :mod:`radixnet.cosim.tb_axis` (AXI4-Stream terminals).
+terminals), :mod:`radixnet.cosim.tb_axis` (AXI4-Stream terminals) and
+:mod:`radixnet.cosim.tb_router` (one router).
 
 Examples
 --------
@@ -15,7 +16,26 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["judge", "finish"]
+__all__ = ["judge", "finish", "start"]
+
+
+async def start(dut, values: dict) -> None:
+    """Start the clock, hold reset for three cycles with the inputs ``values`` (handle -> value) applied.
+
+    Returns just after the rising edge that ends reset: the inputs driven next are those of cycle 0, the
+    golden model's first cycle.
+    """
+    import cocotb
+    from cocotb.clock import Clock
+    from cocotb.triggers import RisingEdge
+
+    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
+    dut.rst.value = 1
+    for handle, value in values.items():
+        handle.value = value
+    for _ in range(3):
+        await RisingEdge(dut.clk)
+    dut.rst.value = 0
 
 
 def judge(pid, src, dst, created, g_inj, g_ej, *, rtl_injected, rtl_ejected, problems) -> dict | None:
