@@ -120,10 +120,10 @@ def _rtl_table(cfg):
     ``compile_dor_table`` -- the VC choice (§R5) is the same rule on both sides. Parallel lanes (the 2DFB)
     choose a lane by queue length, which no table holds.
     """
-    from radixnet.gen.routing import HYPERX_FAMILIES, compile_dor_table, compile_hyperx
+    from radixnet.gen.routing import HYPERX_FAMILIES, TABLE, compile_dor_table, compile_hyperx
 
     net = cfg.net
-    if cfg._table is not None and cfg._code == _table_code():
+    if cfg._table is not None and cfg._code == TABLE:
         return cfg._table
     if cfg.routing == "min" and net.family in HYPERX_FAMILIES and cfg._table is None:
         if compile_hyperx(net).port_lanes.shape[-1] > 1:
@@ -132,11 +132,6 @@ def _rtl_table(cfg):
         return compile_dor_table(net)
     raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag) and "
                      f"min so far (router-spec §R7, §R7a, §R7d), got {cfg.routing!r} on {net.family}")
-
-
-def _table_code():
-    from radixnet.gen.routing import TABLE
-    return TABLE
 
 
 def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,

@@ -123,7 +123,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _reject, ptr_width
+from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _or_all, _reject, ptr_width
 from .crossbar import Crossbar
 
 __all__ = ["HierarchicalCrossbar", "default_sub"]
@@ -331,9 +331,3 @@ class HierarchicalCrossbar(wiring.Component):
                 m.d.comb += f.r_en.eq(gnt[r] & ready)
         return m
 
-
-def _or_all(values):
-    out = values[0]
-    for v in values[1:]:
-        out = out | v
-    return out

@@ -138,13 +138,6 @@ __all__ = ["Router", "FAULTS"]
 ADAPTIVE = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal")}
 
 
-class _Classes:
-    """The VC-class count of an adaptive routing, where a table routing has its RouteTable."""
-
-    def __init__(self, n):
-        self.classes = n
-
-
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
 FAULTS = (None, "out_arb_fixed")
 
@@ -251,17 +244,19 @@ class Router(wiring.Component):
             self.net, self.router_id = net, router_id
             unit = self._decider()
             unit._MustUse__silence = True
-            table = _Classes(unit.n_classes)
-        elif table is None:
-            table = compile_table(net)
-        elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
-            _reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
-        if n_vcs % table.classes:
+            table, n_classes = None, unit.n_classes
+        else:
+            if table is None:
+                table = compile_table(net)
+            elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
+                _reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
+            n_classes = int(table.classes)
+        if n_vcs % n_classes:
             _reject(self, f"n_vcs (virtual channels per port) must be a multiple of the routing's "
-                          f"{table.classes} VC classes (router-spec §R5), got {n_vcs}")
+                          f"{n_classes} VC classes (router-spec §R5), got {n_vcs}")
         self.net, self.router_id, self.table, self.check = net, router_id, table, check
         self.n_ports = int(net.radix[router_id])
-        self.n_classes = int(table.classes)
+        self.n_classes = n_classes
         pt = net.port_table()
         P = self.n_ports
         #: ports whose output is an ejection port (a terminal ejects there)

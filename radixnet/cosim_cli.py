@@ -91,11 +91,11 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                     ugal_threshold=cfg.ugal_threshold)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
+    ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
+        and not verdict.get("credit_mismatches")
     if args.json:
         print(json.dumps(verdict))
     else:
-        ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
-            and not verdict.get("credit_mismatches")
         what = f"traversals of router {verdict['router']}" if "router" in verdict else "packets"
         print(f"{'MATCH' if ok else 'MISMATCH'}: {verdict['packets'] - verdict['mismatches']} of "
               f"{verdict['packets']} {what} at the golden model's port and cycle "
@@ -112,8 +112,6 @@ def cmd_cosim(argv: Sequence[str]) -> int:
             print(f"  waveform: {verdict['waves']}")
         for m in verdict["first"][:5]:
             print("  " + describe_mismatch(m))
-    ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
-        and not verdict.get("credit_mismatches")
     return 0 if ok else 1
 
 
