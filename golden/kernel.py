@@ -171,10 +171,12 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
                  ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec):
     """2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy, Algorithm 1; router-spec §R7b).
 
-    ``pkt_phase`` carries the priority flag h1. Minimal phase: the differing dimensions from the most
-    significant down; take the direct link if h1 is set or its queue is <= Th, never back toward the
-    router the packet came from. Non-minimal phase: in the same dimension order, the other links of the
-    dimension from s = k-2 down to 0; the first with queue <= Th is taken and h1 is set.
+    ``pkt_phase`` carries the priority flag h1. With h1 clear: minimal phase, the differing dimensions
+    from the most significant down, never back toward the router the packet came from: the first
+    direct link with queue <= Th; non-minimal phase, in the same dimension order, the other links of
+    the dimension from s = k-2 down to 0: the first with queue <= Th is taken and h1 is set. With h1
+    set, or when neither phase found a link: the direct link of the first differing dimension (not the
+    way back), waiting for it while none of its lanes is available.
     """
     dt_port = eject_port[dt]
     if r == dr:
@@ -190,31 +192,46 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
     if in_ch[r, p] >= 0:
         came = ch_src[in_ch[r, p]]
     D = coords.shape[1]
+    forced = -1  # the first differing dimension whose direct link is not the way back
     for i in range(D - 1, -1, -1):
         if coords[r, i] == coords[dr, i]:
             continue
         m = coords[dr, i]
-        if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
-            continue
-        if ch_dst[out_ch[r, dec[0]]] == came:
-            continue
-        if h1 == 1 or dec[2] <= Th:
+        if ch_dst[out_ch[r, port_lanes[r, i, m, 0]]] == came:
+            continue  # the direct link leads back where the packet came from (Algorithm 1 lines 17-18, 41)
+        if forced < 0:
+            forced = i
+        if h1 == 1:
+            break  # the priority flag forces this direct link, whatever its queue (Algorithm 1 lines 16-22)
+        if _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec) and dec[2] <= Th:
             dec[2] = 0; dec[3] = 1; dec[4] = r  # h1 cleared; decided; inter unused
             return True
-    for i in range(D - 1, -1, -1):
-        if coords[r, i] == coords[dr, i]:
-            continue
-        own = coords[r, i]
-        for s in range(dims[i] - 2, -1, -1):
-            m = s if s < own else s + 1
-            if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
+    if h1 == 0:
+        for i in range(D - 1, -1, -1):
+            if coords[r, i] == coords[dr, i]:
                 continue
-            if ch_dst[out_ch[r, dec[0]]] == came:
-                continue
-            if dec[2] <= Th:
-                dec[2] = 1; dec[3] = 1; dec[4] = r  # non-minimal hop: set h1
-                return True
-    return False
+            own = coords[r, i]
+            for s in range(dims[i] - 2, -1, -1):
+                m = s if s < own else s + 1
+                if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
+                    continue
+                if ch_dst[out_ch[r, dec[0]]] == came:
+                    continue
+                if dec[2] <= Th:
+                    dec[2] = 1; dec[3] = 1; dec[4] = r  # non-minimal hop: set h1
+                    return True
+    # h1 set, or no link under the threshold: the direct link of the first differing dimension, waiting for
+    # it while no lane is available (router-spec §R7b step 4). A packet never waits on a queue length, only
+    # on a VC of the next class, and every non-minimal hop is followed by a minimal one that settles its
+    # dimension for good: at most 2n hops with the hop-index class rising on each, so the channel
+    # dependencies are acyclic (Algorithm 1's "no port selected" retry deadlocks a credit-based network:
+    # every router can hold flits that wait for the next queue to fall under T_h)
+    if forced < 0:
+        return False
+    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, forced, coords[dr, forced], c0, c1, B, dec):
+        return False
+    dec[2] = 0; dec[3] = 1; dec[4] = r
+    return True
 
 
 @njit(cache=True, _nrt=False)

@@ -506,14 +506,15 @@ class PriorityFlagDecide(_Decide):
     lane) in class ``min(hops, 2D - 1)``, and ``came`` the neighbour feeding input port ``in_port``:
 
     1. at the destination router: eject (``h1_out = 0``);
-    2. minimal phase: the first dimension, from the most significant down, in which ``c`` and ``d``
-       differ whose direct neighbour is available, is not ``came``, and has ``h1 = 1`` or
-       ``q <= T_h`` (the threshold comparator); ``h1_out = 0``;
-    3. otherwise, non-minimal phase: over the same dimensions in the same order, the neighbours
-       ``s = k-2 … 0`` (the ``s``-th digit other than the router's own: digits high to low), the
-       first available one, not ``came``, with ``q <= T_h``; ``h1_out = 1`` so the next router takes
-       its direct link in that dimension (the flag is "honoured" by step 2's ``h1`` term);
-    4. otherwise not ``valid``.
+    2. ``h1 = 0``, minimal phase: over the dimensions in which ``c`` and ``d`` differ, from the most
+       significant down, skipping a direct neighbour that is ``came``, the first direct link that is
+       available with ``q <= T_h`` (the threshold comparator); ``h1_out = 0``;
+    3. ``h1 = 0``, otherwise, non-minimal phase: over the same dimensions in the same order, the
+       neighbours ``s = k-2 … 0`` (the ``s``-th digit other than the router's own: digits high to
+       low), the first available one, not ``came``, with ``q <= T_h``; ``h1_out = 1``;
+    4. ``h1 = 1`` (Algorithm 1 lines 16-22), or nothing in steps 2-3: the direct link of the first
+       differing dimension that is not ``came``, **forced**: not ``valid`` while none of its lanes
+       is available (the packet waits on a VC, never on a queue length); ``h1_out = 0``.
 
     ``decided_out = 1`` and ``inter_out = c`` (constants, as ``_decide_2dfb`` writes them; the
     routing reads neither); ``phase_out = phase``. ``_decide_2dfb`` of the golden kernel.
@@ -580,7 +581,7 @@ class PriorityFlagDecide(_Decide):
         cls = Signal(ptr_width(K), name="cls_hop")
         m.d.comb += cls.eq(Mux(self.hops >= K - 1, K - 1, self.hops))
         order = sorted(self.lanes, key=lambda jm: (-jm[0], -jm[1]))   # dims high to low, digits high to low
-        min_act, nm_act, nb_ports = [], [], []
+        min_act, nm_act, nb_ports, forced, oks = [], [], [], [], []
         for j, dig in order:
             ports = self.lanes[(j, dig)]
             tag = f"nb_{j}_{dig}"
@@ -594,26 +595,39 @@ class PriorityFlagDecide(_Decide):
             m.d.comb += low.eq(q < self.threshold if self.fault == "strict" else q <= self.threshold)
             go = Signal(name=f"{tag}_go")
             m.d.comb += go.eq(ok & ~came)
+            # the direct link of a differing dimension, not the way back: with h1 set, the first one is
+            # forced (Algorithm 1 lines 16-22), available or not
+            f = Signal(name=f"{tag}_forced")
+            m.d.comb += f.eq(rt.prod_np[self.np_index[ports[0]]] & ~came)
             a_min, a_nm = Signal(name=f"{tag}_direct"), Signal(name=f"{tag}_detour")
-            m.d.comb += [a_min.eq(go & rt.prod_np[self.np_index[ports[0]]] & (self.h1 | low)),
+            m.d.comb += [a_min.eq(go & rt.prod_np[self.np_index[ports[0]]] & low),
                          a_nm.eq(go & rt.diff_dim[j] & low)]
             min_act.append(a_min)
             nm_act.append(a_nm)
             nb_ports.append(port)
+            forced.append(f)
+            oks.append(ok)
         n = len(order)
         act_min, act_nm = Signal(n, name="direct_nb"), Signal(n, name="detour_nb")
-        m.d.comb += [act_min.eq(Cat(*min_act)), act_nm.eq(Cat(*nm_act))]
+        forced_nb, ok_nb = Signal(n, name="forced_nb"), Signal(n, name="ok_nb")
+        m.d.comb += [act_min.eq(Cat(*min_act)), act_nm.eq(Cat(*nm_act)), forced_nb.eq(Cat(*forced)),
+                     ok_nb.eq(Cat(*oks))]
         port_min = _select_onehot(m, _lowest_one(m, act_min, n, "first_direct_nb"), nb_ports, pw, "port_direct")
         port_nm = _select_onehot(m, _lowest_one(m, act_nm, n, "first_detour_nb"), nb_ports, pw, "port_detour")
+        first_forced = _lowest_one(m, forced_nb, n, "first_forced_nb")
+        port_forced = _select_onehot(m, first_forced, nb_ports, pw, "port_forced")
         direct = act_min.any()
+        # h1 set, or no link under the threshold: the first differing dimension's direct link (§R7b step 4)
+        use_forced = Signal(name="use_forced")
+        m.d.comb += use_forced.eq(self.h1 | ~(direct | act_nm.any()))
         m.d.comb += [
-            self.port.eq(Mux(rt.eject, rt.dor_port, Mux(direct, port_min, port_nm))),
+            self.port.eq(Mux(rt.eject, rt.dor_port, Mux(use_forced, port_forced, Mux(direct, port_min, port_nm)))),
             self.cls.eq(cls),
             self.eject.eq(rt.eject),
-            self.valid.eq(rt.eject | (rt.dest_ok & (direct | act_nm.any()))),
+            self.valid.eq(rt.eject | (rt.dest_ok & (~use_forced | (first_forced & ok_nb).any()))),
             self.phase_out.eq(self.phase),
             self.decided_out.eq(1),
             self.inter_out.eq(self.router_id),
-            self.h1_out.eq(~rt.eject & ~direct),
+            self.h1_out.eq(~rt.eject & ~use_forced & ~direct),
         ]
         return m

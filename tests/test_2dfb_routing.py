@@ -75,3 +75,18 @@ def test_priority_flag_rules_hold_for_every_packet(k, n):
         assert max(per_dim) <= 1
         assert len(routers) - 1 <= 2 * n
     assert misrouted > 0  # adversarial traffic at 0.8 does use non-minimal hops
+
+
+def test_no_deadlock_when_no_queue_is_under_the_threshold():
+    """§R7b step 4: with no link under T_h a packet takes its direct link (waiting only for a VC of the next
+    class), so a route has at most 2n hops and the network drains. Algorithm 1's literal retry -- wait
+    until some queue falls under T_h -- deadlocked this configuration (the watchdog fired after ~10,000
+    cycles): flits on every router waited for downstream queues whose flits waited in turn."""
+    from radixnet.cosim.golden_trace import golden_packets
+
+    net = build("2dfb", k=3, n=2)
+    pk = golden_packets(net, load=0.95, cycles=300, routing="2dfb-adaptive", traffic="2dfb-adversarial",
+                        vcs=4, vc_depth=2, threshold=0, max_drain=20_000)
+    hops = [len(p["hops"]) - 1 for p in pk]
+    assert len(pk) > 5000 and max(hops) <= 2 * 2
+    assert sum(h > 2 for h in hops) > 100     # packets did misroute (and were then forced direct)

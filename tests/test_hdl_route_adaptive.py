@@ -206,7 +206,7 @@ def random_states(unit_name, net_name, n, seed):
         u = rng.random()
         b = r if u < 0.15 else dr if u < 0.3 else rng.randrange(R)
         out.append(dict(credits=credits, busy=busy, dest=t, inter=b, phase=rng.randrange(2),
-                        decided=int(rng.random() < 0.3), h1=rng.randrange(2), hops=rng.randrange(8),
+                        decided=int(rng.random() < 0.3), h1=int(rng.random() < 0.3), hops=rng.randrange(8),
                         in_port=rng.randrange(P)))
     return out
 
@@ -376,7 +376,8 @@ def test_ugal_by_hand():
 
 
 def test_priority_flag_by_hand():
-    """2dfb k=8 n=1, router 0 -> router 3 (lanes 12, 13); T_h = 4; h1 honoured, way back never taken."""
+    """2dfb k=8 n=1, router 0 -> router 3 (lanes 12, 13); T_h = 4; h1 honoured, way back never taken,
+    the direct link when no queue is under the threshold."""
     net = build("2dfb", k=8, n=1)
     u = PriorityFlagDecide(net, 0, n_vcs=2, depth=8, threshold=4)
     ports = u.net_ports
@@ -395,8 +396,11 @@ def test_priority_flag_by_hand():
     assert (detour["port"], detour["h1_out"]) == (20, 1)
     honoured = run_q(h1=1)                     # flag set: the direct link despite q > T_h (its lighter lane)
     assert (honoured["port"], honoured["h1_out"]) == (13, 0)
-    back = run_q(h1=0, in_port=21)             # came from router 7 (input port 21): not back there
-    assert back["valid"] == 0
+    back = run_q(h1=0, in_port=21)             # came from router 7 (input port 21): not back there; no
+    assert (back["port"], back["h1_out"]) == (13, 0)   # other link under T_h: the direct one (§R7b step 4)
+    no_direct = [0 if p in (12, 13) else 3 for p in ports]
+    for h1 in (0, 1):                          # the forced direct link with no lane available: wait
+        assert run_q(h1=h1, in_port=21, avail=no_direct)["valid"] == 0
     q[8] = 0                                   # neighbour 1 (s = 0) is the last non-minimal choice
     assert run_q(h1=0, in_port=20)["port"] == 8
     assert run_q(h1=0, hops=7)["cls"] == 1     # class = min(hops, 2D - 1)
