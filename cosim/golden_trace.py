@@ -11,14 +11,14 @@ Examples
 >>> from radixnet.gen import build
 >>> pk = golden_packets(build("fbfly", k=2, n=2), load=0.3, cycles=40, vcs=1, vc_depth=2)
 >>> sorted(pk[0])
-['created', 'dst', 'ejected', 'hops', 'id', 'injected', 'inter', 'min', 'src']
+['created', 'dst', 'ejected', 'headers', 'hops', 'id', 'injected', 'inter', 'min', 'src']
 >>> all(p["created"] <= p["injected"] < p["ejected"] for p in pk)
 True
 """
 
 from __future__ import annotations
 
-from radixnet.golden.sim import SimConfig, Simulator
+from radixnet.golden.sim import SimConfig, Simulator, trace_record
 
 __all__ = ["golden_packets", "golden_config"]
 
@@ -26,7 +26,7 @@ __all__ = ["golden_packets", "golden_config"]
 def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None,
                   vc_depth: int = 4, packet_length: int = 1, seed: int = 0, speedup: int = 1,
                   vc_classes: int | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = 4) -> SimConfig:
+                  ugal_threshold: int = 4, threshold: int = 4) -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
     Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1,
@@ -35,7 +35,7 @@ def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
     return SimConfig(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                      packet_length=packet_length, speedup=speedup, link_latency=1, seed=seed,
                      vc_classes=vc_classes, traffic_opts=dict(traffic_opts or {}),
-                     ugal_threshold=ugal_threshold).validate()
+                     ugal_threshold=ugal_threshold, threshold=threshold).validate()
 
 
 def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | None = None,
@@ -61,9 +61,11 @@ def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | No
     Returns
     -------
     list of dict
-        Per packet, in creation order: ``id, src, dst, created, injected, ejected, hops, min, inter``
-        (``hops``: ``[router, out_port, out_vc, grant_cycle]`` per router, the last one the ejection;
-        ``inter``: the header's ``inter`` field at creation, Valiant/UGAL's intermediate router).
+        Per packet, in creation order, its §R9 trace object (:func:`radixnet.golden.sim.trace_record`):
+        ``id, src, dst, created, injected, ejected, min, inter, hops, headers`` (``hops``: ``[router,
+        out_port, out_vc, grant_cycle]`` per router, the last one the ejection; ``headers``: ``[phase,
+        decided, inter]`` the head flit leaves each router with; ``inter``: the header's ``inter`` field
+        at creation, Valiant/UGAL's intermediate router).
     """
     import numpy as np
 
@@ -71,15 +73,6 @@ def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | No
     sim = Simulator(cfg, trace=True)
     recs: list[dict] = []
     sim.on_ejected = recs.append
-    inter0: dict[int, int] = {}      # the header's inter at creation (§R4): Valiant/UGAL's intermediate b
-    create = sim._create
-
-    def recording_create(cycles, src, dst):
-        slots = create(cycles, src, dst)
-        inter0.update(zip(sim.pkt_seq[slots].tolist(), sim.pkt_inter[slots].tolist()))
-        return slots
-
-    sim._create = recording_create
     if batch is not None:
         T = net.num_terminals
         src = np.repeat(np.arange(T, dtype=np.int64), batch)
@@ -94,13 +87,6 @@ def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | No
                                f"{max_drain} cycles after the last creation")
         sim.step(200)
         waited += 200
-    out = []
-    for rec in recs:
-        for i in range(rec["seq"].size):
-            hops = [[int(x) for x in h] for h in rec["hop"][i] if h[0] >= 0]
-            out.append({"id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
-                        "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),
-                        "ejected": int(rec["ejected"][i]), "hops": hops, "min": bool(rec["min"][i]),
-                        "inter": inter0[int(rec["seq"][i])]})
+    out = [trace_record(rec, i) for rec in recs for i in range(rec["seq"].size)]
     out.sort(key=lambda p: p["id"])
     return out

@@ -11,9 +11,15 @@ golden model says its neighbours drove it:
   router granted the flit this router had sent there (§R2: the slot is freed
   at the grant).
 
+A flit arrives with the header the upstream router gave it (the §R9
+``headers`` record: ``phase``, ``decided``, ``inter``, and the 2DFB's
+priority flag), so adaptive routings that rewrite the header at a decision
+(``val``, ``ugal``, ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``) are checked
+router by router too.
+
 Expected from the router, every cycle: the flits it grants (output port,
-VC, updated header: ``hops``) exactly in the golden hop records' cycles, and
-the credits it returns upstream in the same cycles. This level builds in
+VC, updated header: ``hops`` and the decision's fields) exactly in the golden
+hop records' cycles, and the credits it returns upstream in the same cycles. This level builds in
 seconds for routers whose whole network is too large to build (Slim Fly q = 5:
 50 routers), and it drives every port at once.
 
@@ -74,19 +80,16 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     from radixnet.hdl.router import Router
 
     from .golden_trace import golden_config, golden_packets
-    from .run import NEEDS_INTER, _rtl_route
+    from .run import _rtl_route
 
     if kw.get("packet_length", 1) != 1:
         raise ValueError("--packet-length: the router-level co-simulation takes single-flit packets (the trace "
                          "records head-flit grants only); the network level takes any length")
     gkw = {k: v for k, v in kw.items() if k not in ("load", "cycles", "batch")}
     cfg = golden_config(net, **gkw)
-    routing = None
+    routing, threshold = None, 0
     if table is None:
-        table, routing = _rtl_route(cfg)
-    if routing in NEEDS_INTER:
-        raise ValueError(f"--router: {routing} changes the header (phase, intermediate) at each decision and the "
-                         f"trace does not record it per hop; co-simulate {routing} at the network level")
+        table, routing, threshold = _rtl_route(cfg)
     if packets is None:
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
@@ -95,7 +98,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
-                 threshold=cfg.ugal_threshold)
+                 threshold=threshold)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()
@@ -104,9 +107,16 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     for p in sorted(packets, key=lambda p: p["id"]):
         inj_vc[p["id"]] = seen[p["src"]] % V      # packet i of a terminal: VC i mod V (§R3)
         seen[p["src"]] += 1
+    def header(phase, decided, inter):
+        """The flit's §R4 header fields from the golden model's (phase, decided, inter): ``2dfb-adaptive``
+        keeps its priority flag h1 in the golden ``phase``; the RTL has a field of its own for it."""
+        if routing == "2dfb-adaptive":
+            return dict(phase=0, h1=phase, decided=decided, inter=inter)
+        return dict(phase=phase, h1=0, decided=decided, inter=inter)
+
     arrivals, credits_in, exp_out, exp_credit = [], [], [], []
     for p in packets:
-        hops = p["hops"]
+        hops, hdrs = p["hops"], p["headers"]
         for j, h in enumerate(hops):
             if h[0] != router:
                 continue
@@ -117,10 +127,13 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
                 ch = int(pt["out_channel"][prev[0], prev[1]])
                 port, vc, cyc = int(net.dst_port[ch]), prev[2], prev[3]
             data = (p["id"] & mask)
-            arrivals.append([cyc, port, _pack(lay, head=1, tail=1, vc=vc, dest=p["dst"], hops=j, data=data), p["id"]])
+            before = header(0, 0, p["inter"]) if j == 0 else header(*hdrs[j - 1])   # as it arrives (§R9)
+            arrivals.append([cyc, port, _pack(lay, head=1, tail=1, vc=vc, dest=p["dst"], hops=j, data=data,
+                                              **before), p["id"]])
             eject = int(pt["out_terminal"][router, h[1]]) >= 0
             exp_out.append([h[3], h[1], _pack(lay, head=1, tail=1, vc=0 if eject else h[2], dest=p["dst"],
-                                              hops=j if eject else j + 1, data=data), p["id"]])
+                                              hops=j if eject else j + 1, data=data, **header(*hdrs[j])),
+                            p["id"]])
             exp_credit.append([h[3], port, vc])
             if not eject:
                 credits_in.append([hops[j + 1][3], h[1], h[2]])

@@ -34,9 +34,10 @@ __all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPOR
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
 #: DOR route table; ``sp`` elsewhere)
-SUPPORTED_ROUTINGS = ("sp", "min", "dor", "hdor", "dest-tag", "min-ad", "val", "ugal")
+SUPPORTED_ROUTINGS = ("sp", "min", "dor", "hdor", "dest-tag", "min-ad", "val", "ugal", "ugal-s", "clos-ad",
+                      "2dfb-adaptive")
 #: routings whose head flits carry the golden model's intermediate router from the source (flit terminals)
-NEEDS_INTER = ("val", "ugal")
+NEEDS_INTER = ("val", "ugal", "ugal-s")
 #: simulators the runner accepts
 SIMULATORS = ("verilator", "icarus")
 #: terminal interfaces: AXI4-Stream ports (the switch top) or flit-level ports (the bare network top)
@@ -96,18 +97,23 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
 
 
 def _rtl_route(cfg):
-    """``(route table, adaptive routing)`` the RTL routers are built with for ``cfg`` (one of them None).
+    """``(route table, adaptive routing, threshold)`` the RTL routers are built with for ``cfg``.
 
-    Kim's greedy adaptive routings ``min-ad``, ``val`` and ``ugal`` (§R7) on the HyperX families are
-    decided in logic (hdl/route_adaptive.py) at speedup 1; the rest as :func:`_rtl_table`.
+    Kim's adaptive routings on the HyperX families -- ``min-ad``, ``val`` and ``ugal`` with the greedy
+    allocator, ``ugal-s`` and ``clos-ad`` with the sequential one (§R7) -- and the 2DFB's
+    ``2dfb-adaptive`` (§R7b, sequential) are decided in logic (hdl/route_adaptive.py) at speedup 1
+    (table None); the rest are route tables (:func:`_rtl_table`, routing None). ``threshold`` is the
+    decision units' bias: ``--threshold`` (T_h) for ``2dfb-adaptive``, ``--ugal-threshold`` otherwise.
     """
-    from radixnet.hdl.router import ADAPTIVE
+    from radixnet.hdl.router import DECIDED, SEQUENTIAL
 
-    if cfg.routing in ADAPTIVE and cfg._table is None:
-        if cfg.speedup != 1 or cfg._sequential:
-            raise ValueError("--speedup: the RTL router is built with speedup 1 and the greedy allocator")
-        return None, cfg.routing
-    return _rtl_table(cfg), None
+    if cfg.routing in DECIDED and cfg._table is None:
+        if cfg.speedup != 1:
+            raise ValueError(f"--speedup: the RTL router is built with speedup 1, got {cfg.speedup}")
+        assert (cfg.routing in SEQUENTIAL) == cfg._sequential, cfg.routing
+        thr = cfg.threshold if cfg.routing == "2dfb-adaptive" else cfg.ugal_threshold
+        return None, cfg.routing, thr
+    return _rtl_table(cfg), None, 0
 
 
 def _rtl_table(cfg):
@@ -139,14 +145,15 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
                   sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
-                  traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4) -> dict:
+                  traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
+                  threshold: int = 4) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
     ----------
     net : radixnet.gen.Network
         The topology.
-    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts
+    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts, ugal_threshold, threshold
         The configuration, as for the golden model (:func:`radixnet.cosim.golden_trace.golden_config`).
     load, cycles, batch
         The traffic: Bernoulli at ``load`` for ``cycles`` cycles, or ``batch`` packets per terminal.
@@ -196,24 +203,24 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
-                        ugal_threshold=ugal_threshold)
-    table, rtl_routing = _rtl_route(cfg)
+                        ugal_threshold=ugal_threshold, threshold=threshold)
+    table, rtl_routing, rtl_threshold = _rtl_route(cfg)
     if rtl_routing in NEEDS_INTER and terminals == "axis":
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
                          f"top takes the golden model's from the head flit (use --terminals flit)")
     t0 = time.perf_counter()
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
-                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold)
+                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                            routing=rtl_routing, threshold=cfg.ugal_threshold)
+                            routing=rtl_routing, threshold=rtl_threshold)
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                         routing=rtl_routing, threshold=cfg.ugal_threshold)
+                         routing=rtl_routing, threshold=rtl_threshold)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}

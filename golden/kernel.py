@@ -411,7 +411,7 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
 @njit(cache=True, _nrt=False)
 def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt, credit, ovc_busy, in_active,
            in_o, in_ov, oq, oqv, oq_head, oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-           pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle):
+           pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr):
     """§R2 switch traversal of the front flit of input VC (r, p, v) to output (o, ov)."""
     Bd = buf.shape[3]
     flit = buf[r, p, v, bhead[r, p, v]]
@@ -433,6 +433,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt,
                 hop_port[pid, h] = o
                 hop_vc[pid, h] = ov
                 hop_cycle[pid, h] = t
+                hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
         pkt_nhop[pid] += 1
         if idx != L - 1:
             in_active[r, p, v] = 1
@@ -471,7 +472,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                sq_head, sq_tail, sq_flit, pkt_next, term_count,
                # packets
                new_cycle, new_pid, new_ptr, pkt_src, pkt_dst, pkt_phase, pkt_decided, pkt_inter, pkt_hops, pkt_nhop,
-               pkt_injected, pkt_ejected, pkt_vc, trace_on, hop_router, hop_port, hop_vc, hop_cycle,
+               pkt_injected, pkt_ejected, pkt_vc, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr,
                # statistics
                ch_flits, ej_flits, last_move,
                # scratch (allocated by the caller: the kernel runs without numba's runtime)
@@ -528,7 +529,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                             _grant(r, p, v, o, ov, pkt_phase[pid], pkt_decided[pid], pkt_inter[pid], t, L, Tl,
                                    buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
                                    oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
                         else:
                             if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
                                            eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
@@ -543,7 +544,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                             _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, L, Tl,
                                    buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
                                    oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
                         moved = True
                         grants_o[o] += 1
                         grants_i[p] += 1
@@ -631,7 +632,7 @@ def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, por
                         _grant(r, p, v, o, ov, req_ph[p, v], req_dc[p, v], req_in[p, v], t, L, Tl,
                                buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
                                oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                               pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle)
+                               pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
                         moved = True
                         grants_o[o] += 1
                         grants_i[p] += 1

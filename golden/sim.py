@@ -32,7 +32,7 @@ from radixnet.gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, ch
 from . import kernel
 from .traffic import make_pattern
 
-__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter"]
+__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record"]
 
 
 class SimulationError(RuntimeError):
@@ -280,7 +280,7 @@ class Simulator:
         self.pkt_seq = np.full(cap, -1, i64)
         for name, fill in (("src", 0), ("dst", 0), ("phase", 0), ("decided", 0), ("inter", 0), ("hops", 0),
                            ("nhop", 0), ("injected", -1), ("ejected", -1), ("vc", 0), ("next", -1),
-                           ("created", -1)):
+                           ("created", -1), ("inter0", 0)):
             setattr(self, "pkt_" + name, np.full(cap, fill, i64))
         h = self.hmax if self.trace_on else 1
         hc = cap if self.trace_on else 1
@@ -288,6 +288,7 @@ class Simulator:
         self.hop_port = np.full((hc, h), -1, i64)
         self.hop_vc = np.full((hc, h), -1, i64)
         self.hop_cycle = np.full((hc, h), -1, i64)
+        self.hop_hdr = np.full((hc, h), -1, i64)   # phase | decided << 1 | inter << 2 after each grant
 
     def _grow(self, need: int) -> None:
         """Double the packet ring until ``need`` live packets fit; remap every stored flit."""
@@ -355,8 +356,9 @@ class Simulator:
             self.pkt_inter[slots] = self._intermediates(src, dst)
         else:
             self.pkt_inter[slots] = self.tables.term_router[src]
+        self.pkt_inter0[slots] = self.pkt_inter[slots]
         if self.trace_on:
-            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle):
+            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr):
                 a[slots] = -1
         return slots
 
@@ -427,7 +429,8 @@ class Simulator:
             self.sq_head, self.sq_tail, self.sq_flit, self.pkt_next, self.term_count,
             cyc, slots, 0, self.pkt_src, self.pkt_dst, self.pkt_phase, self.pkt_decided, self.pkt_inter,
             self.pkt_hops, self.pkt_nhop, self.pkt_injected, self.pkt_ejected, self.pkt_vc, self.trace_on,
-            self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.ch_flits, ej, self.last_move,
+            self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr, self.ch_flits, ej,
+            self.last_move,
             *self._scratch)
         self.t = int(tend)
         if status == kernel.STATUS_WATCHDOG:
@@ -445,10 +448,13 @@ class Simulator:
             rec = {"seq": seqs[new], "src": self.pkt_src[s].copy(), "dst": self.pkt_dst[s].copy(),
                    "created": self.pkt_created[s].copy(), "injected": self.pkt_injected[s].copy(),
                    "ejected": self.pkt_ejected[s].copy(), "hops": self.pkt_hops[s].copy(),
+                   "inter0": self.pkt_inter0[s].copy(),
                    "min": (self.pkt_inter[s] == self.tables.term_router[self.pkt_src[s]])
                    | (self.pkt_inter[s] == self.tables.term_router[self.pkt_dst[s]])}
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
+                h = self.hop_hdr[s]
+                rec["hdr"] = np.stack([h & 1, (h >> 1) & 1, h >> 2], -1)   # per hop: phase, decided, inter
             if self.on_ejected is not None:
                 self.on_ejected(rec)
             self.pkt_seq[s] = -1  # collected: the slot may be reused
@@ -577,12 +583,30 @@ def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return abs(ta - tb) <= max(0.02 * max(ta, tb), 0.002) and abs(la - lb) <= max(0.05 * max(la, lb), 0.5)
 
 
+def trace_record(rec: dict, i: int) -> dict:
+    """Packet ``i`` of an ejection record as its §R9 trace object.
+
+    ``id`` (creation sequence number), ``src``, ``dst``, ``created``, ``injected``, ``ejected``, ``min``
+    (routed minimally), ``inter`` (the header's intermediate router at creation, §R4) and, when the
+    simulator traces, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
+    ejection port) and ``headers`` (per hop, ``[phase, decided, inter]`` of the head flit as it leaves:
+    for ``2dfb-adaptive`` ``phase`` is the priority flag ``h1``).
+    """
+    out = {"id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
+           "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),
+           "ejected": int(rec["ejected"][i]), "min": bool(rec["min"][i]), "inter": int(rec["inter0"][i]),
+           "hops": [], "headers": []}
+    if "hop" in rec:
+        keep = rec["hop"][i][:, 0] >= 0
+        out["hops"] = rec["hop"][i][keep].tolist()
+        out["headers"] = rec["hdr"][i][keep].tolist()
+    return out
+
+
 class TraceWriter:
     """Write ejection records as JSON Lines in ejection order (router-spec §R9).
 
-    One object per packet: ``id`` (creation sequence number), ``src``, ``dst``, ``created``, ``injected``,
-    ``ejected``, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
-    ejection port) and ``min`` (routed minimally).
+    One object per packet (:func:`trace_record`).
     """
 
     def __init__(self, fh) -> None:
@@ -591,11 +615,6 @@ class TraceWriter:
 
     def __call__(self, rec: dict) -> None:
         order = np.lexsort((rec["seq"], rec["ejected"]))
-        hop = rec.get("hop")
         for i in order:
-            hops = [] if hop is None else [[int(x) for x in h] for h in hop[i] if h[0] >= 0]
-            self.fh.write(json.dumps({
-                "id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
-                "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),
-                "ejected": int(rec["ejected"][i]), "hops": hops, "min": bool(rec["min"][i])}) + "\n")
+            self.fh.write(json.dumps(trace_record(rec, i)) + "\n")
         self.count += int(order.size)

@@ -1,4 +1,11 @@
-"""Router top for table routing (``sp``, router-spec §R7a) with the greedy allocator and ``S = 1`` (§R6).
+"""Router top: table or adaptive routing, the greedy or the sequential allocator, ``S = 1`` (§R5-§R7).
+
+The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
+``min``; §R7a, §R7d) or, on the HyperX family, from a decision unit per
+requester (:mod:`radixnet.hdl.route_adaptive`): ``min-ad``, ``val``, ``ugal``
+with the greedy allocator (:data:`ADAPTIVE`), ``ugal-s``, ``clos-ad`` and
+``2dfb-adaptive`` with the sequential one (:data:`SEQUENTIAL`; section
+"Sequential allocation" below).
 
 One router of a :class:`radixnet.gen.Network`, composed of the units of
 issue 4: per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
@@ -28,6 +35,19 @@ start of the cycle (registers only):
    never apply beyond step 1;
 4. ``ptr_out[o]`` moves to one past the granted input, ``ptr_in[p]`` to one
    past the granted VC -- only if ``p``'s pick was granted.
+
+Sequential allocation (§R6 sequential, ``S = 1``; ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``)
+------------------------------------------------------------------------------------------
+Inputs are served one after the other from a ``start`` pointer that advances
+every cycle; each decides on the state the inputs before it left: an output
+granted earlier this cycle shows one credit fewer (``q + 1``) and that VC's
+hold updated, and cannot be granted again. The requests are rotated by
+``start`` into positions of a ripple chain (one barrel rotator) and the
+results rotated back; each position holds ``V`` decision units that see the
+same state (a VC that is not granted commits nothing, and with ``S = 1`` the
+input stops at its first grant), and a round-robin pick from ``ptr_in``.
+Details in ``Router._allocate_sequential``; the chain is ``P`` decisions
+deep (docs/seq-alloc.md explains why no log-depth circuit is expected).
 
 A grant pops the input VC (its credit goes upstream in the same cycle,
 ``credit_out_ip_ivc``), takes one credit of the output VC (network outputs),
@@ -118,28 +138,34 @@ ValueError: Router: n_vcs (virtual channels per port) must be a multiple of the 
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.hdl import Assert
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _reject, ptr_width
+from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _reject, ptr_width
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
 from .input_unit import InputUnit
 from .route_table import RouteCompute, RouteDecode
+from .seq_alloc import _rotate
 from .vc_select import OutputVCSelect, QueueLength
 
-__all__ = ["Router", "FAULTS"]
+__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED"]
 
 #: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
 #: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
 ADAPTIVE = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal")}
+#: adaptive routings the router decides in logic with the sequential allocator (§R6 sequential, §R7, §R7b)
+SEQUENTIAL = {"ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", None),
+              "2dfb-adaptive": ("PriorityFlagDecide", None)}
+#: every routing the router decides in logic
+DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
-FAULTS = (None, "out_arb_fixed")
+FAULTS = (None, "out_arb_fixed", "seq_stale_state")
 
 
 def _onehot_index(bits, n: int):
@@ -149,6 +175,18 @@ def _onehot_index(bits, n: int):
         Cat(*[bits[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
         for b in range(w)
     ])
+
+
+def _rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
+    """One-hot: the first set bit of ``req`` at or after ``ptr`` in round-robin order (0 when none)."""
+    if n == 1:
+        out = Signal(1, name=name)
+        m.d.comb += out.eq(req)
+        return out
+    high = Signal(n, name=f"{name}_at_or_after_ptr")
+    top = (1 << len(ptr)) - 1   # ptr <= top always: no constant comparison (Verilator CMPCONST)
+    m.d.comb += high.eq(req & Cat(*[Const(1, 1) if i >= top else ptr <= i for i in range(n)]))
+    return _lowest_one(m, Mux(high.any(), high, req), n, name)
 
 
 class Router(wiring.Component):
@@ -174,10 +212,19 @@ class Router(wiring.Component):
     fault : str, optional
         Build a deliberately wrong router, so that a test can show the co-simulation
         catches it: ``"out_arb_fixed"`` freezes every output arbiter's pointer (fixed
-        priority, lowest input first, instead of §R6's round robin). ``None``: the spec.
+        priority, lowest input first, instead of §R6's round robin; greedy allocator);
+        ``"seq_stale_state"`` makes every input of the sequential allocator decide on the
+        start-of-cycle state instead of the one the earlier grants left. ``None``: the spec.
     external_rom : bool
         Leave the route ROMs out (module docstring): add the ``route_addr_ip_ivc`` /
         ``route_word_ip_ivc`` ports. Default False: the ROMs are inside, no extra ports.
+    routing : str, optional
+        A routing decided in logic on a HyperX-family network (:data:`DECIDED`): ``min-ad``,
+        ``val``, ``ugal`` (greedy allocator) or ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``
+        (sequential allocator). None (default): ``table``.
+    threshold : int
+        The decision units' bias: UGAL's / CLOS AD's ``θ`` in flit-hops, the 2DFB's ``T_h`` in
+        flits (§R7, §R7b); default 4.
 
     Attributes
     ----------
@@ -233,9 +280,13 @@ class Router(wiring.Component):
         if not isinstance(external_rom, bool):
             _reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
         self.external_rom = external_rom
-        if routing is not None and routing not in ADAPTIVE:
+        if routing is not None and routing not in DECIDED:
             _reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
-                          f"{', '.join(ADAPTIVE)}, got {routing!r}")
+                          f"{', '.join(DECIDED)}, got {routing!r}")
+        if fault is not None and (fault == "seq_stale_state") != (routing in SEQUENTIAL):
+            _reject(self, f"fault: {fault!r} plants a bug in the "
+                          f"{'sequential' if fault == 'seq_stale_state' else 'greedy'} allocator, which routing "
+                          f"{routing or 'table'!r} does not use")
         self.routing, self.threshold = routing, threshold
         if routing is not None:
             if external_rom:
@@ -296,7 +347,7 @@ class Router(wiring.Component):
         """A decision unit of the adaptive routing (hdl/route_adaptive.py) for one input VC."""
         from . import route_adaptive
 
-        cls_name, arg = ADAPTIVE[self.routing]
+        cls_name, arg = DECIDED[self.routing]
         kw = {"routing": arg} if arg else {}
         return getattr(route_adaptive, cls_name)(self.net, self.router_id, self.n_vcs, self.vc_depth,
                                                  threshold=self.threshold, **kw)
@@ -308,6 +359,7 @@ class Router(wiring.Component):
         pw, vw = ptr_width(P), ptr_width(V)
         is_eject = [o in self.eject_ports for o in range(P)]
         errors = []
+        self._m, self._is_eject = m, is_eject
 
         # ---- input units
         ius = []
@@ -351,127 +403,27 @@ class Router(wiring.Component):
                 m.submodules[f"qlen_op_{o}"] = ql
                 m.d.comb += [ql.credit_ovc[v].eq(cs[v].count) for v in range(V)]
                 qlen[o] = ql
+        self._credits, self._vcsel, self._busy, self._qlen = credits, vcsel, busy, qlen
 
-        # ---- per input VC: request (§R5, §R6 step 1) and the departing flit
+        # ---- wormhole state per input VC: the output VC its packet holds (§R5)
         active = [[Signal(name=f"active_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         act_o = [[Signal(pw, name=f"act_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         act_ov = [[Signal(vw, name=f"act_ovc_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
-        req = [Signal(V, name=f"req_ip_{p}_ivc") for p in range(P)]
-        req_o = [[Signal(pw, name=f"req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
-        dep = [[Signal(lay, name=f"dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
-        for p in range(P):
-            iu = ius[p]
-            for v in range(V):
-                f = iu.front_flit_ivc[v]
-                if self.routing is not None:
-                    rc = self._decider()
-                elif self.external_rom:
-                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
-                                     cls_bits=self.rom_cls_bits)
-                    m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
-                                 rc.word.eq(self.route_word_ip_ivc[p][v])]
-                else:
-                    rc = RouteCompute.from_table(self.table, self.router_id, P)
-                m.submodules[f"route_ip_{p}_ivc_{v}"] = rc
-                if self.routing is None:
-                    m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
-                    hops_out = rc.hops_out
-                else:
-                    m.d.comb += rc.dest.eq(f.dest)
-                    for name in rc._inputs:
-                        m.d.comb += getattr(rc, name).eq(p if name == "in_port" else getattr(f, name))
-                    for i, o in enumerate(rc.net_ports):
-                        if "q_np" in rc.signature.members:
-                            m.d.comb += rc.q_np[i].eq(qlen[o].q)
-                        m.d.comb += rc.avail_np_cls[i].eq(Cat(*[vcsel[(o, k)].valid for k in range(K)]))
-                    hops_out = Signal(HOPS_BITS, name=f"hops_out_ip_{p}_ivc_{v}")
-                    m.d.comb += hops_out.eq(Mux(rc.eject | (f.hops == (1 << HOPS_BITS) - 1), f.hops, f.hops + 1))
-                # new route: output VC of the class, or VC 0 on an ejection port
-                new_ok = Signal(name=f"new_ok_ip_{p}_ivc_{v}")
-                new_ov = Signal(vw, name=f"new_ovc_ip_{p}_ivc_{v}")
-                with m.Switch(rc.port):
-                    for o in range(P):
-                        with m.Case(o):
-                            if is_eject[o]:  # the implicit VC, unless a packet holds it (§R5)
-                                m.d.comb += [new_ok.eq(~busy[o][0]), new_ov.eq(0)]
-                            else:
-                                with m.Switch(rc.cls):
-                                    for k in range(K):
-                                        with m.Case(k):
-                                            m.d.comb += [new_ok.eq(vcsel[(o, k)].valid),
-                                                         new_ov.eq(vcsel[(o, k)].ovc)]
-                                    with m.Default():
-                                        m.d.comb += [new_ok.eq(0), new_ov.eq(0)]
-                    with m.Default():
-                        m.d.comb += [new_ok.eq(0), new_ov.eq(0)]
-                # held route (wormhole): the output VC needs a credit
-                act_ok = Signal(name=f"act_ok_ip_{p}_ivc_{v}")
-                with m.Switch(act_o[p][v]):
-                    for o in range(P):
-                        with m.Case(o):
-                            if is_eject[o]:
-                                m.d.comb += act_ok.eq(1)
-                            else:
-                                avail = Cat(*[c.avail for c in credits[o]])
-                                m.d.comb += act_ok.eq(avail.bit_select(act_ov[p][v], 1)
-                                                      if V > 1 else avail[0])
-                    with m.Default():
-                        m.d.comb += act_ok.eq(0)
-                is_act = active[p][v]
-                ov = Signal(vw, name=f"req_ovc_ip_{p}_ivc_{v}")
-                m.d.comb += [
-                    req[p][v].eq(iu.front_valid_ivc[v] & Mux(is_act, act_ok, rc.valid & new_ok)),
-                    req_o[p][v].eq(Mux(is_act, act_o[p][v], rc.port)),
-                    ov.eq(Mux(is_act, act_ov[p][v], new_ov)),
-                    dep[p][v].eq(f),
-                    dep[p][v].vc.eq(ov),
-                    dep[p][v].hops.eq(Mux(is_act, f.hops, hops_out)),
-                ]
-                if self.routing is not None:   # the head flit leaves with the decision's header (§R4, §R7)
-                    m.d.comb += [dep[p][v].phase.eq(Mux(is_act, f.phase, rc.phase_out)),
-                                 dep[p][v].decided.eq(Mux(is_act, f.decided, rc.decided_out)),
-                                 dep[p][v].inter.eq(Mux(is_act, f.inter, rc.inter_out)),
-                                 dep[p][v].h1.eq(Mux(is_act, f.h1, rc.h1_out))]
 
-        # ---- input arbitration (§R6 step 2): one VC per input
-        in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []
-        for p in range(P):
-            arb = RoundRobinArbiter(V)
-            m.submodules[f"in_arb_ip_{p}"] = arb
-            m.d.comb += arb.req.eq(req[p])
-            r = Signal(name=f"pick_req_ip_{p}")
-            po = Signal(pw, name=f"pick_op_ip_{p}")
-            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
-            pf = Signal(lay, name=f"pick_flit_ip_{p}")
-            m.d.comb += [r.eq(req[p].any()), pv.eq(_onehot_index(arb.gnt, V))]
-            with m.Switch(pv):
-                for v in range(V):
-                    with m.Case(v):
-                        m.d.comb += [po.eq(req_o[p][v]), pf.eq(dep[p][v])]
-                with m.Default():
-                    m.d.comb += [po.eq(0), pf.eq(dep[p][0])]
-            in_arb.append(arb)
-            pick_req.append(r)
-            pick_o.append(po)
-            pick_v.append(pv)
-            pick_flit.append(pf)
+        # ---- allocation (§R6): per input, granted?, which VC, to which output, the departing flit
+        if self.routing in SEQUENTIAL:
+            granted, pick_v, pick_o, pick_flit = self._allocate_sequential(m, ius, active, act_o, act_ov)
+        else:
+            granted, pick_v, pick_o, pick_flit = self._allocate_greedy(m, ius, active, act_o, act_ov)
 
-        # ---- output arbitration (§R6 step 3): one input per output, and the crossbar
+        # ---- the crossbar: output o takes the input granted to it (at most one, S = 1)
         m.submodules.crossbar = xbar = Crossbar(P, P, lay)
-        granted = Signal(P, name="granted_ip")
-        out_gnts = []
         for o in range(P):
-            arb = RoundRobinArbiter(P)
-            m.submodules[f"out_arb_op_{o}"] = arb
-            m.d.comb += arb.req.eq(Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)]))
-            # moves only when some input asks (§R6 step 4); the planted fault freezes it
-            m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
-            m.d.comb += [xbar.sel_op[o].eq(_onehot_index(arb.gnt, P)), xbar.sel_valid_op[o].eq(arb.req.any())]
-            out_gnts.append(arb.gnt)
+            to_o = Cat(*[granted[p] & (pick_o[p] == o) for p in range(P)])
+            m.d.comb += [xbar.sel_op[o].eq(_onehot_index(to_o, P)), xbar.sel_valid_op[o].eq(to_o.any())]
         for p in range(P):
-            m.d.comb += granted[p].eq(Cat(*[g[p] for g in out_gnts]).any())
-            m.d.comb += [xbar.data_in_ip[p].eq(pick_flit[p]), in_arb[p].update.eq(granted[p])]
-            m.d.comb += ius[p].pop_ivc.eq(Mux(granted[p], in_arb[p].gnt, 0))
+            m.d.comb += xbar.data_in_ip[p].eq(pick_flit[p])
+            m.d.comb += ius[p].pop_ivc.eq(Mux(granted[p], 1 << pick_v[p], 0)[:V])
         for o in range(P):
             m.d.comb += [self.out_flit_op[o].eq(xbar.data_out_op[o]), self.out_valid_op[o].eq(xbar.valid_out_op[o])]
 
@@ -510,3 +462,314 @@ class Router(wiring.Component):
             ej = Cat(*[self.credit_in_op_ovc[o].any() for o in self.eject_ports])
             m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port")
         return m
+
+    # ------------------------------------------------------------------ per-VC request pieces (both allocators)
+    def _new_route(self, m: Module, port, cls, tag: str):
+        """``(ok, ovc)`` of a new route to ``port`` in class ``cls`` on the start-of-cycle state (§R5).
+
+        A network port: the idle VC of the class with the most credits (``OutputVCSelect``); an ejection
+        port: its implicit VC 0, unless a packet holds it.
+        """
+        P, K, vw = self.n_ports, self.n_classes, ptr_width(self.n_vcs)
+        ok, ov = Signal(name=f"new_ok_{tag}"), Signal(vw, name=f"new_ovc_{tag}")
+        with m.Switch(port):
+            for o in range(P):
+                with m.Case(o):
+                    if self._is_eject[o]:
+                        m.d.comb += [ok.eq(~self._busy[o][0]), ov.eq(0)]
+                    else:
+                        with m.Switch(cls):
+                            for k in range(K):
+                                with m.Case(k):
+                                    sel = self._vcsel[(o, k)]
+                                    m.d.comb += [ok.eq(sel.valid), ov.eq(sel.ovc)]
+                            with m.Default():
+                                m.d.comb += [ok.eq(0), ov.eq(0)]
+            with m.Default():
+                m.d.comb += [ok.eq(0), ov.eq(0)]
+        return ok, ov
+
+    def _held_route(self, m: Module, o_held, ov_held, tag: str):
+        """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port always)."""
+        P, V = self.n_ports, self.n_vcs
+        ok = Signal(name=f"act_ok_{tag}")
+        with m.Switch(o_held):
+            for o in range(P):
+                with m.Case(o):
+                    if self._is_eject[o]:
+                        m.d.comb += ok.eq(1)
+                    else:
+                        avail = Cat(*[c.avail for c in self._credits[o]])
+                        m.d.comb += ok.eq(avail.bit_select(ov_held, 1) if V > 1 else avail[0])
+            with m.Default():
+                m.d.comb += ok.eq(0)
+        return ok
+
+    def _hops_out(self, m: Module, eject, hops, tag: str):
+        """The head flit's ``hops`` as it leaves: ``+ 1`` on a network output, saturating (§R8a)."""
+        out = Signal(HOPS_BITS, name=f"hops_out_{tag}")
+        m.d.comb += out.eq(Mux(eject | (hops == (1 << HOPS_BITS) - 1), hops, hops + 1))
+        return out
+
+    def _connect_decider(self, m: Module, rc, hdr, in_port, q_o, avail_o_cls):
+        """Drive a decision unit (hdl/route_adaptive.py) from a header, the input port and per-output state.
+
+        ``q_o[o]`` and ``avail_o_cls[o]`` (a ``K``-bit value) are the queue length and class availability of
+        network output ``o`` that this requester sees.
+        """
+        m.d.comb += rc.dest.eq(hdr.dest)
+        for name in rc._inputs:
+            m.d.comb += getattr(rc, name).eq(in_port if name == "in_port" else getattr(hdr, name))
+        for i, o in enumerate(rc.net_ports):
+            if "q_np" in rc.signature.members:
+                m.d.comb += rc.q_np[i].eq(q_o[o])
+            m.d.comb += rc.avail_np_cls[i].eq(avail_o_cls[o])
+
+    # ------------------------------------------------------------------ greedy allocation (§R6)
+    def _allocate_greedy(self, m: Module, ius, active, act_o, act_ov):
+        """§R6 greedy, ``S = 1``: decisions on the start-of-cycle state, input then output round robin."""
+        P, V, K = self.n_ports, self.n_vcs, self.n_classes
+        lay = self.flit_layout
+        pw, vw = ptr_width(P), ptr_width(V)
+        adaptive = self.routing is not None
+        if adaptive:
+            q_o = {o: ql.q for o, ql in self._qlen.items()}
+            avail_o = {o: Cat(*[self._vcsel[(o, k)].valid for k in range(K)]) for o in self._credits}
+        req = [Signal(V, name=f"req_ip_{p}_ivc") for p in range(P)]
+        req_o = [[Signal(pw, name=f"req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        dep = [[Signal(lay, name=f"dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        for p in range(P):
+            iu = ius[p]
+            for v in range(V):
+                f = iu.front_flit_ivc[v]
+                tag = f"ip_{p}_ivc_{v}"
+                if adaptive:
+                    rc = self._decider()
+                elif self.external_rom:
+                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
+                                     cls_bits=self.rom_cls_bits)
+                    m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
+                                 rc.word.eq(self.route_word_ip_ivc[p][v])]
+                else:
+                    rc = RouteCompute.from_table(self.table, self.router_id, P)
+                m.submodules[f"route_{tag}"] = rc
+                if adaptive:
+                    self._connect_decider(m, rc, f, p, q_o, avail_o)
+                    hops_out = self._hops_out(m, rc.eject, f.hops, tag)
+                else:
+                    m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+                    hops_out = rc.hops_out
+                new_ok, new_ov = self._new_route(m, rc.port, rc.cls, tag)
+                act_ok = self._held_route(m, act_o[p][v], act_ov[p][v], tag)
+                is_act = active[p][v]
+                m.d.comb += [
+                    req[p][v].eq(iu.front_valid_ivc[v] & Mux(is_act, act_ok, rc.valid & new_ok)),
+                    req_o[p][v].eq(Mux(is_act, act_o[p][v], rc.port)),
+                    dep[p][v].eq(f),
+                    dep[p][v].vc.eq(Mux(is_act, act_ov[p][v], new_ov)),
+                    dep[p][v].hops.eq(Mux(is_act, f.hops, hops_out)),
+                ]
+                if adaptive:   # the head flit leaves with the decision's header (§R4, §R7)
+                    m.d.comb += [dep[p][v].phase.eq(Mux(is_act, f.phase, rc.phase_out)),
+                                 dep[p][v].decided.eq(Mux(is_act, f.decided, rc.decided_out)),
+                                 dep[p][v].inter.eq(Mux(is_act, f.inter, rc.inter_out)),
+                                 dep[p][v].h1.eq(Mux(is_act, f.h1, rc.h1_out))]
+
+        # input arbitration (§R6 step 2): one VC per input
+        in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []
+        for p in range(P):
+            arb = RoundRobinArbiter(V)
+            m.submodules[f"in_arb_ip_{p}"] = arb
+            m.d.comb += arb.req.eq(req[p])
+            r = Signal(name=f"pick_req_ip_{p}")
+            po = Signal(pw, name=f"pick_op_ip_{p}")
+            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
+            pf = Signal(lay, name=f"pick_flit_ip_{p}")
+            m.d.comb += [r.eq(req[p].any()), pv.eq(_onehot_index(arb.gnt, V))]
+            with m.Switch(pv):
+                for v in range(V):
+                    with m.Case(v):
+                        m.d.comb += [po.eq(req_o[p][v]), pf.eq(dep[p][v])]
+                with m.Default():
+                    m.d.comb += [po.eq(0), pf.eq(dep[p][0])]
+            in_arb.append(arb)
+            pick_req.append(r)
+            pick_o.append(po)
+            pick_v.append(pv)
+            pick_flit.append(pf)
+
+        # output arbitration (§R6 step 3): one input per output; pointers move on grants (step 4)
+        granted = Signal(P, name="granted_ip")
+        out_gnts = []
+        for o in range(P):
+            arb = RoundRobinArbiter(P)
+            m.submodules[f"out_arb_op_{o}"] = arb
+            m.d.comb += arb.req.eq(Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)]))
+            # moves only when some input asks (§R6 step 4); the planted fault freezes it
+            m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
+            out_gnts.append(arb.gnt)
+        for p in range(P):
+            m.d.comb += granted[p].eq(Cat(*[g[p] for g in out_gnts]).any())
+            m.d.comb += in_arb[p].update.eq(granted[p])
+        return granted, pick_v, pick_o, pick_flit
+
+    # ------------------------------------------------------------------ sequential allocation (§R6)
+    def _allocate_sequential(self, m: Module, ius, active, act_o, act_ov):
+        """§R6 sequential, ``S = 1``: inputs served one after the other, each on the state the earlier left.
+
+        The service order ``start, start + 1, ... (mod P)`` is made by rotating the inputs' requests into
+        **positions** (a barrel rotator by ``start``), running a ripple chain over the positions and
+        rotating the results back. Position ``k`` sees, per output, whether an earlier position was
+        granted it this cycle (``taken``), on which VC, and whether that grant left the VC held. From
+        that it derives what §R6 says the decision sees: ``q(o) + 1`` for a taken network output (one
+        credit fewer) and the class availability with that VC's credit and hold updated; the decision
+        units (hdl/route_adaptive.py, one per position and VC) decide on it. A VC **would be granted**
+        if its choice (or its held route) is an output nobody took yet with a usable VC; with ``S = 1``
+        the first such VC in round-robin order from ``ptr_in[p]`` is granted and the position's grant
+        updates the state the next position sees. An untaken output's state is the start-of-cycle one,
+        so its output VC comes from the ordinary :class:`~radixnet.hdl.vc_select.OutputVCSelect`.
+
+        Why one pass over the VCs suffices: a VC that is not granted commits nothing, so every VC of
+        the input sees the same state until the first grant, and with ``S = 1`` the input stops there.
+        """
+        from amaranth.lib import data
+
+        P, V, K = self.n_ports, self.n_vcs, self.n_classes
+        lay = self.flit_layout
+        pw, vw = ptr_width(P), ptr_width(V)
+        is_eject = self._is_eject
+        credits, vcsel, busy, qlen = self._credits, self._vcsel, self._busy, self._qlen
+        net_out = [o for o in range(P) if not is_eject[o]]
+        hdr_lay = data.StructLayout({k: lay[k].shape for k in lay.members if k != "data"})
+        vc_lay = data.StructLayout({"valid": 1, "active": 1, "act_o": pw, "act_ov": vw, "hdr": hdr_lay})
+        in_lay = data.StructLayout({"port": pw, "ptr": vw, "vc": data.ArrayLayout(vc_lay, V)})
+        res_lay = data.StructLayout({"granted": 1, "ivc": vw, "op": pw, "hdr": hdr_lay})
+
+        # the rotating start pointer (ptr_seq, advanced every cycle) and ptr_in per input
+        start = Signal(pw, name="start_seq")
+        if P > 1:
+            m.d.sync += start.eq(_next_ptr(m, start, None, P, "start_seq_next"))
+        ptr_in = [Signal(vw, name=f"ptr_in_ip_{p}") for p in range(P)]
+
+        words = []
+        for p in range(P):
+            w = Signal(in_lay, name=f"seq_req_ip_{p}")
+            m.d.comb += [w.port.eq(p), w.ptr.eq(ptr_in[p])]
+            for v in range(V):
+                f = ius[p].front_flit_ivc[v]
+                m.d.comb += [w.vc[v].valid.eq(ius[p].front_valid_ivc[v]), w.vc[v].active.eq(active[p][v]),
+                             w.vc[v].act_o.eq(act_o[p][v]), w.vc[v].act_ov.eq(act_ov[p][v])]
+                m.d.comb += [w.vc[v].hdr[k].eq(f[k]) for k in hdr_lay.members]
+            words.append(Value.cast(w))
+        pos_words = [data.View(in_lay, x) for x in _rotate(m, words, start, True, "seq_rot")]
+
+        # the chain state entering position 0: nothing taken
+        taken = {o: Const(0, 1) for o in range(P)}
+        tov = {o: Const(0, vw) for o in range(P)}
+        tbusy = {o: Const(0, 1) for o in range(P)}
+        stale = self.fault == "seq_stale_state"
+        results = []
+        for k in range(P):
+            w = pos_words[k]
+            tag = f"pos_{k}"
+            # what position k's decisions see (§R6: credits and VCs taken by earlier grants)
+            q_o, avail_o = {}, {}
+            for o in net_out:
+                q = Signal(len(qlen[o].q), name=f"q_{tag}_op_{o}")
+                a = Signal(K, name=f"avail_{tag}_op_{o}_cls")
+                cnt = [c.count for c in credits[o]]
+                after = []   # per VC: usable if this output was taken on tov (one credit fewer, hold updated)
+                for v in range(V):
+                    here = tov[o] == v
+                    after.append(Mux(here, ~tbusy[o] & (cnt[v] >= 2), ~busy[o][v] & (cnt[v] >= 1)))
+                vpc = V // K
+                for c in range(K):
+                    fresh = vcsel[(o, c)].valid
+                    if stale:   # the planted bug: decide on the start-of-cycle state (greedy's view)
+                        m.d.comb += a[c].eq(fresh)
+                    else:
+                        m.d.comb += a[c].eq(Mux(taken[o], Cat(*after[c * vpc:(c + 1) * vpc]).any(), fresh))
+                m.d.comb += q.eq(qlen[o].q + (0 if stale else taken[o]))
+                q_o[o], avail_o[o] = q, a
+            taken_bits = Cat(*[taken[o] for o in range(P)])
+            wg = Signal(V, name=f"would_{tag}_ivc")
+            outs, ovs, hdrs = [], [], []
+            for v in range(V):
+                e = w.vc[v]
+                hdr = e.hdr
+                vtag = f"{tag}_ivc_{v}"
+                rc = self._decider()
+                m.submodules[f"route_{vtag}"] = rc
+                self._connect_decider(m, rc, hdr, w.port, q_o, avail_o)
+                new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag)
+                act_ok = self._held_route(m, e.act_o, e.act_ov, vtag)
+                o_req = Signal(pw, name=f"req_op_{vtag}")
+                m.d.comb += o_req.eq(Mux(e.active, e.act_o, rc.port))
+                free = Signal(name=f"free_{vtag}")
+                m.d.comb += free.eq(~taken_bits.bit_select(o_req, 1) if P > 1 else ~taken_bits[0])
+                m.d.comb += wg[v].eq(e.valid & free & Mux(e.active, act_ok, rc.valid & new_ok))
+                h = Signal(hdr_lay, name=f"dep_hdr_{vtag}")
+                m.d.comb += h.eq(hdr)
+                hops_out = self._hops_out(m, rc.eject, hdr.hops, vtag)
+                with m.If(~e.active):   # the head flit leaves with the decision's header (§R4, §R7)
+                    m.d.comb += [h.hops.eq(hops_out), h.phase.eq(rc.phase_out), h.decided.eq(rc.decided_out),
+                                 h.inter.eq(rc.inter_out), h.h1.eq(rc.h1_out)]
+                m.d.comb += h.vc.eq(Mux(e.active, e.act_ov, new_ov))
+                outs.append(o_req)
+                hdrs.append(h)
+            # round robin over the VCs from ptr_in of the position's input: the first that would be granted
+            first = _rr_first(m, wg, w.ptr, V, f"pick_{tag}")
+            # separate signals, packed at the end: a struct assigned from its own fields would look like
+            # a combinational loop to Verilator (UNOPTFLAT works per signal, not per bit)
+            g_ivc = Signal(vw, name=f"gnt_ivc_{tag}")
+            g_op = Signal(pw, name=f"gnt_op_{tag}")
+            g_hdr = Signal(hdr_lay, name=f"gnt_hdr_{tag}")
+            m.d.comb += g_ivc.eq(_onehot_index(first, V))
+            with m.Switch(g_ivc):
+                for v in range(V):
+                    with m.Case(v):
+                        m.d.comb += [g_op.eq(outs[v]), g_hdr.eq(hdrs[v])]
+            res = Signal(res_lay, name=f"res_{tag}")
+            m.d.comb += [res.granted.eq(wg.any()), res.ivc.eq(g_ivc), res.op.eq(g_op), res.hdr.eq(g_hdr)]
+            results.append(Value.cast(res))
+            # the state the next position sees
+            head, tail, g_ovc = g_hdr.head, g_hdr.tail, g_hdr.vc
+            nxt_taken, nxt_tov, nxt_tbusy = {}, {}, {}
+            for o in range(P):
+                hit = Signal(name=f"hit_{tag}_op_{o}")
+                m.d.comb += hit.eq(wg.any() & (g_op == o))
+                t = Signal(name=f"taken_{tag}_op_{o}")
+                m.d.comb += t.eq(taken[o] | hit)
+                nxt_taken[o] = t
+                if is_eject[o]:
+                    nxt_tov[o], nxt_tbusy[o] = tov[o], tbusy[o]
+                    continue
+                tv = Signal(vw, name=f"tov_{tag}_op_{o}")
+                tb = Signal(name=f"tbusy_{tag}_op_{o}")
+                held = busy[o].bit_select(g_ovc, 1) if V > 1 else busy[o][0]
+                # the VC's hold after the grant: set by a head that is not a tail, cleared by a tail
+                m.d.comb += [tv.eq(Mux(hit, g_ovc, tov[o])), tb.eq(Mux(hit, ~tail & (head | held), tbusy[o]))]
+                nxt_tov[o], nxt_tbusy[o] = tv, tb
+            taken, tov, tbusy = nxt_taken, nxt_tov, nxt_tbusy
+
+        # back to the inputs' own indices
+        granted = Signal(P, name="granted_ip")
+        pick_v, pick_o, pick_flit = [], [], []
+        for p, x in enumerate(_rotate(m, results, start, False, "seq_unrot")):
+            r = data.View(res_lay, x)
+            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
+            po = Signal(pw, name=f"pick_op_ip_{p}")
+            pf = Signal(lay, name=f"pick_flit_ip_{p}")
+            m.d.comb += [granted[p].eq(r.granted), pv.eq(r.ivc), po.eq(r.op)]
+            with m.Switch(pv):
+                for v in range(V):
+                    with m.Case(v):
+                        m.d.comb += pf.data.eq(ius[p].front_flit_ivc[v].data)
+            m.d.comb += [pf[k].eq(r.hdr[k]) for k in hdr_lay.members]
+            nxt = _next_ptr(m, pv, None, V, f"ptr_in_next_ip_{p}")
+            with m.If(r.granted):
+                m.d.sync += ptr_in[p].eq(nxt)
+            pick_v.append(pv)
+            pick_o.append(po)
+            pick_flit.append(pf)
+        return granted, pick_v, pick_o, pick_flit

@@ -81,14 +81,15 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                    traffic=cfg.traffic, load=args.load or 0.3, cycles=args.cycles, vcs=cfg.vcs,
                                    vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
                                    data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
-                                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts)
+                                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
+                                   ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold)
         else:
             verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
                                     cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                                     packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
                                     terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
                                     build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
-                                    ugal_threshold=cfg.ugal_threshold)
+                                    ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \

@@ -97,10 +97,45 @@ def test_min_ad_on_parallel_lanes():
     assert_match(v)
 
 
+SEQUENTIAL_CASES = [
+    ("fbfly", {"k": 2, "n": 3}, "ugal-s",
+     dict(traffic="complement", load=0.9, vcs=4, vc_depth=2, packet_length=3, ugal_threshold=0)),
+    ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", load=0.9, vcs=2, vc_depth=2, packet_length=2)),
+    ("2dfb", {"k": 3, "n": 1}, "2dfb-adaptive",
+     dict(traffic="2dfb-adversarial", load=0.9, vcs=2, vc_depth=2, threshold=1)),
+]
+
+
+@pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
+def test_sequential_allocator_routings(family, params, routing, kw):
+    """UGAL-S and CLOS AD (Kim §3.1) and the 2DFB priority-flag algorithm (Thamarakuzhi & Chandy,
+    Algorithm 1) with the sequential allocator (§R6) in the router: each input decides on the state the
+    inputs served before it left. Past saturation, wormhole packets; the runs take non-minimal routes."""
+    from radixnet.cosim.golden_trace import golden_packets
+    v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit", **kw)
+    assert_match(v)
+    assert v["stall_cycles"] > 100
+    net = build(family, **params)
+    pk = golden_packets(net, routing=routing, cycles=150, seed=9, **kw)
+
+    def minimal(p):     # HyperX family: the minimal route crosses each differing dimension once
+        a, b = net.coords[net.inj_router[p["src"]]], net.coords[net.ej_router[p["dst"]]]
+        return len(p["hops"]) - 1 == int((a != b).sum()) if routing == "2dfb-adaptive" else p["min"]
+    assert 0.1 < sum(not minimal(p) for p in pk) / len(pk) < 0.9
+
+
+def test_sequential_allocator_fault_is_caught():
+    """The planted bug ``seq_stale_state``: every input decides on the start-of-cycle state (the greedy
+    allocator's view) instead of the state the earlier grants left (§R6 sequential)."""
+    family, params, routing, kw = SEQUENTIAL_CASES[1]
+    v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit", fault="seq_stale_state", **kw)
+    assert v["mismatches"] > 0
+
+
 def test_unsupported_routing_is_refused():
     from radixnet.cosim.run import cosim_network
     with pytest.raises(ValueError, match="--routing"):
-        cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal-s", build_root=CACHE)
+        cosim_network(build(*TINY[:1], **TINY[1]), routing="ugal-l", build_root=CACHE)
     with pytest.raises(ValueError, match="--terminals"):
         cosim_network(build(*TINY[:1], **TINY[1]), routing="val", build_root=CACHE)
 
@@ -129,6 +164,27 @@ def test_router_level_slimfly_q5():
 def test_router_level_table_class_routings(family, params, routing, kw):
     """Routings whose VC class comes from the route table (dateline, hierarchical), and destination tag."""
     v = run_router(family, params, routing=routing, vc_depth=4, seed=7, **kw)
+    assert_router_match(v)
+
+
+@pytest.mark.parametrize("family, params, routing, kw", [
+    ("fbfly", {"k": 2, "n": 3}, "ugal", dict(traffic="complement", vcs=2, vc_depth=2, ugal_threshold=0)),
+    ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", vcs=2, vc_depth=2)),
+    ("2dfb", {"k": 4, "n": 1}, "2dfb-adaptive", dict(traffic="2dfb-adversarial", vcs=2, vc_depth=2, threshold=1)),
+])
+def test_router_level_adaptive_routings(family, params, routing, kw):
+    """Adaptive routings that rewrite the header at their decisions, one router at a time: each flit arrives
+    with the header the golden model's upstream router gave it (§R9 ``headers``)."""
+    v = run_router(family, params, routing=routing, load=0.9, cycles=200, **kw)
+    assert_router_match(v)
+
+
+@pytest.mark.slow
+def test_router_level_2dfb_64_port_switch():
+    """A switching element of the 8-ary 1-dim 2DFB (the 64-port switch; radix 22: 8 terminals, 7
+    neighbours x 2 lanes) with the priority-flag algorithm and the sequential allocator."""
+    v = run_router("2dfb", {"k": 8, "n": 1}, routing="2dfb-adaptive", traffic="2dfb-adversarial", load=0.9,
+                   cycles=200, vcs=2, vc_depth=4, threshold=2)
     assert_router_match(v)
 
 
