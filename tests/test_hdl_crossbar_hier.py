@@ -187,12 +187,13 @@ def check_contract(events, *, drained=True):
     return sent, got
 
 
-def random_traffic(n_in, n_out, rng, *, load, hot=None, flits=None):
-    """offer_fn: each input offers with probability load; dest uniform (or to `hot` half the time)."""
+def random_traffic(n_in, n_out, rng, *, load, hot=None, flits=None, until=None):
+    """offer_fn: each input offers with probability load (before cycle `until`); dest uniform (or to `hot`
+    half the time)."""
     seq = [0] * n_in
 
     def offer(t, i):
-        if (flits is not None and seq[i] >= flits) or rng.random() >= load:
+        if (flits is not None and seq[i] >= flits) or (until is not None and t >= until) or rng.random() >= load:
             return None
         dest = hot if hot is not None and rng.random() < 0.5 else rng.randrange(n_out)
         seq[i] += 1
@@ -237,7 +238,7 @@ def test_hypothesis_traffic_matches_model(case, seed, load, p_ready):
     n_in, n_out, p, depth, out_depth = case
     rng = random.Random(seed)
     dut = HierarchicalCrossbar(n_in, n_out, FLIT, sub=p, depth=depth, out_depth=out_depth)
-    offer = random_traffic(n_in, n_out, rng, load=load, flits=6)
+    offer = random_traffic(n_in, n_out, rng, load=load, flits=6, until=50)   # then a drain, all ready
     events = simulate(dut, 50 + 7 * n_in, offer, lambda t, o: int(t >= 50 or rng.random() < p_ready),
                       model=Model(n_in, n_out, p, depth, out_depth))
     check_contract(events)
