@@ -41,12 +41,14 @@ clean:
 
 # make rtl TOPO=<family> [ARGS="--k 4 --n 2 [--axis] [--lint]"] [VCS=V] [DEPTH=4]: in build/rtl/<family>/
 # one router_core_<k>.v per distinct core, per router a route ROM and wrapper, network_top.v (and with
-# --axis switch_top.v with AXI4-Stream ports), manifest.json (hdl/rtlgen.py; sp routing, greedy, S = 1)
+# --axis switch_top.v with AXI4-Stream ports), manifest.json (hdl/rtlgen.py; S = 1)
 TOPO    ?=
 ARGS    ?=
 VCS     ?=
 DEPTH   ?= 4
-# a deterministic table routing: sp (default), dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag, min
+# a deterministic table routing: sp (default), dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag, min;
+# or, on the HyperX families, one decided in logic: min-ad, val, ugal (greedy), ugal-s, clos-ad, 2dfb-adaptive
+# (sequential allocator); ARGS="--threshold X" sets UGAL's theta / the 2DFB's T_h
 ROUTING ?=
 RTL_OUT ?= build/rtl/$(TOPO)
 .PHONY: rtl

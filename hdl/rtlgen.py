@@ -48,6 +48,17 @@ scheme: core + ROM equals the default Router cycle for cycle (Amaranth
 simulator), ``network_top.v`` equals the Amaranth ``NetworkTop`` cycle for
 cycle (Icarus), and the trees lint clean.
 
+Scheme ``per-router`` (routings decided in logic)
+-------------------------------------------------
+With ``--routing`` one of :data:`radixnet.hdl.router.DECIDED` (``min-ad``,
+``val``, ``ugal``, ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``; HyperX families
+only) the routers hold decision units (:mod:`radixnet.hdl.route_adaptive`)
+built from their own coordinates and no route table, so no two are the same
+hardware: ``router_<r>.v`` is router ``r`` whole (flat, Amaranth/Yosys), and
+``network_top.v`` / ``switch_top.v`` are as above. ``--threshold`` sets UGAL's
+and CLOS AD's ``θ`` or the 2DFB's ``T_h``; the manifest records the routing,
+the allocator (``greedy`` or ``sequential``) and the threshold.
+
 Scheme ``flat`` (the legacy one; :func:`generate`'s default for existing callers)
 ---------------------------------------------------------------------------------
 ``router_<i>.v`` per distinct **whole-router** configuration (same port
@@ -149,7 +160,7 @@ def _core_key(router, ports) -> tuple:
 
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
-             port_encoding: str | None = None, log=None, routing: str = "sp") -> dict:
+             port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -169,7 +180,15 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         VC classes of the table (default: what the routing needs, e.g. the diameter for ``sp``).
     routing : str
         A deterministic table routing (:func:`radixnet.gen.routing.deterministic_table`): ``sp``
-        (default), ``dor`` (dateline classes on a torus), ``hdor``, ``dest-tag``, or ``min``.
+        (default), ``dor`` (dateline classes on a torus), ``hdor``, ``dest-tag``, or ``min``; or, on
+        the HyperX families, a routing decided in logic (:data:`radixnet.hdl.router.DECIDED`):
+        ``min-ad``, ``val``, ``ugal`` (greedy allocator), ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``
+        (sequential allocator). Those routers hold no table and differ router by router (their
+        decision logic is built from the router's coordinates), so each is its own module,
+        ``router_<r>.v`` (scheme ``per-router``, whatever ``scheme`` says).
+    threshold : int
+        The decision units' bias for the decided routings: ``θ`` (UGAL, CLOS AD, flit-hops) or
+        ``T_h`` (``2dfb-adaptive``, flits); default 4.
     scheme : {"flat", "shared"}
         ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
         ``flat`` (default, the legacy output): one flat router per distinct router.
@@ -196,12 +215,27 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     from . import topgen
     from .router import Router
 
+    from radixnet.gen.routing import HYPERX_FAMILIES, ROUTINGS
+
+    from .router import DECIDED, SEQUENTIAL
+
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+    decided = routing in DECIDED
+    if decided:
+        if net.family not in HYPERX_FAMILIES:
+            raise ValueError(f"--routing: {routing} is decided in logic on the HyperX families "
+                             f"({', '.join(HYPERX_FAMILIES)}) only, got {net.family}")
+        if classes is not None:
+            raise ValueError(f"--vc-classes: {routing} fixes its VC classes (router-spec §R7)")
+        table, n_classes = None, ROUTINGS[routing].classes(net)
+        scheme, top = "per-router", True if top is None else bool(top)
+    else:
+        table = deterministic_table(net, routing, classes)   # refuses a cyclic one (DeadlockError)
+        n_classes = int(table.classes)
     top = (scheme == "shared" if top is None else bool(top)) or axis
-    table = deterministic_table(net, routing, classes)   # refuses a cyclic one (DeadlockError)
     if n_vcs is None:
-        n_vcs = int(table.classes)
+        n_vcs = n_classes
     T = int(net.num_terminals)
     tuser = payload = None
     router_width = data_width
@@ -211,8 +245,12 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         payload = payload_layout(data_width, T)
         router_width = payload.size
     shared = scheme == "shared"
-    built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared)
-             for r in range(net.num_routers)]
+    if decided:
+        built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold)
+                 for r in range(net.num_routers)]
+    else:
+        built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared)
+                 for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
         from .axis import AxisEgress, AxisIngress
@@ -238,8 +276,16 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     for r, router in enumerate(built):
         ports = _port_map(net, r, pt)
         entry = {"router": r, "n_ports": router.n_ports, "ports": ports,
-                 "route_rom": [list(w) for w in router.rom_words]}
-        if shared:
+                 "route_rom": None if decided else [list(w) for w in router.rom_words]}
+        if decided:
+            name = f"router_{r}"
+            t0 = time.perf_counter()
+            write(name, flat_verilog(router, name))
+            configs[r] = name
+            entry.update(module=name, file=f"{name}.v")
+            if log is not None:
+                log(f"{name}: P={router.n_ports}, {routing} ({time.perf_counter() - t0:.1f} s)")
+        elif shared:
             key = _core_key(router, ports)
             if key not in configs:
                 name = f"router_core_{len(configs)}"
@@ -285,15 +331,22 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         del c["_ports"]
     manifest = {
         "family": net.family, "params": net.params,
-        "routing": routing, "allocator": "greedy", "speedup": 1, "link_latency": 1,
-        "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width, "classes": int(table.classes),
+        "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": 1,
+        "link_latency": 1, "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
+        "classes": int(n_classes),
         "num_routers": net.num_routers, "num_terminals": T,
         "flit": {"size": F,
                  "fields": {f: {"offset": lay[f].offset, "width": lay[f].width} for f in lay.members}},
         "signals": {"in": ["in_flit_ip__<p>", "in_valid_ip[p]", "credit_in_op_ovc__<p>[v]"],
                     "out": ["out_flit_op__<p>", "out_valid_op[p]", "credit_out_ip_ivc__<p>[v]", "error"]},
     }
-    if shared:
+    if decided:
+        manifest["threshold"] = threshold
+        manifest["scheme"] = {"name": "per-router",
+                              "description": f"router_<r>: the Router with one {routing} decision unit per "
+                                             "requester (hdl/route_adaptive.py), built from router r's "
+                                             "coordinates, flat Verilog from Amaranth/Yosys; no route table"}
+    elif shared:
         manifest["scheme"] = {
             "name": "shared",
             "description": "router_core_<k>: Router(external_rom=True) per distinct (ports, ejection ports, V, B, "
@@ -339,12 +392,13 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                                         for f in payload.members},
                             "ingress": {"module": "axis_ingress", "file": "axis_ingress.v"},
                             "egress": {"module": "axis_egress", "file": "axis_egress.v"}}
-    manifest["modules"] = (sorted(set(configs.values()), key=lambda s: int(s.split("_")[1])) if not shared
-                           else modules)
+    manifest["modules"] = (sorted(set(configs.values()), key=lambda s: int(s.split("_")[1]))
+                           if not shared and not decided else modules)
     manifest["files"] = files
     manifest["routers"] = routers
-    manifest["tables"] = {"next_port": table.next_port.tolist(), "term_router": table.term_router.tolist(),
-                          "eject_port": table.eject_port.tolist(), "classes": int(table.classes)}
+    manifest["tables"] = None if decided else {
+        "next_port": table.next_port.tolist(), "term_router": table.term_router.tolist(),
+        "eject_port": table.eject_port.tolist(), "classes": int(table.classes)}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, default=_jsonable) + "\n")
     return manifest
 
@@ -404,7 +458,7 @@ def lint_tree(out_dir, manifest: dict | None = None, *, mode: str = "auto", whol
     amaranth = set(core_files)                     # the files Amaranth/Yosys wrote
     if "axis" in manifest:
         amaranth |= {manifest["axis"][k]["file"] for k in ("ingress", "egress")}
-    if manifest.get("scheme", {}).get("name", "flat") == "flat":
+    if manifest.get("scheme", {}).get("name", "flat") in ("flat", "per-router"):
         amaranth |= {r["file"] for r in manifest["routers"]}
     strict = [p.name for p in paths if p.name not in amaranth]   # our text: nothing waived
     if mode == "whole" or not cores:
@@ -450,7 +504,8 @@ def main(argv=None, prog: str = "rtlgen") -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--vcs V] [--depth B] [--data-width W] [--vc-classes K]\n"
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--vcs V] [--depth B] "
+              f"[--data-width W] [--vc-classes K]\n"
               f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
               "[--lint [--lint-mode auto|whole|split]] [--out DIR]\nfamilies: " + ", ".join(family_names()))
         return 0
@@ -472,6 +527,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap.add_argument("--data-width", type=_positive("data-width"), default=64)
         ap.add_argument("--vc-classes", type=int, default=None)
         ap.add_argument("--routing", default="sp")
+        ap.add_argument("--threshold", type=int, default=4)
         ap.add_argument("--axis", action="store_true")
         ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
         ap.add_argument("--scheme", choices=SCHEMES, default="shared")
@@ -485,12 +541,12 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         t0 = time.perf_counter()
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
                        classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
-                       port_encoding=args.port_encoding, log=lambda s: print(f"{prog}: {s}", flush=True))
+                       threshold=args.threshold, port_encoding=args.port_encoding, log=lambda s: print(f"{prog}: {s}", flush=True))
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
         return 2
-    n_cores = len(man.get("cores", ())) or len(man["modules"])
+    n_cores = len(man.get("cores", ())) or len({r["module"] for r in man["routers"]})
     what = "core(s)" if "cores" in man else "router module(s)"
     print(f"{prog}: {net.num_routers} routers, {n_cores} {what}, {len(man['files'])} files, V={man['n_vcs']} "
           f"B={args.depth} in {gen_s:.1f} s -> {out}/", flush=True)

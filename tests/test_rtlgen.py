@@ -437,6 +437,38 @@ def _icarus_run(tree: Path, rows, T, V, F, work: Path):
 
 
 @needs_iverilog
+@needs_verilator
+@pytest.mark.parametrize("family, kw, routing, allocator", [
+    ("fbfly", ["--k", "2", "--n", "3"], "ugal-s", "sequential"),
+    ("2dfb", ["--k", "3", "--n", "1"], "2dfb-adaptive", "sequential"),
+    ("fbfly", ["--k", "2", "--n", "3"], "min-ad", "greedy"),
+])
+def test_decided_routings_one_module_per_router(tmp_path, capsys, family, kw, routing, allocator):
+    """Routings decided in logic (the sequential allocator's UGAL-S, the 2DFB priority flag, greedy MIN AD):
+    every router is its own module (its decision units are built from its coordinates), the tree lints."""
+    out = tmp_path / "t"
+    assert rtlgen_main([family, *kw, "--routing", routing, "--threshold", "2", "--axis", "--lint",
+                        "--data-width", "32", "--depth", "2", "--out", str(out)]) == 0, capsys.readouterr().err
+    man = json.loads((out / "manifest.json").read_text())
+    R = man["num_routers"]
+    assert (man["routing"], man["allocator"], man["scheme"]["name"], man["threshold"]) == \
+        (routing, allocator, "per-router", 2)
+    assert man["files"] == [f"router_{r}.v" for r in range(R)] + ["network_top.v", "axis_ingress.v",
+                                                                  "axis_egress.v", "switch_top.v"]
+    bodies = {(out / f"router_{r}.v").read_text().replace(f"router_{r}", "router") for r in range(R)}
+    assert len(bodies) == R                     # no two routers are the same hardware
+    assert f"{R} routers, {R} router module(s)" in capsys.readouterr().out
+
+
+def test_decided_routing_refused_off_hyperx(tmp_path, capsys):
+    assert rtlgen_main(["slimfly", "--q", "5", "--routing", "ugal-s", "--out", str(tmp_path / "u")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--routing: ugal-s is decided in logic on the HyperX families" in err[0]
+    assert rtlgen_main(["fbfly", "--k", "2", "--n", "3", "--routing", "clos-ad", "--vc-classes", "3",
+                        "--out", str(tmp_path / "c")]) == 2
+    assert "--vc-classes: clos-ad fixes its VC classes" in capsys.readouterr().err
+
+
 def test_network_top_verilog_equals_amaranth(tmp_path):
     """fbfly k=2 n=2: the structural network_top.v (cores + ROMs + wrappers, Icarus) and the Amaranth
     NetworkTop (default routers, Amaranth simulator) give identical ej_valid, ej_flit, inj_credit and
