@@ -34,11 +34,17 @@ CONFIGS = [
      dict(vcs=2, vc_depth=3, packet_length=3, terminals="flit")),
     ("fbfly k=4 n=2, V=2 B=4, L=1, axis", "fbfly", {"k": 4, "n": 2}, dict(vcs=2, vc_depth=4)),
     ("slimfly q=5, V=2 B=4, L=1, axis", "slimfly", {"q": 5}, dict(vcs=2, vc_depth=4)),
+    ("fbfly k=2 n=3, ugal-s (sequential), V=4 B=2, L=2, flit", "fbfly", {"k": 2, "n": 3},
+     dict(routing="ugal-s", vcs=4, vc_depth=2, packet_length=2, terminals="flit")),
+    ("2dfb k=3 n=1, 2dfb-adaptive (sequential), V=2 B=2, flit", "2dfb", {"k": 3, "n": 1},
+     dict(routing="2dfb-adaptive", vcs=2, vc_depth=2, threshold=1, traffic="2dfb-adversarial", terminals="flit")),
+    ("2dfb k=8 n=1 (64 ports), 2dfb-adaptive, one radix-22 router", "2dfb", {"k": 8, "n": 1},
+     dict(routing="2dfb-adaptive", vcs=2, vc_depth=4, threshold=2, traffic="2dfb-adversarial", router=-1)),
 ]
 
 
 def golden_speed(net, load, cycles, **kw) -> float:
-    kw = {k: v for k, v in kw.items() if k != "terminals"}
+    kw = {k: v for k, v in kw.items() if k not in ("terminals", "router")}
     sim = Simulator(golden_config(net, **kw))
     sim.step(200, load)
     t = time.perf_counter()
@@ -62,7 +68,13 @@ def main() -> None:
         if args.only and args.only not in label:
             continue
         net = build(fam, **params)
-        v = cosim_network(net, load=args.load, cycles=args.cycles, build_root=root, **kw)
+        if "router" in kw:   # router level: one router built alone, its ports driven from the golden run
+            from radixnet.cosim.router_level import cosim_router
+            r = kw["router"]
+            v = cosim_router(net, router=None if r < 0 else r, load=args.load, cycles=args.cycles, build_root=root,
+                             **{k: x for k, x in kw.items() if k != "router"})
+        else:
+            v = cosim_network(net, load=args.load, cycles=args.cycles, build_root=root, **kw)
         g = golden_speed(net, args.load, args.cycles, **kw)
         ok = "" if v["mismatches"] == 0 else f" ({v['mismatches']} MISMATCHES)"
         print(f"| {label} | {v['verilog_s']:.1f} | {v['build_s']:.1f} | {v['cycles_per_s']:.0f} | "

@@ -124,6 +124,29 @@ def test_sequential_allocator_routings(family, params, routing, kw):
     assert 0.1 < sum(not minimal(p) for p in pk) / len(pk) < 0.9
 
 
+# designs the tests above build (flit terminals), so the random configurations below reuse their builds
+ADAPTIVE_POOL = [
+    ("fbfly", {"k": 2, "n": 3}, dict(routing="min-ad", vcs=2, vc_depth=3)),
+    ("fbfly", {"k": 2, "n": 3}, dict(routing="ugal", vcs=2, vc_depth=2, ugal_threshold=0)),
+    ("fbfly", {"k": 2, "n": 3}, dict(routing="val", vcs=2, vc_depth=3)),
+    *[(f, p, dict(routing=r, **{k: v for k, v in kw.items() if k in ("vcs", "vc_depth", "ugal_threshold",
+                                                                     "threshold")}))
+      for f, p, r, kw in SEQUENTIAL_CASES],
+]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.05, 1.0), length=st.integers(1, 3),
+       seed=st.integers(0, 2**16), traffic=st.sampled_from(["uniform", "complement", "randperm"]))
+def test_random_adaptive_configurations(case, load, length, seed, traffic):
+    """Seeded random configurations of the adaptive routers: routing, allocator, V and B from the designs
+    above, with random traffic pattern, load, packet length and seed."""
+    family, params, kw = ADAPTIVE_POOL[case]
+    v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed, traffic=traffic,
+            terminals="flit", **kw)
+    assert_match(v)
+
+
 def test_sequential_allocator_fault_is_caught():
     """The planted bug ``seq_stale_state``: every input decides on the start-of-cycle state (the greedy
     allocator's view) instead of the state the earlier grants left (§R6 sequential)."""
