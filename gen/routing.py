@@ -344,8 +344,8 @@ def compile_table(net: Network, classes: int | None = None) -> RouteTable:
         raise ParamError("topo", "some terminal cannot reach another: the network is not connected")
     dist = np.where(np.isfinite(dist), dist, -1).astype(np.int32)
     # channel c (s -> x) is a minimal first hop toward d iff dist[x, d] == dist[s, d] - 1
-    cand_s, cand_d, cand_p = [], [], []
-    for c0 in range(0, net.num_channels, 4096):
+    cand_s, cand_d, cand_p = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for c0 in range(0, net.num_channels, 4096):   # (no channels: a single router, every route local)
         s, x, p = net.src[c0:c0 + 4096], net.dst[c0:c0 + 4096], net.src_port[c0:c0 + 4096]
         ok = (dist[x] == dist[s] - 1) & (dist[s] > 0)
         ci, d = np.nonzero(ok)
@@ -549,6 +549,9 @@ def compile_dor_table(net: Network) -> RouteTable:
     c = t.coords
     r_idx, d_idx = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
     diff = c[r_idx] != c[d_idx]                      # (R, R, D)
+    if c.shape[1] == 0:                              # a k-ary 1-flat: one router, every route ejects there
+        return RouteTable(np.full((R, R), -1, np.int32), np.zeros((R, R), np.int32), 1, t.eject_port,
+                          t.term_router)
     dim = np.argmax(diff, axis=2)
     nxt = t.port_to[r_idx, dim, c[d_idx, dim]]
     nxt = np.where(diff.any(axis=2), nxt, -1).astype(np.int32)

@@ -164,7 +164,7 @@ class SimConfig:
             # two phases of shortest routes: at most 2 x diameter hops; hop-index classes keep the
             # class rising on every hop, so the dependency graph is acyclic (router-spec §R7c)
             base = compile_table(net)
-            need = 2 * int(base.dist[np.ix_(np.unique(net.inj_router), np.unique(net.ej_router))].max())
+            need = max(1, 2 * int(base.dist[np.ix_(np.unique(net.inj_router), np.unique(net.ej_router))].max()))
             if self.vc_classes is not None and self.vc_classes < need:
                 raise ParamError("vc-classes", f"{self.routing} needs at least {need} VC classes here (hop "
                                                f"index over two shortest routes); got {self.vc_classes}")

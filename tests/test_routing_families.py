@@ -474,3 +474,15 @@ def test_every_refused_pair_is_one_line_and_exit_2(family, routing, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("radixnet: error: --routing:"), err
     assert "Traceback" not in err
+
+
+def test_single_router_network_takes_every_routing():
+    """A k-ary 1-flat is one router, a k-port switch with no channels: every routing it accepts builds its
+    tables (there is nothing to route) and delivers the offered load."""
+    net = build("fbfly", k=8, n=1)
+    assert net.num_routers == 1 and net.num_channels == 0
+    names = accepted_routings(net)
+    assert {"min", "min-ad", "ugal-s", "clos-ad", "sp", "ugal-l"} <= set(names)
+    for name in names:
+        r = Simulator(SimConfig(net, routing=name, traffic="uniform", seed=1)).run_load(0.5)
+        assert not r["saturated"] and abs(r["accepted_throughput"] - 0.5) < 0.03, name
