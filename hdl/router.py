@@ -140,7 +140,7 @@ from __future__ import annotations
 
 from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.hdl import Assert
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _reject, ptr_width
@@ -359,7 +359,7 @@ class Router(wiring.Component):
         pw, vw = ptr_width(P), ptr_width(V)
         is_eject = [o in self.eject_ports for o in range(P)]
         errors = []
-        self._m, self._is_eject = m, is_eject
+        self._is_eject = is_eject
 
         # ---- input units
         ius = []
@@ -632,8 +632,6 @@ class Router(wiring.Component):
         Why one pass over the VCs suffices: a VC that is not granted commits nothing, so every VC of
         the input sees the same state until the first grant, and with ``S = 1`` the input stops there.
         """
-        from amaranth.lib import data
-
         P, V, K = self.n_ports, self.n_vcs, self.n_classes
         lay = self.flit_layout
         pw, vw = ptr_width(P), ptr_width(V)
