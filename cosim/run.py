@@ -136,8 +136,9 @@ def _rtl_table(cfg):
             raise ValueError("--routing: min on parallel lanes (2dfb) picks a lane by queue length; the RTL "
                              "router holds route tables only so far (use sp)")
         return compile_dor_table(net)
-    raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag) and "
-                     f"min so far (router-spec §R7, §R7a, §R7d), got {cfg.routing!r} on {net.family}")
+    raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag), min, "
+                     f"and on the HyperX families min-ad, val, ugal, ugal-s, clos-ad and 2dfb-adaptive "
+                     f"(router-spec §R7, §R7a, §R7b, §R7d), got {cfg.routing!r} on {net.family}")
 
 
 def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
