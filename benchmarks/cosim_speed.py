@@ -35,7 +35,7 @@ CONFIGS = [
     ("fbfly k=4 n=2, V=2 B=4, L=1, axis", "fbfly", {"k": 4, "n": 2}, dict(vcs=2, vc_depth=4)),
     ("slimfly q=5, V=2 B=4, L=1, axis", "slimfly", {"q": 5}, dict(vcs=2, vc_depth=4)),
     ("fbfly k=2 n=3, ugal-s (sequential), V=4 B=2, L=2, flit", "fbfly", {"k": 2, "n": 3},
-     dict(routing="ugal-s", vcs=4, vc_depth=2, packet_length=2, terminals="flit")),
+     dict(routing="ugal-s", vcs=4, vc_depth=2, packet_length=2, ugal_threshold=0, terminals="flit")),
     ("2dfb k=3 n=1, 2dfb-adaptive (sequential), V=2 B=2, flit", "2dfb", {"k": 3, "n": 1},
      dict(routing="2dfb-adaptive", vcs=2, vc_depth=2, threshold=1, traffic="2dfb-adversarial", terminals="flit")),
     ("2dfb k=8 n=1 (64 ports), 2dfb-adaptive, one radix-22 router", "2dfb", {"k": 8, "n": 1},

@@ -305,3 +305,12 @@ def test_torus_network_dateline_dor():
     ports, 2-flit packets."""
     v = run("torus", {"dims": [4, 4]}, routing="dor", load=0.4, cycles=300, vc_depth=4, packet_length=2)
     assert_match(v)
+
+
+@pytest.mark.slow
+def test_radix_32_switch():
+    """A 32-port switch (the 32-ary 1-flat: one router of radix 32) behind AXI4-Stream ports, uniform
+    traffic past saturation. The Verilator build takes about 12 minutes here."""
+    v = run("fbfly", {"k": 32, "n": 1}, load=0.7, cycles=150, vcs=2, vc_depth=2, seed=11)
+    assert_match(v)
+    assert v["packets"] > 3000 and v["stall_cycles"] > 500
