@@ -89,6 +89,32 @@ def _lowest_one(m: Module, x, n: int, name: str) -> Signal:
     return out
 
 
+def _onehot_index(onehot, n: int):
+    """Index (``ptr_width(n)`` bits) of the set bit of an ``n``-bit one-hot value, 0 when none is set.
+
+    Bit ``b`` of the index is the OR of the bits whose index has bit ``b`` set (no priority mux).
+    """
+    return Cat(*[
+        Cat(*[onehot[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
+        for b in range(ptr_width(n))
+    ])
+
+
+def _rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
+    """One-hot: the first set bit of the ``n``-bit ``req`` at or after ``ptr`` in round-robin order (0 if none).
+
+    The requests at or above ``ptr`` (a thermometer mask) are searched first for their lowest set bit,
+    and only if there are none, all requests; each search is an ``x & -x`` carry chain.
+    """
+    req_hi = Signal(n, name=f"{name}_req_hi")
+    m.d.comb += req_hi.eq(req & (Const((1 << n) - 1, n) << ptr)[:n])
+    gnt_hi = _lowest_one(m, req_hi, n, f"{name}_hi")
+    gnt_lo = _lowest_one(m, req, n, f"{name}_lo")
+    gnt = Signal(n, name=name)
+    m.d.comb += gnt.eq(Mux(req_hi.any(), gnt_hi, gnt_lo))
+    return gnt
+
+
 def _next_ptr(m: Module, base, offset, n: int, name: str) -> Signal:
     """``(base + offset + 1) mod n`` for ``base, offset < n`` (one compare-subtract, any ``n``).
 
@@ -150,21 +176,9 @@ class RoundRobinArbiter(wiring.Component):
         ptr = Signal(ptr_width(n), name="ptr_reg")
         m.d.comb += self.ptr.eq(ptr)
 
-        mask_hi = Signal(n)  # requesters at or after ptr
-        m.d.comb += mask_hi.eq((Const((1 << n) - 1, n) << ptr)[:n])
-        req_hi = Signal(n)
-        m.d.comb += req_hi.eq(self.req & mask_hi)
-        gnt_hi = _lowest_one(m, req_hi, n, "gnt_hi")
-        gnt_lo = _lowest_one(m, self.req, n, "gnt_lo")
-        m.d.comb += self.gnt.eq(Mux(req_hi.any(), gnt_hi, gnt_lo))
-
-        # one-hot -> index: bit b of the index is the OR of the grants whose index has bit b set
-        w = ptr_width(n)
-        gnt_idx = Signal(w)
-        m.d.comb += gnt_idx.eq(Cat(*[
-            Cat(*[self.gnt[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
-            for b in range(w)
-        ]))
+        m.d.comb += self.gnt.eq(_rr_first(m, self.req, ptr, n, "gnt_rr"))
+        gnt_idx = Signal(ptr_width(n))
+        m.d.comb += gnt_idx.eq(_onehot_index(self.gnt, n))
         nxt = _next_ptr(m, gnt_idx, None, n, "ptr_next")
         with m.If(self.update & self.req.any()):
             m.d.sync += ptr.eq(nxt)

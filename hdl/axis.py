@@ -141,7 +141,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import _check_int, _onehot_index, _reject, ptr_width
 from .credits import CreditCounter
 from .flit import HOPS_BITS, flit_layout as _flit_layout
 
@@ -514,9 +514,7 @@ class AxisIngress(_AxisPort):
             single = (onehot != 0) & ((onehot & (onehot - 1)[:_PORT_BITS]) == 0)
             in_range = onehot[T:] == 0 if T < _PORT_BITS else Const(1, 1)
             m.d.comb += ok.eq(single & in_range)
-            m.d.comb += idx.eq(Cat(*[
-                Cat(*[onehot[i] for i in range(T) if (i >> b) & 1]).any() if T > (1 << b) else Const(0, 1)
-                for b in range(w)]))
+            m.d.comb += idx.eq(_onehot_index(onehot, T))
         else:
             value = Signal(_PORT_BITS + tu.hi_bits, name=f"{name}_value")
             m.d.comb += value.eq(Cat(raw, getattr(lay, f"{name}_hi")) if tu.hi_bits else raw)

@@ -123,7 +123,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _or_all, _reject, ptr_width
+from .arbiter import RoundRobinArbiter, _check_int, _next_ptr, _onehot_index, _or_all, _reject, _rr_first, ptr_width
 from .crossbar import Crossbar
 
 __all__ = ["HierarchicalCrossbar", "default_sub"]
@@ -156,11 +156,8 @@ def default_sub(n: int) -> int:
 
 def _index_of(m: Module, onehot, n: int, name: str) -> Signal:
     """Index of the set bit of an ``n``-bit one-hot (or zero) value: bit ``b`` ORs the indices with bit ``b``."""
-    w = ptr_width(n)
-    idx = Signal(w, name=name)
-    m.d.comb += idx.eq(Cat(*[
-        Cat(*[onehot[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
-        for b in range(w)]))
+    idx = Signal(ptr_width(n), name=name)
+    m.d.comb += idx.eq(_onehot_index(onehot, n))
     return idx
 
 
@@ -176,12 +173,7 @@ def _holding_arbiter(m: Module, req, n: int, ready, name: str):
     if n == 1:
         return req, Const(0, 1)
     ptr = Signal(ptr_width(n), name=f"{name}_ptr")
-    req_hi = Signal(n, name=f"{name}_req_hi")
-    m.d.comb += req_hi.eq(req & (Const((1 << n) - 1, n) << ptr)[:n])
-    gnt = Signal(n, name=f"{name}_gnt")
-    gnt_hi = _lowest_one(m, req_hi, n, f"{name}_gnt_hi")
-    gnt_lo = _lowest_one(m, req, n, f"{name}_gnt_lo")
-    m.d.comb += gnt.eq(Mux(req_hi.any(), gnt_hi, gnt_lo))
+    gnt = _rr_first(m, req, ptr, n, f"{name}_gnt")
     idx = _index_of(m, gnt, n, f"{name}_idx")
     nxt = _next_ptr(m, idx, None, n, f"{name}_ptr_next")
     with m.If(req.any()):

@@ -143,7 +143,7 @@ from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _lowest_one, _next_ptr, _reject, ptr_width
+from .arbiter import RoundRobinArbiter, _check_int, _next_ptr, _onehot_index, _reject, _rr_first, ptr_width
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
@@ -166,27 +166,6 @@ DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
 FAULTS = (None, "out_arb_fixed", "seq_stale_state")
-
-
-def _onehot_index(bits, n: int):
-    """The index of the set bit of a one-hot ``n``-bit value (0 when none), as an OR tree per index bit."""
-    w = ptr_width(n)
-    return Cat(*[
-        Cat(*[bits[i] for i in range(n) if (i >> b) & 1]).any() if n > (1 << b) else Const(0, 1)
-        for b in range(w)
-    ])
-
-
-def _rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
-    """One-hot: the first set bit of ``req`` at or after ``ptr`` in round-robin order (0 when none)."""
-    if n == 1:
-        out = Signal(1, name=name)
-        m.d.comb += out.eq(req)
-        return out
-    high = Signal(n, name=f"{name}_at_or_after_ptr")
-    top = (1 << len(ptr)) - 1   # ptr <= top always: no constant comparison (Verilator CMPCONST)
-    m.d.comb += high.eq(req & Cat(*[Const(1, 1) if i >= top else ptr <= i for i in range(n)]))
-    return _lowest_one(m, Mux(high.any(), high, req), n, name)
 
 
 class Router(wiring.Component):
@@ -691,7 +670,7 @@ class Router(wiring.Component):
                 q_o[o], avail_o[o] = q, a
             taken_bits = Cat(*[taken[o] for o in range(P)])
             wg = Signal(V, name=f"would_{tag}_ivc")
-            outs, ovs, hdrs = [], [], []
+            outs, hdrs = [], []
             for v in range(V):
                 e = w.vc[v]
                 hdr = e.hdr

@@ -87,7 +87,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import _check_int, _onehot_index, _reject, ptr_width
 
 __all__ = ["IMPLS", "Allocation", "SequentialAllocator", "build", "seq_alloc_model"]
 
@@ -270,11 +270,7 @@ def _sklansky(leaves, op) -> list:
 def _one_hot_index(m: Module, onehot, width: int, name: str) -> Signal:
     """Index of the set bit of a one-hot list of 1-bit values (0 when none is set)."""
     out = Signal(width, name=name)
-    bits = []
-    for b in range(width):
-        terms = [onehot[j] for j in range(len(onehot)) if (j >> b) & 1]
-        bits.append(Cat(*terms).any() if terms else Const(0, 1))
-    m.d.comb += out.eq(Cat(*bits))
+    m.d.comb += out.eq(_onehot_index(Cat(*onehot), len(onehot)))
     return out
 
 
