@@ -280,6 +280,15 @@ def accepted_routings(net: Network) -> list[str]:
 MAX_TABLE_ROUTERS = 4096
 
 
+def _table_routers(net: Network, what: str) -> int:
+    """The router count of ``net``; ParamError above :data:`MAX_TABLE_ROUTERS` (``what`` builds a R x R table)."""
+    R = net.num_routers
+    if R > MAX_TABLE_ROUTERS:
+        raise ParamError("routing", f"{what} builds a routers x routers table; at most {MAX_TABLE_ROUTERS} "
+                                    f"routers (this network has {R})")
+    return R
+
+
 @dataclass
 class RouteTable:
     """Deterministic next-hop table for any Network (router-spec §R5, routing ``sp``).
@@ -333,10 +342,7 @@ def compile_table(net: Network, classes: int | None = None) -> RouteTable:
     """
     from scipy.sparse import csgraph
 
-    R = net.num_routers
-    if R > MAX_TABLE_ROUTERS:
-        raise ParamError("routing", f"sp builds a routers x routers table; at most {MAX_TABLE_ROUTERS} routers "
-                                    f"(this network has {R})")
+    R = _table_routers(net, "sp")
     A = net.adjacency()
     dist = csgraph.shortest_path(A, method="D", unweighted=True, directed=True)
     src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
@@ -671,10 +677,7 @@ def compile_dor(net: Network, classes: int | None = None) -> RouteTable:
     if net.family not in DOR_FAMILIES or net.coords is None or net.coords.shape[1] == 0:
         raise ParamError("routing", f"dor is dimension-order routing on {', '.join(DOR_FAMILIES)} (got "
                                     f"{net.family}; fbfly/hyperx/2dfb use min, any network sp)")
-    R = net.num_routers
-    if R > MAX_TABLE_ROUTERS:
-        raise ParamError("routing", f"dor builds a routers x routers table; at most {MAX_TABLE_ROUTERS} "
-                                    f"routers (this network has {R})")
+    R = _table_routers(net, "dor")
     coords = net.coords
     dims = (coords.max(0) + 1).astype(np.int64)
     D = dims.size
@@ -836,10 +839,7 @@ def compile_hdor(net: Network, classes: int | None = None, assignment: str = "au
     if assignment not in HDOR_ASSIGNMENTS:
         raise ParamError("routing", f"hdor VC assignment must be one of {', '.join(HDOR_ASSIGNMENTS)} "
                                     f"(got {assignment!r})")
-    R = net.num_routers
-    if R > MAX_TABLE_ROUTERS:
-        raise ParamError("routing", f"hdor builds a routers x routers table; at most {MAX_TABLE_ROUTERS} "
-                                    f"routers (this network has {R})")
+    R = _table_routers(net, "hdor")
     names = ("four", "ranked") if assignment == "auto" else (assignment,)
     nxt = np.full((R, R), -1, np.int32)
     cls = {n: np.full((R, R), -1, np.int8) for n in names}
