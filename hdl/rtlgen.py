@@ -193,7 +193,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
         ``flat`` (default, the legacy output): one flat router per distinct router.
     top : bool, optional
-        Write ``network_top.v``; default True for ``shared``, False for ``flat``.
+        Write ``network_top.v``; default True for ``shared`` and ``per-router``, False for ``flat``.
     axis : bool
         Also write ``switch_top.v`` and the AXI4-Stream modules (implies ``top``).
     port_encoding : {None, "onehot", "binary"}
@@ -228,12 +228,11 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                              f"({', '.join(HYPERX_FAMILIES)}) only, got {net.family}")
         if classes is not None:
             raise ValueError(f"--vc-classes: {routing} fixes its VC classes (router-spec §R7)")
-        table, n_classes = None, ROUTINGS[routing].classes(net)
-        scheme, top = "per-router", True if top is None else bool(top)
+        table, n_classes, scheme = None, ROUTINGS[routing].classes(net), "per-router"
     else:
         table = deterministic_table(net, routing, classes)   # refuses a cyclic one (DeadlockError)
         n_classes = int(table.classes)
-    top = (scheme == "shared" if top is None else bool(top)) or axis
+    top = (scheme != "flat" if top is None else bool(top)) or axis
     if n_vcs is None:
         n_vcs = n_classes
     T = int(net.num_terminals)
