@@ -1,4 +1,4 @@
-"""The cycle kernel of the golden model: docs/router-spec.md §R2–§R8, compiled with numba.
+"""The cycle kernel of the golden model: docs/router-spec.md §R2–§R10, compiled with numba.
 
 All state is arrays indexed ``[router, port, vc]`` (plus the packet table);
 one call advances every router by a chunk of cycles. The allocation loop is
@@ -6,16 +6,53 @@ inherently sequential in the sequential allocator (each grant changes the
 state the next input sees, §R6), which is why this is a compiled kernel
 rather than numpy.
 
+The arrays travel in named groups (:class:`Params`, :class:`Topo`,
+:class:`Routers`, :class:`Links`, :class:`Sources`, :class:`Packets`,
+:class:`Scratch`), so a new piece of state is one field of one group.
 Flits are encoded as ``pid * L + index`` (head: index 0, tail: index L-1).
+
+Two router models share every routing decision (§R10): ``single-cycle``
+allocates VC and switch together and traverses in the grant cycle
+(:func:`_allocate` in mode COMBINED); ``iq`` runs VC allocation (mode VA) a
+cycle before switch allocation (mode SA) and delays the flit by the traversal
+stages in its output queue. The same separable and sequential allocators serve
+every mode.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
+import numpy as np
 from numba import njit
 
-from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
+from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 
-__all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG"]
+__all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
+           "Packets", "Scratch", "decide_reference"]
+
+#: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls``, ``thr``), ``V`` VCs of ``B`` flits,
+#: speedup ``S``, ``L`` flits per packet, link latency ``Tl``, credit latency ``Tc`` (§R10), VA stage
+#: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``.
+Params = namedtuple("Params", "algo sequential ncls thr V B S L Tl Tc dv dst watchdog trace_on")
+#: Topology and route tables (read only).
+Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
+                          "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
+#: Router state: input VC buffers and their VC state (``in_ready``: first cycle SA may serve a VC that VA
+#: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
+#: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link).
+Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
+                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt")
+#: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits.
+Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit")
+#: Source queues: a linked list of packets per terminal.
+Sources = namedtuple("Sources", "sq_head sq_tail sq_flit pkt_next term_count")
+#: The packet table and, when tracing, each packet's hops (§R9).
+Packets = namedtuple("Packets", "src dst phase decided inter hops nhop injected ejected vc hop_router hop_port "
+                                "hop_vc hop_cycle hop_hdr")
+#: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them).
+Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount tried "
+                                "resv")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -98,20 +135,23 @@ def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
     return total
 
 
+
 @njit(cache=True, _nrt=False)
-def _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port, out_term, out_ch, ch_dst,
-                         credit, ovc_busy, pkt_phase, pkt_decided, pkt_inter, pkt_hops, dt, dr, dec):
+def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
     """VAL / UGAL-L / UGAL-G on the route tables (router-spec §R7c); VC class = hops taken."""
-    cls = pkt_hops[pid]
+    credit, ovc_busy, out_term, tbl, tdist, B = rs.credit, rs.ovc_busy, tp.out_term, tp.tbl, tp.tdist, prm.B
+    algo, ncls = prm.algo, prm.ncls
+    vpc = prm.V // ncls
+    cls = pk.hops[pid]
     if cls >= ncls:
         cls = ncls - 1
     c0 = cls * vpc
     c1 = c0 + vpc
-    phase = pkt_phase[pid]
-    inter = pkt_inter[pid]
-    if algo != TVAL and pkt_decided[pid] == 0:
+    phase = pk.phase[pid]
+    inter = pk.inter[pid]
+    if algo != TVAL and pk.decided[pid] == 0:
         if r == dr:
-            dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
+            dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
             return True
         o_min = tbl[r, dr]
         v_min = _best_ovc(credit, ovc_busy, out_term, r, o_min, c0, c1)
@@ -126,17 +166,18 @@ def _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port
             Hm = tdist[r, dr]
             Hn = tdist[r, b] + tdist[b, dr]
             if algo == TUGAL_G:
-                qm = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, dr, B)
-                qn = _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, b, B) \
-                    + _path_queue(credit, out_term, out_ch, ch_dst, tbl, b, dr, B)
-                prefer_min = qm + Hm <= qn + Hn + thr  # global: queued flits plus hops along each route
+                qm = _path_queue(credit, out_term, tp.out_ch, tp.ch_dst, tbl, r, dr, B)
+                qn = _path_queue(credit, out_term, tp.out_ch, tp.ch_dst, tbl, r, b, B) \
+                    + _path_queue(credit, out_term, tp.out_ch, tp.ch_dst, tbl, b, dr, B)
+                prefer_min = qm + Hm <= qn + Hn + prm.thr  # global: queued flits plus hops along each route
             else:
-                prefer_min = _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+                prefer_min = _qlen(credit, out_term, r, o_min, B) * Hm \
+                    <= _qlen(credit, out_term, r, o_nm, B) * Hn + prm.thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     if phase == 0 and r == inter:
         phase = 1
     if phase == 1 and r == dr:
-        dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = 1; dec[4] = inter
+        dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = 1; dec[4] = inter
         return True
     target = inter if phase == 0 else dr
     o = tbl[r, target]
@@ -167,30 +208,33 @@ def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_
 
 
 @njit(cache=True, _nrt=False)
-def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, out_term, out_ch, ch_dst, in_ch,
-                 ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec):
+def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
     """2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy, Algorithm 1; router-spec §R7b).
 
-    ``pkt_phase`` carries the priority flag h1. With h1 clear: minimal phase, the differing dimensions
+    ``pk.phase`` carries the priority flag h1. With h1 clear: minimal phase, the differing dimensions
     from the most significant down, never back toward the router the packet came from: the first
     direct link with queue <= Th; non-minimal phase, in the same dimension order, the other links of
     the dimension from s = k-2 down to 0: the first with queue <= Th is taken and h1 is set. With h1
     set, or when neither phase found a link: the direct link of the first differing dimension (not the
     way back), waiting for it while none of its lanes is available.
     """
-    dt_port = eject_port[dt]
+    credit, ovc_busy, out_term, port_lanes, coords = rs.credit, rs.ovc_busy, tp.out_term, tp.port_lanes, tp.coords
+    out_ch, ch_dst, B, Th = tp.out_ch, tp.ch_dst, prm.B, prm.thr
+    dt_port = tp.eject_port[dt]
     if r == dr:
         dec[0] = dt_port; dec[1] = 0; dec[2] = 0; dec[3] = 1; dec[4] = r
         return True
-    h1 = pkt_phase[pid]
-    cls = pkt_hops[pid]
+    h1 = pk.phase[pid]
+    ncls = prm.ncls
+    vpc = prm.V // ncls
+    cls = pk.hops[pid]
     if cls >= ncls:
         cls = ncls - 1
     c0 = cls * vpc
     c1 = c0 + vpc
     came = -1
-    if in_ch[r, p] >= 0:
-        came = ch_src[in_ch[r, p]]
+    if tp.in_ch[r, p] >= 0:
+        came = tp.ch_src[tp.in_ch[r, p]]
     D = coords.shape[1]
     forced = -1  # the first differing dimension whose direct link is not the way back
     for i in range(D - 1, -1, -1):
@@ -211,7 +255,7 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
             if coords[r, i] == coords[dr, i]:
                 continue
             own = coords[r, i]
-            for s in range(dims[i] - 2, -1, -1):
+            for s in range(tp.dims[i] - 2, -1, -1):
                 m = s if s < own else s + 1
                 if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
                     continue
@@ -235,16 +279,17 @@ def _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, Th, coords, dims, eject_port, 
 
 
 @njit(cache=True, _nrt=False)
-def _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ovc_busy, dec, phase, decided, inter):
+def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
     """Adaptive routing on a folded Clos (router-spec §R7d ``clos-adaptive``; Thamarakuzhi & Chandy §IV,
     Kim, Dally, Abts SC06): while the destination is not below this router (its table hop goes up) the
     packet takes, of all up ports with an available VC, the one with the shortest queue q (§R7; ties:
     the lowest port); once it is, the single down path of the table. One VC class.
     """
+    credit, ovc_busy, out_term, up_port, V = rs.credit, rs.ovc_busy, tp.out_term, tp.up_port, prm.V
     if r == dr:
-        dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
-    o = tbl[r, dr]
+    o = tp.tbl[r, dr]
     going_up = False
     for i in range(up_port.shape[1]):
         if up_port[r, i] == o:
@@ -266,7 +311,7 @@ def _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ov
         ov = _best_ovc(credit, ovc_busy, out_term, r, u, 0, V)
         if ov < 0:
             continue
-        q = _qlen(credit, out_term, r, u, B)
+        q = _qlen(credit, out_term, r, u, prm.B)
         if best_o < 0 or q < best_q:
             best_o = u; best_v = ov; best_q = q
     if best_o < 0:
@@ -275,32 +320,33 @@ def _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ov
     return True
 
 
-@njit(cache=True, _nrt=False)
-def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, eject_port, out_term, out_ch, ch_dst,
-            credit, ovc_busy, pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
-            tcls, up_port):
-    """Route computation + output VC choice for the head flit of packet ``pid`` at router ``r`` (§R5, §R7).
+@njit(cache=True, inline="always", _nrt=False)
+def _decide(r, p, pid, prm, tp, rs, pk, dec):
+    """Route computation + output VC choice for the head flit of packet ``pid`` at input ``p`` of router
+    ``r`` (§R5, §R7), on the state ``rs`` holds now.
 
     Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
     """
-    dt = pkt_dst[pid]
-    dr = term_router[dt]
+    algo, ncls, V, B, thr = prm.algo, prm.ncls, prm.V, prm.B, prm.thr
+    credit, ovc_busy, out_term, coords, port_to = rs.credit, rs.ovc_busy, tp.out_term, tp.coords, tp.port_to
+    dt = pk.dst[pid]
+    dr = tp.term_router[dt]
     vpc = V // ncls
-    phase = pkt_phase[pid]
-    decided = pkt_decided[pid]
-    inter = pkt_inter[pid]
+    phase = pk.phase[pid]
+    decided = pk.decided[pid]
+    inter = pk.inter[pid]
     if algo == TABLE:
         # sp / dor / hdor / dest-tag: table next hop; VC class from the class table (dor, hdor: a function
         # of this router and the destination router, §R7d) or the hop index capped at the last class (§R7a)
         if r == dr:
-            dec[0] = eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
             return True
-        o = tbl[r, dr]
+        o = tp.tbl[r, dr]
         cls = -1
-        if tcls.shape[0] > 1:
-            cls = tcls[r, dr]
+        if tp.tcls.shape[0] > 1:
+            cls = tp.tcls[r, dr]
         if cls < 0:
-            cls = pkt_hops[pid]
+            cls = pk.hops[pid]
             if cls >= ncls:
                 cls = ncls - 1
         ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
@@ -309,18 +355,15 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
         dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
     if algo == TCLOS:
-        return _decide_clos(r, dr, dt, V, B, tbl, up_port, eject_port, out_term, credit, ovc_busy, dec, phase,
-                            decided, inter)
+        return _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter)
     if algo == TVAL or algo == TUGAL_L or algo == TUGAL_G:
-        return _decide_table_nonmin(r, pid, algo, ncls, vpc, B, thr, tbl, tdist, eject_port, out_term, out_ch,
-                                    ch_dst, credit, ovc_busy, pkt_phase, pkt_decided, pkt_inter, pkt_hops, dt, dr,
-                                    dec)
+        return _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec)
     if algo == PRIO:
-        return _decide_2dfb(r, pid, p, dr, dt, ncls, vpc, B, thr, coords, dims, eject_port, out_term, out_ch,
-                            ch_dst, in_ch, ch_src, port_lanes, credit, ovc_busy, pkt_phase, pkt_hops, dec)
+        return _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec)
+    port_lanes = tp.port_lanes
     if algo == MIN or algo == MIN_AD:
         if r == dr:
-            o = eject_port[dt]
+            o = tp.eject_port[dt]
             dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
             return True
         if algo == MIN:
@@ -353,7 +396,7 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
     if (algo == UGAL or algo == CLOS_AD) and decided == 0:
         # source router decision (§R7)
         if r == dr:
-            o = eject_port[dt]
+            o = tp.eject_port[dt]
             dec[0] = o; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
             return True
         Hm = _hops(coords, r, dr)
@@ -376,7 +419,7 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
                     jmax = d
             best_q = 0
             for d in range(jmax + 1):
-                for m in range(dims[d]):
+                for m in range(tp.dims[d]):
                     o = port_to[r, d, m]
                     if o < 0 or o == o_min:
                         continue
@@ -387,7 +430,7 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
                     if o_nm < 0 or q < best_q or (q == best_q and o < o_nm):
                         o_nm = o; v_nm = ov; best_q = q
             if o_nm >= 0:
-                b = ch_dst[out_ch[r, o_nm]]
+                b = tp.ch_dst[tp.out_ch[r, o_nm]]
                 Hn = 1 + _hops(coords, b, dr)
         prefer_min = v_min >= 0 and v_nm >= 0 and \
             _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
@@ -396,7 +439,7 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
     if phase == 0 and r == inter:
         phase = 1
     if phase == 1 and r == dr:
-        o = eject_port[dt]
+        o = tp.eject_port[dt]
         dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
     target = inter if phase == 0 else dr
@@ -408,323 +451,436 @@ def _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router, e
     return True
 
 
-@njit(cache=True, _nrt=False)
-def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, L, Tl, buf, bhead, bcnt, credit, ovc_busy, in_active,
-           in_o, in_ov, oq, oqv, oq_head, oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-           pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr):
-    """§R2 switch traversal of the front flit of input VC (r, p, v) to output (o, ov)."""
+@njit(cache=True, inline="always", _nrt=False)
+def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
+    """§R2 switch traversal (single-cycle) or SA grant (§R10) of the front flit of input VC (r, p, v)
+    to output (o, ov): the flit leaves its buffer, takes a credit of (o, ov), joins the output queue of
+    ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream."""
+    L = prm.L
+    buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
     flit = buf[r, p, v, bhead[r, p, v]]
     bhead[r, p, v] = (bhead[r, p, v] + 1) % Bd
     bcnt[r, p, v] -= 1
     pid = flit // L
     idx = flit - pid * L
-    eject = out_term[r, o] >= 0
+    eject = tp.out_term[r, o] >= 0
     if idx == 0:
-        pkt_phase[pid] = nphase
-        pkt_decided[pid] = ndecided
-        pkt_inter[pid] = ninter
+        pk.phase[pid] = nphase
+        pk.decided[pid] = ndecided
+        pk.inter[pid] = ninter
         if not eject:
-            pkt_hops[pid] += 1
-        if trace_on:
-            h = pkt_nhop[pid]
-            if h < hop_router.shape[1]:
-                hop_router[pid, h] = r
-                hop_port[pid, h] = o
-                hop_vc[pid, h] = ov
-                hop_cycle[pid, h] = t
-                hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
-        pkt_nhop[pid] += 1
+            pk.hops[pid] += 1
+        if prm.trace_on:
+            h = pk.nhop[pid]
+            if h < pk.hop_router.shape[1]:
+                pk.hop_router[pid, h] = r
+                pk.hop_port[pid, h] = o
+                pk.hop_vc[pid, h] = ov
+                pk.hop_cycle[pid, h] = t
+                pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
+        pk.nhop[pid] += 1
         if idx != L - 1:
-            in_active[r, p, v] = 1
-            in_o[r, p, v] = o
-            in_ov[r, p, v] = ov
-            ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
-    elif idx == L - 1:
-        in_active[r, p, v] = 0
-        ovc_busy[r, o, ov] = 0
+            rs.in_active[r, p, v] = 1
+            rs.in_o[r, p, v] = o
+            rs.in_ov[r, p, v] = ov
+            rs.ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
+    if idx == L - 1:
+        # the tail releases its input VC's allocation and the output VC it held (for L = 1 in the
+        # single-cycle model neither was ever set; in the iq model VA set both, §R10)
+        rs.in_active[r, p, v] = 0
+        rs.ovc_busy[r, o, ov] = 0
     if not eject:
-        credit[r, o, ov] -= 1
-    Q = oq.shape[2]
-    slot = (oq_head[r, o] + oq_cnt[r, o]) % Q
-    oq[r, o, slot] = flit
-    oqv[r, o, slot] = ov
-    oq_cnt[r, o] += 1
-    # credit back upstream for the freed input slot
-    c_in = in_ch[r, p]
+        rs.credit[r, o, ov] -= 1
+    Q = rs.oq.shape[2]
+    slot = (rs.oq_head[r, o] + rs.oq_cnt[r, o]) % Q
+    rs.oq[r, o, slot] = flit
+    rs.oqv[r, o, slot] = ov
+    rs.oqt[r, o, slot] = t + prm.dst
+    rs.oq_cnt[r, o] += 1
+    # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
+    c_in = tp.in_ch[r, p]
     if c_in >= 0:
-        cpipe[c_in, t % Tl, v] += 1
+        lk.cpipe[c_in, t % prm.Tc, v] += 1
     else:
-        tcpipe[in_term[r, p], t % Tl, v] += 1
+        lk.tcpipe[tp.in_term[r, p], t % prm.Tc, v] += 1
+
+
+# allocation modes (§R6, §R10)
+COMBINED = 0  # single-cycle: VC and switch allocated together, the flit traverses in the grant cycle
+VA = 1        # iq: VC allocation only (the head holds an output VC from now on)
+SA = 2        # iq: switch allocation of VCs that VA allocated in an earlier cycle
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
+    """A VA grant (§R10): input VC (r, p, v) is bound to output VC (o, ov) until its tail's SA grant, SA may
+    serve it from cycle ``t + dv``, and the routing decision in ``dec`` is committed to the packet's header.
+    A multi-flit packet holds the output VC for that time (wormhole, §R5); a single-flit packet cannot
+    interleave with another, so it holds none (as in the single-cycle model)."""
+    rs.in_active[r, p, v] = 1
+    rs.in_o[r, p, v] = o
+    rs.in_ov[r, p, v] = ov
+    rs.in_ready[r, p, v] = t + prm.dv
+    if prm.L > 1:
+        rs.ovc_busy[r, o, ov] = 1
+    pk.phase[pid] = dec[2]
+    pk.decided[pid] = dec[3]
+    pk.inter[pid] = dec[4]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
+    """The sequential allocator (§R6; in the iq model its VA stage, §R10): inputs in turn from ``ptr_seq``
+    (advancing every cycle), each trying its VCs in round-robin order and each VC deciding on the state
+    the earlier grants of this cycle left; a decision whose output already has ``S`` grants this cycle
+    waits uncommitted. COMBINED grants the switch at once (the credit it takes raises q for the inputs
+    after it); VA only allocates the output VC, and counts each grant as one more flit in the output's
+    queue length for the inputs after it (Kim §3.1: "updates the queuing state before the next input
+    makes its decision"). At most ``S`` grants per input. Returns True on any grant."""
+    P, V, S, L = rs.buf.shape[1], prm.V, prm.S, prm.L
+    ej_depth = V * prm.B
+    out_term, dec, grants_o, grants_i = tp.out_term, sc.dec, sc.grants_o, sc.grants_i
+    ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
+    moved = False
+    nres = 0
+    start = rs.ptr_seq[r]
+    for i in range(P):
+        p = (start + i) % P
+        vstart = ptr_in[r, p]
+        for j in range(V):
+            if grants_i[p] >= S:
+                break
+            v = (vstart + j) % V
+            if rs.bcnt[r, p, v] == 0:
+                continue
+            pid = rs.buf[r, p, v, rs.bhead[r, p, v]] // L
+            if rs.in_active[r, p, v]:
+                if mode == VA:
+                    continue  # holds its output VC already
+                o = rs.in_o[r, p, v]
+                ov = rs.in_ov[r, p, v]
+                if grants_o[o] >= S or (out_term[r, o] < 0 and rs.credit[r, o, ov] <= 0) \
+                        or (out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
+                    continue
+                _grant(r, p, v, o, ov, pk.phase[pid], pk.decided[pid], pk.inter[pid], t, prm, tp, rs, lk, pk)
+            else:
+                if not _decide(r, p, pid, prm, tp, rs, pk, dec):
+                    continue
+                o = dec[0]
+                if out_term[r, o] >= 0 and rs.ovc_busy[r, o, 0]:
+                    continue  # ejection port held by another packet (§R5): unavailable
+                if grants_o[o] >= S or (mode == COMBINED and out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
+                    continue  # output full this cycle: wait, decision not committed
+                if mode == VA:
+                    _va_commit(r, p, v, pid, o, dec[1], t, prm, tp, rs, pk, dec)
+                    if out_term[r, o] < 0:
+                        rs.credit[r, o, dec[1]] -= 1  # q(o) + 1 for the later inputs (undone below)
+                        sc.resv[nres] = o * V + dec[1]
+                        nres += 1
+                else:
+                    _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, prm, tp, rs, lk, pk)
+            moved = True
+            grants_o[o] += 1
+            grants_i[p] += 1
+            ptr_in[r, p] = (v + 1) % V
+    rs.ptr_seq[r] = (start + 1) % P
+    for i in range(nres):
+        o = sc.resv[i] // V
+        rs.credit[r, o, sc.resv[i] - o * V] += 1
+    return moved
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _requests(r, t, mode, prm, tp, rs, pk, sc):
+    """Step 1 of the separable allocator (§R6): fill ``sc.req_*`` with each input VC's request.
+
+    COMBINED: a VC holding an output VC requests it if it has a credit; any other head decides on the
+    start-of-cycle state. VA: only heads without an output VC decide. SA: only VCs that VA allocated at
+    least ``dv`` cycles ago, if their output VC has a credit. Returns True if any VC requests."""
+    P, V, L = rs.buf.shape[1], prm.V, prm.L
+    out_term, dec = tp.out_term, sc.dec
+    any_req = False
+    for p in range(P):
+        for v in range(V):
+            sc.req_o[p, v] = -1
+            if rs.bcnt[r, p, v] == 0:
+                continue
+            pid = rs.buf[r, p, v, rs.bhead[r, p, v]] // L
+            if rs.in_active[r, p, v]:
+                if mode == VA or (mode == SA and rs.in_ready[r, p, v] > t):
+                    continue
+                o = rs.in_o[r, p, v]
+                ov = rs.in_ov[r, p, v]
+                if out_term[r, o] < 0 and rs.credit[r, o, ov] <= 0:
+                    continue
+                sc.req_o[p, v] = o
+                sc.req_v[p, v] = ov
+                sc.req_ph[p, v] = pk.phase[pid]
+                sc.req_dc[p, v] = pk.decided[pid]
+                sc.req_in[p, v] = pk.inter[pid]
+            else:
+                if mode == SA or not _decide(r, p, pid, prm, tp, rs, pk, dec):
+                    continue
+                if out_term[r, dec[0]] >= 0 and rs.ovc_busy[r, dec[0], 0]:
+                    continue  # ejection port held by another packet (§R5): unavailable
+                sc.req_o[p, v] = dec[0]
+                sc.req_v[p, v] = dec[1]
+                sc.req_ph[p, v] = dec[2]
+                sc.req_dc[p, v] = dec[3]
+                sc.req_in[p, v] = dec[4]
+            any_req = True
+    return any_req
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
+    """Steps 2-4 of the separable input-first allocator over ``sc.req_*`` (§R6; the iq model's VA and SA,
+    §R10): inputs select up to ``S`` requesting VCs round robin, outputs grant up to ``S`` round robin
+    over inputs. COMBINED and SA grant the switch (:func:`_grant`); VA allocates the output VC, the
+    output assigning each grant the idle VC of the requested class with the most credits as earlier
+    grants of this cycle left them. Returns True on any grant."""
+    P, V, S = rs.buf.shape[1], prm.V, prm.S
+    ej_depth = V * prm.B
+    vpc = V // prm.ncls
+    out_term, grants_o, grants_i, sel, bucket, bcount, tried = \
+        tp.out_term, sc.grants_o, sc.grants_i, sc.sel, sc.bucket, sc.bcount, sc.tried
+    ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
+    ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
+    moved = False
+    # 2. input arbitration: up to S VCs per input, round robin from ptr_in
+    for o in range(P):
+        bcount[o] = 0
+    for p in range(P):
+        k = 0
+        for j in range(V):
+            v = (ptr_in[r, p] + j) % V
+            sel[p, v] = 0
+            if sc.req_o[p, v] >= 0 and k < S:
+                sel[p, v] = 1
+                k += 1
+                o = sc.req_o[p, v]
+                # bucket key: rank of input from ptr_out, then VC order within the input
+                key = ((p - ptr_out[r, o]) % P) * V + j
+                bucket[o, bcount[o]] = key * (P * V) + p * V + v
+                bcount[o] += 1
+    # 3. output arbitration: round robin over inputs from ptr_out, up to S grants
+    for o in range(P):
+        n = bcount[o]
+        if n == 0:
+            continue
+        for e in range(n):
+            tried[e] = 0
+        last_p = -1
+        for _ in range(n):
+            if grants_o[o] >= S:
+                break
+            best = -1
+            for e in range(n):
+                if tried[e] == 0 and (best < 0 or bucket[o, e] < bucket[o, best]):
+                    best = e
+            tried[best] = 1
+            pv = bucket[o, best] % (P * V)
+            p = pv // V
+            v = pv - p * V
+            ov = sc.req_v[p, v]
+            if mode == VA:
+                if out_term[r, o] < 0:
+                    c0 = (ov // vpc) * vpc
+                    ov = _best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
+                    if ov < 0:
+                        continue  # every VC of the class went to earlier grants of this cycle
+                elif rs.ovc_busy[r, o, 0]:
+                    continue  # the ejection port's implicit VC went to an earlier head (L > 1)
+                sc.dec[2] = sc.req_ph[p, v]; sc.dec[3] = sc.req_dc[p, v]; sc.dec[4] = sc.req_in[p, v]
+                _va_commit(r, p, v, rs.buf[r, p, v, rs.bhead[r, p, v]] // prm.L, o, ov, t, prm, tp, rs, pk,
+                           sc.dec)
+            else:
+                if out_term[r, o] < 0:
+                    if rs.credit[r, o, ov] <= 0:
+                        continue
+                    if rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, ov]:
+                        continue
+                elif rs.oq_cnt[r, o] >= ej_depth or (rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, 0]):
+                    continue  # full ejection queue, or its implicit VC taken by an earlier head
+                _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, prm, tp, rs, lk,
+                       pk)
+            moved = True
+            grants_o[o] += 1
+            grants_i[p] += 1
+            last_p = p
+            sel[p, v] = 2  # granted
+        if last_p >= 0:
+            ptr_out[r, o] = (last_p + 1) % P
+    # 4. input pointers: one past the last granted VC in the input's round-robin order
+    for p in range(P):
+        if grants_i[p] == 0:
+            continue
+        vstart = ptr_in[r, p]
+        for j in range(V - 1, -1, -1):
+            v = (vstart + j) % V
+            if sel[p, v] == 2:
+                ptr_in[r, p] = (v + 1) % V
+                break
+    return moved
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, algo, sequential, ncls, S, L, Tl, watchdog, thr, tbl, port_lanes, tdist, tcls, up_port,
-               # topology / routing tables
-               coords, port_to, dims, term_router, eject_port, out_term, out_ch, in_ch, in_term, ch_src, ch_src_port,
-               ch_dst, ch_dst_port, inj_router, inj_port,
-               # router state
-               buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, ptr_in, ptr_out, ptr_seq,
-               oq, oqv, oq_head, oq_cnt,
-               # links
-               pipe_flit, pipe_vc, tpipe_flit, tpipe_vc, cpipe, tcpipe, tcredit,
-               # terminals
-               sq_head, sq_tail, sq_flit, pkt_next, term_count,
-               # packets
-               new_cycle, new_pid, new_ptr, pkt_src, pkt_dst, pkt_phase, pkt_decided, pkt_inter, pkt_hops, pkt_nhop,
-               pkt_injected, pkt_ejected, pkt_vc, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr,
-               # statistics
-               ch_flits, ej_flits, last_move,
-               # scratch (allocated by the caller: the kernel runs without numba's runtime)
-               dec, grants_o, grants_i, req_o, req_v, req_ph, req_dc, req_in, sel, bucket, bcount, tried):
+def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
+    """One allocation stage of router ``r`` in cycle ``t`` (fresh grant counts); True on any grant."""
+    for o in range(sc.grants_o.shape[0]):
+        sc.grants_o[o] = 0
+        sc.grants_i[o] = 0
+    if prm.sequential and mode != SA:
+        return _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc)
+    if _requests(r, t, mode, prm, tp, rs, pk, sc):
+        return _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc)
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flits, ej_flits, last_move):
     """Advance the network from cycle ``t0`` to ``t1`` (exclusive).
 
-    Returns ``(status, cycle, new_ptr, last_move)``; ``status`` is STATUS_WATCHDOG when buffered flits
-    have not moved for ``watchdog`` cycles.
+    ``new_cycle``/``new_pid``: the packets created in these cycles (sorted by cycle); ``ch_flits`` counts
+    flits per channel, ``ej_flits[t - t0]`` flits ejected in cycle ``t``. Returns ``(status, cycle,
+    last_move)``; ``status`` is STATUS_WATCHDOG when buffered flits have not moved for ``watchdog`` cycles.
     """
-    R, P, V, B = buf.shape
-    T = term_router.shape[0]
-    ej_depth = V * B  # an ejection port's output queue holds at most V*B flits (§R2)
-    C = ch_dst.shape[0]
+    R, P, V, B = rs.buf.shape
+    T = tp.term_router.shape[0]
+    C = tp.ch_dst.shape[0]
+    L, Tl, Tc = prm.L, prm.Tl, prm.Tc
+    new_ptr = 0
     for t in range(t0, t1):
         moved = False
         # ---- packet creation (§R3): packets created in cycle t join their source queues
         while new_ptr < new_cycle.shape[0] and new_cycle[new_ptr] == t:
             pid = new_pid[new_ptr]
-            s = pkt_src[pid]
-            pkt_vc[pid] = term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
-            term_count[s] += 1
-            if sq_tail[s] >= 0:
-                pkt_next[sq_tail[s]] = pid
+            s = pk.src[pid]
+            pk.vc[pid] = src.term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
+            src.term_count[s] += 1
+            if src.sq_tail[s] >= 0:
+                src.pkt_next[src.sq_tail[s]] = pid
             else:
-                sq_head[s] = pid
-                sq_flit[s] = 0
-            sq_tail[s] = pid
+                src.sq_head[s] = pid
+                src.sq_flit[s] = 0
+            src.sq_tail[s] = pid
             new_ptr += 1
-        # ---- allocation and switch traversal (§R5, §R6)
+        # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
         for r in range(R):
-            for o in range(P):
-                grants_o[o] = 0
-            for p in range(P):
-                grants_i[p] = 0
-            if sequential:
-                start = ptr_seq[r]
-                for i in range(P):
-                    p = (start + i) % P
-                    vstart = ptr_in[r, p]
-                    for j in range(V):
-                        if grants_i[p] >= S:
-                            break
-                        v = (vstart + j) % V
-                        if bcnt[r, p, v] == 0:
-                            continue
-                        flit = buf[r, p, v, bhead[r, p, v]]
-                        pid = flit // L
-                        if in_active[r, p, v]:
-                            o = in_o[r, p, v]
-                            ov = in_ov[r, p, v]
-                            if grants_o[o] >= S or (out_term[r, o] < 0 and credit[r, o, ov] <= 0) \
-                                    or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
-                                continue
-                            _grant(r, p, v, o, ov, pkt_phase[pid], pkt_decided[pid], pkt_inter[pid], t, L, Tl,
-                                   buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
-                                   oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
-                        else:
-                            if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
-                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
-                                           tcls, up_port):
-                                continue
-                            o = dec[0]
-                            if out_term[r, o] >= 0 and ovc_busy[r, o, 0]:
-                                continue  # ejection port held by another packet (§R5): unavailable
-                            if grants_o[o] >= S or (out_term[r, o] >= 0 and oq_cnt[r, o] >= ej_depth):
-                                continue  # output full this cycle: wait, decision not committed
-                            _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, L, Tl,
-                                   buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
-                                   oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                                   pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
-                        moved = True
-                        grants_o[o] += 1
-                        grants_i[p] += 1
-                        ptr_in[r, p] = (v + 1) % V
-                ptr_seq[r] = (start + 1) % P
+            if prm.dv == 0:
+                moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
             else:
-                # 1. every requester decides on the start-of-cycle state
-                any_req = False
-                for p in range(P):
-                    for v in range(V):
-                        req_o[p, v] = -1
-                        if bcnt[r, p, v] == 0:
-                            continue
-                        flit = buf[r, p, v, bhead[r, p, v]]
-                        pid = flit // L
-                        if in_active[r, p, v]:
-                            o = in_o[r, p, v]
-                            ov = in_ov[r, p, v]
-                            if out_term[r, o] < 0 and credit[r, o, ov] <= 0:
-                                continue
-                            req_o[p, v] = o
-                            req_v[p, v] = ov
-                            req_ph[p, v] = pkt_phase[pid]
-                            req_dc[p, v] = pkt_decided[pid]
-                            req_in[p, v] = pkt_inter[pid]
-                        else:
-                            if not _decide(r, pid, algo, ncls, V, B, thr, coords, port_to, dims, term_router,
-                                           eject_port, out_term, out_ch, ch_dst, credit, ovc_busy,
-                                           pkt_dst, pkt_phase, pkt_decided, pkt_inter, dec, tbl, pkt_hops, p, in_ch, ch_src, port_lanes, tdist,
-                                           tcls, up_port):
-                                continue
-                            if out_term[r, dec[0]] >= 0 and ovc_busy[r, dec[0], 0]:
-                                continue  # ejection port held by another packet (§R5): unavailable
-                            req_o[p, v] = dec[0]
-                            req_v[p, v] = dec[1]
-                            req_ph[p, v] = dec[2]
-                            req_dc[p, v] = dec[3]
-                            req_in[p, v] = dec[4]
-                        any_req = True
-                if not any_req:
-                    continue
-                # 2. input arbitration: up to S VCs per input, round robin from ptr_in
-                for o in range(P):
-                    bcount[o] = 0
-                for p in range(P):
-                    k = 0
-                    for j in range(V):
-                        v = (ptr_in[r, p] + j) % V
-                        sel[p, v] = 0
-                        if req_o[p, v] >= 0 and k < S:
-                            sel[p, v] = 1
-                            k += 1
-                            o = req_o[p, v]
-                            # bucket key: rank of input from ptr_out, then VC order within the input
-                            key = ((p - ptr_out[r, o]) % P) * V + j
-                            bucket[o, bcount[o]] = key * (P * V) + p * V + v
-                            bcount[o] += 1
-                # 3. output arbitration: round robin over inputs from ptr_out, up to S grants
-                for o in range(P):
-                    n = bcount[o]
-                    if n == 0:
-                        continue
-                    for e in range(n):
-                        tried[e] = 0
-                    last_p = -1
-                    for _ in range(n):
-                        if grants_o[o] >= S:
-                            break
-                        best = -1
-                        for e in range(n):
-                            if tried[e] == 0 and (best < 0 or bucket[o, e] < bucket[o, best]):
-                                best = e
-                        tried[best] = 1
-                        pv = bucket[o, best] % (P * V)
-                        p = pv // V
-                        v = pv - p * V
-                        ov = req_v[p, v]
-                        if out_term[r, o] < 0:
-                            if credit[r, o, ov] <= 0:
-                                continue
-                            if in_active[r, p, v] == 0 and ovc_busy[r, o, ov]:
-                                continue
-                        elif oq_cnt[r, o] >= ej_depth or (in_active[r, p, v] == 0 and ovc_busy[r, o, 0]):
-                            continue  # full ejection queue, or its implicit VC taken by an earlier head
-                        _grant(r, p, v, o, ov, req_ph[p, v], req_dc[p, v], req_in[p, v], t, L, Tl,
-                               buf, bhead, bcnt, credit, ovc_busy, in_active, in_o, in_ov, oq, oqv, oq_head,
-                               oq_cnt, out_term, in_ch, in_term, cpipe, tcpipe, pkt_phase, pkt_decided,
-                               pkt_inter, pkt_hops, pkt_nhop, trace_on, hop_router, hop_port, hop_vc, hop_cycle, hop_hdr)
-                        moved = True
-                        grants_o[o] += 1
-                        grants_i[p] += 1
-                        last_p = p
-                        sel[p, v] = 2  # granted
-                    if last_p >= 0:
-                        ptr_out[r, o] = (last_p + 1) % P
-                # 4. input pointers: one past the last granted VC in the input's round-robin order
-                for p in range(P):
-                    if grants_i[p] == 0:
-                        continue
-                    vstart = ptr_in[r, p]
-                    for j in range(V - 1, -1, -1):
-                        v = (vstart + j) % V
-                        if sel[p, v] == 2:
-                            ptr_in[r, p] = (v + 1) % V
-                            break
-        # ---- link: each output queue sends its oldest flit (§R2.3)
+                # VA and SA both act on the start-of-cycle state: SA serves only VCs allocated before
+                # this cycle (in_ready), and VA sees no credit or VC that SA changes in this cycle
+                moved |= _allocate(r, t, VA, prm, tp, rs, lk, pk, sc)
+                moved |= _allocate(r, t, SA, prm, tp, rs, lk, pk, sc)
+        # ---- link: each output queue sends its oldest flit once its traversal is done (§R2.3, §R10)
         slot = t % Tl
         for r in range(R):
             for o in range(P):
-                if oq_cnt[r, o] == 0:
+                if rs.oq_cnt[r, o] == 0:
                     continue
-                h = oq_head[r, o]
-                flit = oq[r, o, h]
-                ov = oqv[r, o, h]
-                oq_head[r, o] = (h + 1) % oq.shape[2]
-                oq_cnt[r, o] -= 1
-                c = out_ch[r, o]
+                h = rs.oq_head[r, o]
+                if rs.oqt[r, o, h] > t:
+                    continue
+                flit = rs.oq[r, o, h]
+                ov = rs.oqv[r, o, h]
+                rs.oq_head[r, o] = (h + 1) % rs.oq.shape[2]
+                rs.oq_cnt[r, o] -= 1
+                c = tp.out_ch[r, o]
                 if c >= 0:
-                    pipe_flit[c, slot] = flit
-                    pipe_vc[c, slot] = ov
+                    lk.pipe_flit[c, slot] = flit
+                    lk.pipe_vc[c, slot] = ov
                     ch_flits[c] += 1
                 else:
                     pid = flit // L
                     ej_flits[t - t0] += 1
                     if flit - pid * L == L - 1:
-                        pkt_ejected[pid] = t + Tl
+                        pk.ejected[pid] = t + Tl
                 moved = True
         # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V)
         for s in range(T):
-            pid = sq_head[s]
+            pid = src.sq_head[s]
             if pid < 0:
                 continue
-            v = pkt_vc[pid]
-            if tcredit[s, v] <= 0:
+            v = pk.vc[pid]
+            if lk.tcredit[s, v] <= 0:
                 continue
-            tcredit[s, v] -= 1
-            f = sq_flit[s]
+            lk.tcredit[s, v] -= 1
+            f = src.sq_flit[s]
             if f == 0:
-                pkt_injected[pid] = t
-            tpipe_flit[s, slot] = pid * L + f
-            tpipe_vc[s, slot] = v
+                pk.injected[pid] = t
+            lk.tpipe_flit[s, slot] = pid * L + f
+            lk.tpipe_vc[s, slot] = v
             moved = True
             if f == L - 1:
-                nxt = pkt_next[pid]
-                sq_head[s] = nxt
-                sq_flit[s] = 0
+                nxt = src.pkt_next[pid]
+                src.sq_head[s] = nxt
+                src.sq_flit[s] = 0
                 if nxt < 0:
-                    sq_tail[s] = -1
+                    src.sq_tail[s] = -1
             else:
-                sq_flit[s] = f + 1
-        # ---- arrivals at the end of the cycle (§R2.4): flits and credits sent in cycle t+1-Tl
+                src.sq_flit[s] = f + 1
+        # ---- arrivals at the end of the cycle (§R2.4): flits sent in cycle t+1-Tl, credits in t+1-Tc
         aslot = (t + 1) % Tl
+        cslot = (t + 1) % Tc
         for c in range(C):
-            flit = pipe_flit[c, aslot]
+            flit = lk.pipe_flit[c, aslot]
             if flit >= 0:
-                _enqueue(buf, bhead, bcnt, ch_dst[c], ch_dst_port[c], pipe_vc[c, aslot], flit)
-                pipe_flit[c, aslot] = -1
+                _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.ch_dst[c], tp.ch_dst_port[c], lk.pipe_vc[c, aslot], flit)
+                lk.pipe_flit[c, aslot] = -1
             for v in range(V):
-                n = cpipe[c, aslot, v]
+                n = lk.cpipe[c, cslot, v]
                 if n:
-                    credit[ch_src[c], ch_src_port[c], v] += n
-                    cpipe[c, aslot, v] = 0
+                    rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += n
+                    lk.cpipe[c, cslot, v] = 0
         for s in range(T):
-            flit = tpipe_flit[s, aslot]
+            flit = lk.tpipe_flit[s, aslot]
             if flit >= 0:
-                _enqueue(buf, bhead, bcnt, inj_router[s], inj_port[s], tpipe_vc[s, aslot], flit)
-                tpipe_flit[s, aslot] = -1
+                _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.inj_router[s], tp.inj_port[s], lk.tpipe_vc[s, aslot], flit)
+                lk.tpipe_flit[s, aslot] = -1
             for v in range(V):
-                n = tcpipe[s, aslot, v]
+                n = lk.tcpipe[s, cslot, v]
                 if n:
-                    tcredit[s, v] += n
-                    tcpipe[s, aslot, v] = 0
+                    lk.tcredit[s, v] += n
+                    lk.tcpipe[s, cslot, v] = 0
         if moved:
             last_move = t
-        elif t - last_move > watchdog:
+        elif t - last_move > prm.watchdog:
             # anything buffered?
             for r in range(R):
                 for p in range(P):
                     for v in range(V):
-                        if bcnt[r, p, v] > 0:
-                            return STATUS_WATCHDOG, t, new_ptr, last_move
+                        if rs.bcnt[r, p, v] > 0:
+                            return STATUS_WATCHDOG, t, last_move
             last_move = t
-    return STATUS_OK, t1, new_ptr, last_move
+    return STATUS_OK, t1, last_move
+
+
+def decide_reference(known: dict) -> bool:
+    """Run the golden routing decision (:func:`_decide`, as plain Python) on arrays given by name.
+
+    ``known`` names the scalars and arrays the decision reads, as the tests of the RTL decision units
+    build them: ``r``, ``p``, ``pid``, ``algo``, ``ncls``, ``V``, ``B``, ``thr``, the :class:`Topo` fields
+    (``coords``, ``port_to``, ``dims``, ``term_router``, ``eject_port``, ``out_term``, ``out_ch``, ``in_ch``,
+    ``ch_src``, ``ch_dst``, ``port_lanes``, ``tbl``, ``tdist``, ``tcls``, ``up_port``), ``credit``,
+    ``ovc_busy``, the packet fields ``pkt_dst``, ``pkt_phase``, ``pkt_decided``, ``pkt_inter``,
+    ``pkt_hops`` and the output array ``dec``. Fields a routing does not read may be left out.
+    Returns what :func:`_decide` returns; the decision is in ``known["dec"]``.
+    """
+    z1, z2 = np.zeros(1, np.int64), np.full((1, 1), -1, np.int64)
+    z3, z4 = np.zeros((1, 1, 1), np.int64), np.full((1, 1, 1, 1), -1, np.int64)
+    shapes = {"coords": z2, "port_to": z3, "dims": z1, "port_lanes": z4, "tdist": z2, "tcls": z2, "up_port": z2,
+              "tbl": z2}
+    tp = Topo(**{f: known.get(f, shapes.get(f, z1)) for f in Topo._fields})
+    V, B = int(known["V"]), int(known["B"])
+    rs = Routers(**{f: z1 for f in Routers._fields})._replace(
+        buf=np.zeros((1, 1, V, B), np.int64), credit=known["credit"], ovc_busy=known["ovc_busy"])
+    pk = Packets(**{f: z1 for f in Packets._fields})._replace(
+        dst=known["pkt_dst"], phase=known["pkt_phase"], decided=known["pkt_decided"], inter=known["pkt_inter"],
+        hops=known["pkt_hops"])
+    prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]), thr=int(known["thr"]), V=V,
+                 B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False)
+    return bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), int(known.get("pid", 0)), prm, tp, rs,
+                                pk, known["dec"]))

@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from radixnet.gen import Network, ParamError
-from radixnet.gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive,
-                                  check_deadlock_free, compile_clos_adaptive, compile_dest_tag, compile_dor,
-                                  compile_dor_table, compile_hdor, compile_hyperx, compile_table, get_routing,
-                                  resolve, ROUTINGS)
+from ..gen import Network, ParamError
+from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
+from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
+                           compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table, compile_hdor,
+                           compile_hyperx, compile_table, get_routing, resolve, ROUTINGS)
 
 from . import kernel
 from .traffic import make_pattern
@@ -62,6 +62,9 @@ class SimConfig:
         Flits per packet (1 in Kim's study).
     speedup : int
         Router speedup S (§R1).
+    router_model : str or RouterModel
+        The router pipeline (§R10): ``single-cycle`` (route, allocate and traverse in one cycle) or ``iq``
+        (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
     seed : int
@@ -92,6 +95,7 @@ class SimConfig:
     vc_depth: int | None = None
     packet_length: int = 1
     speedup: int = 2
+    router_model: str | RouterModel = "single-cycle"
     link_latency: int = 1
     seed: int = 0
     window: int = 500
@@ -104,6 +108,7 @@ class SimConfig:
     traffic_opts: dict = field(default_factory=dict)
 
     def validate(self) -> "SimConfig":
+        self.model = get_router_model(self.router_model)
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
         r = plan.routing
         code = plan.code
@@ -241,17 +246,24 @@ class Simulator:
         self.ptr_in = np.zeros((R, P), i64)
         self.ptr_out = np.zeros((R, P), i64)
         self.ptr_seq = np.zeros(R, i64)
+        self.in_ready = np.zeros((R, P, V), i64)    # iq: first cycle SA may serve a VC VA allocated (§R10)
+        self.ptr_va_in = np.zeros((R, P), i64)
+        self.ptr_va_out = np.zeros((R, P), i64)
         self.oq_cap = V * B + cfg.speedup + 1
         self.oq = np.zeros((R, P, self.oq_cap), i64)
         self.oqv = np.zeros((R, P, self.oq_cap), i64)
+        self.oqt = np.zeros((R, P, self.oq_cap), i64)  # the cycle each queued flit may take the link
         self.oq_head = np.zeros((R, P), i64)
         self.oq_cnt = np.zeros((R, P), i64)
+        model = cfg.model
+        Tc = model.credit_latency(Tl)                # cycles until a returned credit is usable (§R10)
+        self.Tc = Tc
         self.pipe_flit = np.full((C, Tl), -1, i64)
         self.pipe_vc = np.zeros((C, Tl), i64)
         self.tpipe_flit = np.full((T, Tl), -1, i64)
         self.tpipe_vc = np.zeros((T, Tl), i64)
-        self.cpipe = np.zeros((C, Tl, V), i64)
-        self.tcpipe = np.zeros((T, Tl, V), i64)
+        self.cpipe = np.zeros((C, Tc, V), i64)
+        self.tcpipe = np.zeros((T, Tc, V), i64)
         self.tcredit = np.full((T, V), B, i64)
         self.sq_head = np.full(T, -1, i64)
         self.sq_tail = np.full(T, -1, i64)
@@ -261,8 +273,22 @@ class Simulator:
         if cfg._table is not None:  # table routes (two phases at most) can be longer than 2 hops per coordinate
             self.hmax = max(self.hmax, 2 * int(cfg._table.dist.max(initial=0)) + 2)
         z = lambda *shape: np.zeros(shape, i64)  # noqa: E731
-        self._scratch = (z(5), z(P), z(P), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, V), z(P, P * V), z(P),
-                         z(P * V))
+        K = kernel
+        self.prm = K.Params(algo=self.code, sequential=bool(cfg._sequential), ncls=int(cfg._ncls),
+                            thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
+                            S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
+                            dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on)
+        t = self.tables
+        self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
+                         eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,
+                         in_term=self.in_term, ch_src=net.src, ch_src_port=net.src_port, ch_dst=net.dst,
+                         ch_dst_port=net.dst_port, inj_router=net.inj_router, inj_port=net.inj_port, tbl=self.tbl,
+                         port_lanes=self.port_lanes, tdist=self.tdist, tcls=self.tcls, up_port=self.up_port)
+        self.rs = K.Routers(**{f: getattr(self, f) for f in K.Routers._fields})
+        self.lk = K.Links(**{f: getattr(self, f) for f in K.Links._fields})
+        self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=z(P, V), req_v=z(P, V), req_ph=z(P, V),
+                            req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=z(P, P * V), bcount=z(P),
+                            tried=z(P * V), resv=z(P * V))
         self._alloc_packets(self.CAP0)
         self.t = 0
         self.next_seq = 0        # packets created so far
@@ -289,6 +315,9 @@ class Simulator:
         self.hop_vc = np.full((hc, h), -1, i64)
         self.hop_cycle = np.full((hc, h), -1, i64)
         self.hop_hdr = np.full((hc, h), -1, i64)   # phase | decided << 1 | inter << 2 after each grant
+        self.pk = kernel.Packets(**{f: getattr(self, f if f.startswith("hop_") else "pkt_" + f)
+                                    for f in kernel.Packets._fields})
+        self.srcq = kernel.Sources(**{f: getattr(self, f) for f in kernel.Sources._fields})
 
     def _grow(self, need: int) -> None:
         """Double the packet ring until ``need`` live packets fit; remap every stored flit."""
@@ -414,24 +443,9 @@ class Simulator:
         first_seq = self.next_seq
         slots = self._create(cyc, src, dst)
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
-        t = self.tables
-        status, tend, _, self.last_move = kernel.run_cycles(
-            t0, t1, self.code, self.cfg._sequential, self.cfg._ncls,
-            self.cfg.speedup, self.L, self.Tl, self.cfg.watchdog,
-            self.cfg.threshold if self.code == PRIO else self.cfg.ugal_threshold, self.tbl, self.port_lanes,
-            self.tdist, self.tcls, self.up_port,
-            t.coords, t.port_to, t.dims, t.term_router, t.eject_port, self.out_term, self.out_ch, self.in_ch,
-            self.in_term, self.cfg.net.src, self.cfg.net.src_port, self.cfg.net.dst, self.cfg.net.dst_port,
-            self.cfg.net.inj_router, self.cfg.net.inj_port,
-            self.buf, self.bhead, self.bcnt, self.credit, self.ovc_busy, self.in_active, self.in_o, self.in_ov,
-            self.ptr_in, self.ptr_out, self.ptr_seq, self.oq, self.oqv, self.oq_head, self.oq_cnt,
-            self.pipe_flit, self.pipe_vc, self.tpipe_flit, self.tpipe_vc, self.cpipe, self.tcpipe, self.tcredit,
-            self.sq_head, self.sq_tail, self.sq_flit, self.pkt_next, self.term_count,
-            cyc, slots, 0, self.pkt_src, self.pkt_dst, self.pkt_phase, self.pkt_decided, self.pkt_inter,
-            self.pkt_hops, self.pkt_nhop, self.pkt_injected, self.pkt_ejected, self.pkt_vc, self.trace_on,
-            self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr, self.ch_flits, ej,
-            self.last_move,
-            *self._scratch)
+        status, tend, self.last_move = kernel.run_cycles(
+            t0, t1, self.prm, self.tp, self.rs, self.lk, self.srcq, self.pk, self.sc, cyc, slots, self.ch_flits, ej,
+            self.last_move)
         self.t = int(tend)
         if status == kernel.STATUS_WATCHDOG:
             raise SimulationError(self._watchdog_message())
@@ -546,9 +560,13 @@ class Simulator:
                 "avg_hops": round(float(allr["hops"][m].mean()), 4) if lat.size else None,
                 "minimal_fraction": round(float(allr["min"][m].mean()), 4) if lat.size else None,
             })
+            if lat.size:  # the spec's zero-load latency at the measured hop count (§R10): the rest is queueing
+                result["zero_load_latency"] = round(zero_load_latency(
+                    cfg.model, float(allr["hops"][m].mean()), cfg.packet_length, cfg.link_latency), 4)
         else:
             result.update({"avg_latency": None, "p50_latency": None, "p99_latency": None, "max_latency": None,
                            "avg_hops": None, "minimal_fraction": None})
+        result.setdefault("zero_load_latency", None)
         result["channel_utilisation_avg"] = round(float(ch_util.mean()), 6) if ch_util.size else 0.0
         result["channel_utilisation_max"] = round(float(ch_util.max()), 6) if ch_util.size else 0.0
         result["wall_seconds"] = round(time.perf_counter() - wall0, 3)

@@ -5,7 +5,6 @@ states: queue lengths and VC availability come from QueueLength / OutputVCSelect
 busy bits, so the whole §R5/§R7 choice (port, VC, header) is compared. Deliberately wrong variants are
 caught by the same comparison; Verilator lint and Yosys synthesis of one radix-7 fbfly instance each."""
 
-import inspect
 import random
 import shutil
 import zlib
@@ -62,11 +61,6 @@ def run(dut, bench):
     sim = Simulator(dut)
     sim.add_testbench(bench)
     sim.run()
-
-
-def golden_call(func, known):
-    """Call a golden kernel function's Python body by keyword (robust to signature growth)."""
-    return func(**{n: known.get(n) for n in inspect.signature(func).parameters})
 
 
 # ------------------------------------------------------------------ HyperXRoute
@@ -244,7 +238,7 @@ def golden_decisions(unit_name, net_name, states):
                      pkt_phase=pkt(s["h1"] if algo == PRIO else s["phase"]), pkt_decided=pkt(s["decided"]),
                      pkt_inter=pkt(s["inter"]), dec=dec, pkt_hops=pkt(s["hops"]), p=s["in_port"],
                      in_ch=pt["in_channel"], ch_src=net.src, port_lanes=tables.port_lanes)
-        if not golden_call(kernel._decide.py_func, known):
+        if not kernel.decide_reference(known):
             out.append(None)
             continue
         eject = bool(pt["out_terminal"][r, dec[0]] >= 0)

@@ -2,7 +2,6 @@
 output VC choice and queue length, each in the Amaranth simulator against docs/router-spec.md
 (and the golden kernel's own functions where they exist), then Verilator lint and Yosys synthesis."""
 
-import inspect
 import itertools
 import shutil
 from collections import deque
@@ -31,7 +30,6 @@ needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys no
 # the golden kernel's §R5/§R7 functions as plain Python (numba dispatchers expose .py_func)
 best_ovc = kernel._best_ovc.py_func
 qlen = kernel._qlen.py_func
-decide = kernel._decide.py_func
 
 
 def run(dut, bench, *, clock=True):
@@ -276,7 +274,7 @@ def golden_table_route(table, r, dest, hops, n_ports):
                  pkt_phase=pkt(0), pkt_decided=pkt(0), pkt_inter=pkt(0), dec=dec, tbl=table.next_port,
                  pkt_hops=pkt(hops), p=0,
                  tcls=np.full((1, 1), -1, np.int64), up_port=np.full((1, 1), -1, np.int64))
-    ok = decide(**{name: known.get(name) for name in inspect.signature(decide).parameters})
+    ok = kernel.decide_reference(known)
     if not ok:
         return None
     eject = bool(out_term[r, dec[0]] >= 0)

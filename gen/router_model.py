@@ -1,0 +1,123 @@
+"""Router models: the per-stage delays of the router pipeline (docs/router-spec.md §R10).
+
+The golden model (``radixnet.golden``) and the RTL (``radixnet.hdl``) both read
+a :class:`RouterModel`; it is the one place the pipeline's parameters are named
+and checked. The names are BookSim2's router parameters (``vc_alloc_delay``,
+``sw_alloc_delay``, ``st_final_delay``, ``credit_delay``), so a BookSim user can
+read a configuration at a glance.
+
+Two presets:
+
+``single-cycle``
+    Route computation, VC and switch allocation, switch traversal and the link
+    in one cycle (router-spec §R2/§R3; every delay 0 but the link's). One
+    inter-router hop costs one cycle.
+``iq``
+    The input-queued VC router as BookSim2 configures it, with lookahead
+    routing: VC allocation, switch allocation and switch traversal one cycle
+    each, then the link. One hop costs four cycles; a credit is usable upstream
+    two cycles after the flit left the input buffer.
+
+Examples
+--------
+>>> m = get_router_model("iq")
+>>> m.hop_cycles(link_latency=1)
+4
+>>> zero_load_latency(m, hops=1, packet_length=1, link_latency=1)   # one inter-router hop
+9
+>>> zero_load_latency(get_router_model("single-cycle"), hops=1, packet_length=1, link_latency=1)
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .params import ParamError
+
+__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency"]
+
+
+@dataclass(frozen=True)
+class RouterModel:
+    """The cycle-level router pipeline (router-spec §R10).
+
+    Parameters
+    ----------
+    name : str
+        Preset name (``--router-model``).
+    routing_delay : int
+        Cycles of a route-computation stage before VC allocation. 0 in both presets: the route is
+        computed as the head flit is written into the input buffer (lookahead: no RC stage).
+    vc_alloc_delay : int
+        Cycles of VC allocation (VA). 0: VC and switch allocation are one combined stage
+        (single-cycle, §R5–§R6); 1: VA in its own cycle, its grant usable by SA in the next cycle.
+    sw_alloc_delay : int
+        Cycles from a switch-allocation (SA) grant to the start of switch traversal.
+    st_final_delay : int
+        Cycles of switch traversal (ST, crossbar into the output register) before the link.
+    credit_delay : int
+        Cycles a credit spends in the router before its link (BookSim's ``credit_delay``): a credit
+        is usable upstream ``link_latency + credit_delay`` cycles after its flit left the input buffer.
+    summary : str
+        One line for ``--help`` and reports.
+    """
+
+    name: str
+    routing_delay: int
+    vc_alloc_delay: int
+    sw_alloc_delay: int
+    st_final_delay: int
+    credit_delay: int
+    summary: str
+
+    @property
+    def pipelined(self) -> bool:
+        """True when VC allocation is a stage of its own (VA before SA), §R10."""
+        return self.vc_alloc_delay > 0
+
+    def traversal_delay(self) -> int:
+        """Cycles from an SA grant to the flit being sent on its link (§R10: SA, then ST)."""
+        return self.sw_alloc_delay + self.st_final_delay
+
+    def credit_latency(self, link_latency: int) -> int:
+        """Cycles from a flit leaving an input buffer to its credit being usable upstream."""
+        return link_latency + self.credit_delay
+
+    def hop_cycles(self, link_latency: int) -> int:
+        """Zero-load cycles per router traversal plus its outgoing link, for a head flit (§R10)."""
+        return self.routing_delay + self.vc_alloc_delay + self.traversal_delay() + link_latency
+
+    def as_dict(self) -> dict:
+        """The model's name and delays, as the reports and manifests record them."""
+        return {"router_model": self.name, "routing_delay": self.routing_delay,
+                "vc_alloc_delay": self.vc_alloc_delay, "sw_alloc_delay": self.sw_alloc_delay,
+                "st_final_delay": self.st_final_delay, "credit_delay": self.credit_delay}
+
+
+ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
+    RouterModel("single-cycle", 0, 0, 0, 0, 0,
+                "route, allocate and traverse the crossbar in one cycle (spec §R2); 1 cycle per hop"),
+    RouterModel("iq", 0, 1, 1, 1, 1,
+                "input-queued VC router, lookahead routing, VA | SA | ST | link (spec §R10); 4 cycles per hop"),
+)}
+
+
+def get_router_model(name: "str | RouterModel") -> RouterModel:
+    """The preset called ``name`` (a :class:`RouterModel` is returned as it is); ParamError otherwise."""
+    if isinstance(name, RouterModel):
+        return name
+    try:
+        return ROUTER_MODELS[name]
+    except (KeyError, TypeError):
+        raise ParamError("router-model", f"one of {', '.join(ROUTER_MODELS)} (got {name!r})") from None
+
+
+def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, link_latency: int = 1) -> int:
+    """The spec's zero-load latency of a packet with ``hops`` inter-router hops (§R3, §R10).
+
+    Creation to ejection with no other traffic: the injection link (the packet is injected in its
+    creation cycle), ``hops + 1`` router traversals each followed by a link (the last one the
+    ejection link), and ``packet_length - 1`` cycles for the body flits to follow the head.
+    """
+    return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1
