@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from radixnet.gen import ParamError, build
+from ..gen import ParamError, build
+from ..gen.router_model import get_router_model
 
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs
@@ -56,7 +57,7 @@ def _latency_at(sweep: Sweep, routing: str, load: float) -> float | None:
 
 
 def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05",
-             on_point=None) -> dict[str, Any]:
+             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     pts = parse_loads(loads)
     if 0.45 not in [round(x, 9) for x in pts]:
@@ -65,8 +66,8 @@ def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     sweeps = {}
     for traffic, routings in (("uniform", ["min-ad", "val", "ugal", "ugal-s", "clos-ad"]),
                               ("worst-case", ["min", "val", "ugal", "ugal-s", "clos-ad"])):
-        sw = Sweep(SimConfig(net, traffic=traffic, seed=1), routings, pts, out / traffic, jobs=jobs,
-                   on_point=on_point)
+        sw = Sweep(SimConfig(net, traffic=traffic, seed=1, router_model=router_model), routings, pts,
+                   out / traffic, jobs=jobs, on_point=on_point)
         sw.write_config({"study": "kim-fig4"})
         sw.run()
         write_csvs(sw)
@@ -95,7 +96,7 @@ def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
 
 
 def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-             on_point=None) -> dict[str, Any]:
+             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     routings = ["val", "ugal", "ugal-s", "clos-ad"]
     out.mkdir(parents=True, exist_ok=True)
@@ -107,15 +108,16 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line cut off by an interruption: that point runs again
-            if rec.get("k") == k:
+            if rec.get("k") == k and rec.get("router_model", "single-cycle") == router_model:
                 done[(rec["routing"], rec["batch"])] = rec["normalized"]
     with open(store, "a", encoding="utf-8") as fh:
         for b in batches:
             for r in routings:
                 if (r, b) in done:
                     continue
-                res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2)).run_batch(b)
-                rec = {"k": k, "routing": r, "batch": b, **res}
+                res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2,
+                                          router_model=router_model)).run_batch(b)
+                rec = {"k": k, "router_model": router_model, "routing": r, "batch": b, **res}
                 fh.write(json.dumps(rec) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -157,12 +159,12 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
 
 
 def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1.0:0.1",
-             on_point=None) -> dict[str, Any]:
+             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
     net = build("2dfb", k=8, n=n)
     claims = []
     for traffic in ("2dfb-benign", "2dfb-adversarial", "2dfb-random"):
-        sw = Sweep(SimConfig(net, traffic=traffic, seed=1), ["min", "2dfb-adaptive"], parse_loads(loads),
-                   out / traffic, jobs=jobs, on_point=on_point)
+        sw = Sweep(SimConfig(net, traffic=traffic, seed=1, router_model=router_model), ["min", "2dfb-adaptive"],
+                   parse_loads(loads), out / traffic, jobs=jobs, on_point=on_point)
         sw.write_config({"study": "2dfb-fig4"})
         sw.run()
         write_csvs(sw)
@@ -187,12 +189,14 @@ STUDIES: dict[str, Study] = {
 
 
 def run_study(name: str, out: str | os.PathLike, **kw: Any) -> dict[str, Any]:
-    """Run a study into ``out``; write and return ``claims.json``."""
+    """Run a study into ``out``; write and return ``claims.json`` (which names the router model, §R10)."""
     if name not in STUDIES:
         raise ParamError("study", f"must be one of {', '.join(STUDIES)} (got {name!r})")
+    kw["router_model"] = get_router_model(kw.get("router_model", "single-cycle")).name
     outp = Path(out)
     result = STUDIES[name].run(outp, **kw)
     result["study"] = name
+    result["router_model"] = kw["router_model"]
     outp.mkdir(parents=True, exist_ok=True)
     (outp / "claims.json").write_text(json.dumps(result, indent=2))
     return result

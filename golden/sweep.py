@@ -122,11 +122,14 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``topo``, ``params`` and :data:`FINGERPRINT_FIELDS`, in JSON-normal form (as read back from
+        ``topo``, ``params``, :data:`FINGERPRINT_FIELDS` and ``router_model`` (unless single-cycle), in
+        JSON-normal form (as read back from
         ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
     fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
+    if cfg.model.name != "single-cycle":  # named only when not the default, so older stores still resume
+        fp["router_model"] = cfg.model.name
     return json.loads(json.dumps(fp, default=_json_default))
 
 

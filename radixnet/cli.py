@@ -114,6 +114,11 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min; which "
                    "ones a topology takes: docs/router-spec.md §R7-§R7d, radixnet.gen.routing.resolve]")
     p.add_argument("--traffic", default="uniform", help="one of " + ", ".join(PATTERNS) + " [default uniform]")
+    from radixnet.gen.router_model import ROUTER_MODELS
+    p.add_argument("--router-model", default=None, metavar="M",
+                   help="router pipeline (docs/router-spec.md §R10): "
+                        + "; ".join(f"{m.name}: {m.summary}" for m in ROUTER_MODELS.values())
+                        + " [default single-cycle]")
     opts = sorted({o.name for v in PATTERN_OPTIONS.values() for o in v})
     for o in opts:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
@@ -150,8 +155,9 @@ def sim_config(args: argparse.Namespace):
     values = {prm.name: getattr(args, "topo_" + prm.name) for prm in fam.params
               if getattr(args, "topo_" + prm.name) is not None}
     net = build(args.topo, **values)
-    kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "link_latency",
-                                        "ugal_threshold", "vc_classes", "threshold", "measure", "seed")
+    kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
+                                        "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
+                                        "seed")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
@@ -199,7 +205,8 @@ def _cmd_sim(argv: Sequence[str]) -> int:
         if fh:
             fh.close()
     report = {"topo": cfg.net.family, "params": cfg.net.params, "routing": cfg.routing, "traffic": cfg.traffic,
-              "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup, "seed": cfg.seed, **result}
+              "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
+              "seed": cfg.seed, **result}
     if args.json:
         print(json.dumps(report))
     else:
@@ -224,8 +231,12 @@ def _cmd_study(argv: Sequence[str]) -> int:
     p.add_argument("--k", type=_int_arg("k"), default=None, help="kim-*: routers per dimension [default 32]")
     p.add_argument("--n", type=_int_arg("n"), default=None, help="2dfb-fig4: dimensions [default 1]")
     p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes [default: CPU count]")
+    p.add_argument("--router-model", default="single-cycle", metavar="M",
+                   help="router pipeline the study simulates (docs/router-spec.md §R10): single-cycle or iq "
+                        "[default single-cycle]")
     args = p.parse_args(list(argv[1:]))
-    kw: dict[str, Any] = {}
+    from radixnet.gen.router_model import get_router_model
+    kw: dict[str, Any] = {"router_model": get_router_model(args.router_model).name}
     if args.k is not None:
         if argv[0] not in ("kim-fig4", "kim-fig5") or args.k < 2:
             raise ParamError("k", "applies to kim-fig4 and kim-fig5 and must be >= 2")
@@ -248,7 +259,8 @@ def _cmd_study(argv: Sequence[str]) -> int:
     ok = all(c["holds"] for c in result["claims"])
     for c in result["claims"]:
         print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['computed']}")
-    print(f"wrote {args.out}/claims.json and the figures ({'all claims hold' if ok else 'some claims fail'})")
+    print(f"wrote {args.out}/claims.json and the figures, router model {kw['router_model']} "
+          f"({'all claims hold' if ok else 'some claims fail'})")
     return 0 if ok else 1
 
 

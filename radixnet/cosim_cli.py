@@ -61,6 +61,11 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         if getattr(args, name) not in (None, 1):
             raise UsageError(f"radixnet cosim: error: --{name.replace('_', '-')}: the RTL router is built with 1 "
                              f"(router-spec §R1), got {getattr(args, name)}")
+    if args.router_model not in (None, "single-cycle"):
+        from radixnet.gen.router_model import get_router_model
+        get_router_model(args.router_model)  # an unknown name: the usual one-line refusal
+        raise UsageError(f"radixnet cosim: error: --router-model: the RTL router implements single-cycle so far; "
+                         f"{args.router_model} runs in the golden model only (docs/router-spec.md §R10)")
     args.speedup = 1
     cfg = sim_config(args)
 
