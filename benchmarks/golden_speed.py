@@ -4,10 +4,11 @@ Run on demand (not a test)::
 
     .venv/bin/python benchmarks/golden_speed.py [--cycles 4000]
 
-Reference (issue 3), measured on an idle machine of this class: BookSim2
+Reference (issue 16, re-measured on an idle machine of this class): BookSim2
 (commit 28f4329, -O3), flatfly k=32 n=1 c=32, 2 VCs x 16 flits, iSLIP,
-internal speedup 2, minimal routing, uniform random: about 510 cycles/s at
-load 0.3 and 140 cycles/s at 0.8, single-threaded. radixnet's matching
+internal speedup 2, minimal routing, uniform random, single-flit packets,
+Bernoulli injection: 565 cycles/s at load 0.3 and 213 at 0.8,
+single-threaded (issue 3 had 510 and 140). radixnet's matching
 configuration is the 32-ary 2-flat with `min`, 2 VCs x 16 flits, speedup 2.
 The target is at least 5x the reference at both loads with the same accepted
 throughput.
@@ -30,7 +31,7 @@ from radixnet.golden import kernel
 from radixnet.golden.sim import SimConfig, Simulator
 from machine import cpu_model  # benchmarks/machine.py
 
-BOOKSIM = {0.3: 510.0, 0.8: 140.0}
+BOOKSIM = {0.3: 565.0, 0.8: 213.0}
 
 
 def measure(net, routing: str, load: float, cycles: int, window: int = 500, **kw) -> dict:
@@ -65,37 +66,47 @@ def measure(net, routing: str, load: float, cycles: int, window: int = 500, **kw
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cycles", type=int, default=4000, help="timed cycles per configuration")
+    ap.add_argument("--router-model", default="single-cycle,iq",
+                    help="comma-separated router models (docs/router-spec.md §R10) [default single-cycle,iq]")
     args = ap.parse_args()
+    models = args.router_model.split(",")
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"timed run: {args.cycles} cycles per configuration after 2000 warm-up cycles\n")
     rows = []
     flat32 = build("fbfly", k=32, n=2)
-    for routing in ("min", "ugal-s"):
-        for load in (0.3, 0.8):
-            kw = {"vcs": 2, "vc_depth": 16, "speedup": 2} if routing == "min" else {}
-            rows.append(("32-ary 2-flat, N=1024", routing, load, measure(flat32, routing, load, args.cycles, **kw)))
     flat16 = build("fbfly", k=16, n=3)  # 2 dimensions, 4096 terminals
-    for routing in ("min", "ugal-s"):
-        for load in (0.3, 0.8):
-            rows.append(("16-ary 3-flat, N=4096", routing, load, measure(flat16, routing, load, args.cycles)))
-    head = f"{'network':<22} {'routing':<7} {'load':>4} {'accepted':>8} {'cycles/s':>9} {'flit-hops/s':>12} " \
-           f"{'x BookSim':>9} {'kernel':>7}"
+    for model in models:
+        for routing in ("min", "ugal-s"):
+            for load in (0.3, 0.8):
+                kw = {"vcs": 2, "vc_depth": 16, "speedup": 2} if routing == "min" else {}
+                rows.append(("32-ary 2-flat, N=1024", model, routing, load,
+                             measure(flat32, routing, load, args.cycles, router_model=model, **kw)))
+        for routing in ("min", "ugal-s"):
+            for load in (0.3, 0.8):
+                rows.append(("16-ary 3-flat, N=4096", model, routing, load,
+                             measure(flat16, routing, load, args.cycles, router_model=model)))
+    base = {(n, rt, ld): r for n, m, rt, ld, r in rows if m == models[0]}
+    head = f"{'network':<22} {'model':<12} {'routing':<7} {'load':>4} {'accepted':>8} {'cycles/s':>9} " \
+           f"{'flit-hops/s':>12} {'x BookSim':>9} {'x ' + models[0]:>15} {'kernel':>7}"
     print(head)
     print("-" * len(head))
-    for name, routing, load, r in rows:
+    for name, model, routing, load, r in rows:
         ratio = (f"{r['cycles_per_s'] / BOOKSIM[load]:.1f}x" if name.startswith("32") and routing == "min"
                  else "")
-        print(f"{name:<22} {routing:<7} {load:>4} {r['accepted']:>8.3f} {r['cycles_per_s']:>9.0f} "
-              f"{r['flit_hops_per_s']:>12.3g} {ratio:>9} {r['kernel_share']:>6.0%}")
-    idle = measure(flat32, "min", 1e-9, args.cycles, vcs=2, vc_depth=16, speedup=2)
-    busy = next(r for n, rt, ld, r in rows if n.startswith("32") and rt == "min" and ld == 0.8)
+        rel = f"{r['cycles_per_s'] / base[(name, routing, load)]['cycles_per_s']:.2f}x"
+        print(f"{name:<22} {model:<12} {routing:<7} {load:>4} {r['accepted']:>8.3f} {r['cycles_per_s']:>9.0f} "
+              f"{r['flit_hops_per_s']:>12.3g} {ratio:>9} {rel:>15} {r['kernel_share']:>6.0%}")
+    idle = measure(flat32, "min", 1e-9, args.cycles, vcs=2, vc_depth=16, speedup=2, router_model=models[0])
+    busy = next(r for n, m, rt, ld, r in rows if n.startswith("32") and m == models[0] and rt == "min"
+                and ld == 0.8)
     per_cycle_idle = 1e6 / idle["cycles_per_s"]
     per_cycle_busy = 1e6 * busy["kernel_share"] / busy["cycles_per_s"]
     print(f"\nwhat dominates (32-ary 2-flat, min): an idle cycle costs {per_cycle_idle:.0f} us (fixed scans of "
           f"routers, channels and terminals); at load 0.8 the kernel spends {per_cycle_busy:.0f} us per cycle, "
           f"so {1 - per_cycle_idle / per_cycle_busy:.0%} of it is per-flit work (route decision, allocation, "
           f"switch and link moves).")
-    print("\n'x BookSim' compares with the reference configuration (min routing, 2 VCs x 16 flits, speedup 2);"
+    print(f"\n'x {models[0]}' is each row's speed relative to the same case under the {models[0]} router model;"
+          "\n'x BookSim' compares with the reference configuration (min routing, 2 VCs x 16 flits, speedup 2);"
           "\n'kernel' is the share of wall time in the compiled cycle kernel, the rest is Python per chunk.")
 
 
