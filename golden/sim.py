@@ -257,7 +257,6 @@ class Simulator:
         self.oq_cnt = np.zeros((R, P), i64)
         model = cfg.model
         Tc = model.credit_latency(Tl)                # cycles until a returned credit is usable (§R10)
-        self.Tc = Tc
         self.pipe_flit = np.full((C, Tl), -1, i64)
         self.pipe_vc = np.zeros((C, Tl), i64)
         self.tpipe_flit = np.full((T, Tl), -1, i64)

@@ -123,8 +123,7 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     -------
     dict
         ``topo``, ``params``, :data:`FINGERPRINT_FIELDS` and ``router_model`` (unless single-cycle), in
-        JSON-normal form (as read back from
-        ``points.jsonl``), so that fingerprints compare with ``==``.
+        JSON-normal form (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
     fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
