@@ -80,7 +80,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     from radixnet.hdl.router import Router
 
     from .golden_trace import golden_config, golden_packets
-    from .run import _rtl_route
+    from .run import rtl_route
 
     if kw.get("packet_length", 1) != 1:
         raise ValueError("--packet-length: the router-level co-simulation takes single-flit packets (the trace "
@@ -89,7 +89,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     cfg = golden_config(net, **gkw)
     routing, threshold = None, 0
     if table is None:
-        table, routing, threshold = _rtl_route(cfg)
+        table, routing, threshold = rtl_route(cfg)
     if packets is None:
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})

@@ -29,7 +29,8 @@ import time
 import uuid
 from pathlib import Path
 
-__all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS"]
+__all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS",
+           "rtl_route"]
 
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
@@ -96,7 +97,7 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
         return bdir, time.perf_counter() - t0
 
 
-def _rtl_route(cfg):
+def rtl_route(cfg):
     """``(route table, adaptive routing, threshold)`` the RTL routers are built with for ``cfg``.
 
     Kim's adaptive routings on the HyperX families -- ``min-ad``, ``val`` and ``ugal`` with the greedy
@@ -205,7 +206,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
                         ugal_threshold=ugal_threshold, threshold=threshold)
-    table, rtl_routing, rtl_threshold = _rtl_route(cfg)
+    table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if rtl_routing in NEEDS_INTER and terminals == "axis":
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
                          f"top takes the golden model's from the head flit (use --terminals flit)")

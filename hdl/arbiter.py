@@ -41,7 +41,8 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["RoundRobinArbiter", "RoundRobinMultiArbiter", "ptr_width"]
+__all__ = ["RoundRobinArbiter", "RoundRobinMultiArbiter", "ptr_width", "check_int", "reject", "onehot_index",
+           "rr_first", "next_ptr", "lowest_one", "or_all"]
 
 
 def ptr_width(n: int) -> int:
@@ -65,7 +66,7 @@ def ptr_width(n: int) -> int:
     return max(1, (n - 1).bit_length())
 
 
-def _reject(owner, message: str):
+def reject(owner, message: str):
     """Raise ValueError for a component whose constructor refuses its parameters.
 
     The half-built object would otherwise trigger Amaranth's "created but never
@@ -75,21 +76,21 @@ def _reject(owner, message: str):
     raise ValueError(f"{type(owner).__name__}: {message}")
 
 
-def _check_int(owner, name: str, what: str, value, lo: int) -> int:
+def check_int(owner, name: str, what: str, value, lo: int) -> int:
     """Validate an integer parameter ``>= lo`` of ``owner``; raise ValueError naming it and what is allowed."""
     if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        _reject(owner, f"{name} ({what}) must be an int with {name} >= {lo}, got {value!r}")
+        reject(owner, f"{name} ({what}) must be an int with {name} >= {lo}, got {value!r}")
     return value
 
 
-def _lowest_one(m: Module, x, n: int, name: str) -> Signal:
+def lowest_one(m: Module, x, n: int, name: str) -> Signal:
     """A signal holding only the lowest set bit of the ``n``-bit value ``x`` (``x & -x``)."""
     out = Signal(n, name=name)
     m.d.comb += out.eq(x & (~x + 1)[:n])
     return out
 
 
-def _onehot_index(onehot, n: int):
+def onehot_index(onehot, n: int):
     """Index (``ptr_width(n)`` bits) of the set bit of an ``n``-bit one-hot value, 0 when none is set.
 
     Bit ``b`` of the index is the OR of the bits whose index has bit ``b`` set (no priority mux).
@@ -100,7 +101,7 @@ def _onehot_index(onehot, n: int):
     ])
 
 
-def _rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
+def rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
     """One-hot: the first set bit of the ``n``-bit ``req`` at or after ``ptr`` in round-robin order (0 if none).
 
     The requests at or above ``ptr`` (a thermometer mask) are searched first for their lowest set bit,
@@ -108,14 +109,14 @@ def _rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
     """
     req_hi = Signal(n, name=f"{name}_req_hi")
     m.d.comb += req_hi.eq(req & (Const((1 << n) - 1, n) << ptr)[:n])
-    gnt_hi = _lowest_one(m, req_hi, n, f"{name}_hi")
-    gnt_lo = _lowest_one(m, req, n, f"{name}_lo")
+    gnt_hi = lowest_one(m, req_hi, n, f"{name}_hi")
+    gnt_lo = lowest_one(m, req, n, f"{name}_lo")
     gnt = Signal(n, name=name)
     m.d.comb += gnt.eq(Mux(req_hi.any(), gnt_hi, gnt_lo))
     return gnt
 
 
-def _next_ptr(m: Module, base, offset, n: int, name: str) -> Signal:
+def next_ptr(m: Module, base, offset, n: int, name: str) -> Signal:
     """``(base + offset + 1) mod n`` for ``base, offset < n`` (one compare-subtract, any ``n``).
 
     ``offset`` may be None (then ``(base + 1) mod n``).
@@ -162,7 +163,7 @@ class RoundRobinArbiter(wiring.Component):
     """
 
     def __init__(self, n: int):
-        self.n = _check_int(self, "n", "number of requesters", n, 1)
+        self.n = check_int(self, "n", "number of requesters", n, 1)
         super().__init__({
             "req": In(n),
             "update": In(1),
@@ -176,10 +177,10 @@ class RoundRobinArbiter(wiring.Component):
         ptr = Signal(ptr_width(n), name="ptr_reg")
         m.d.comb += self.ptr.eq(ptr)
 
-        m.d.comb += self.gnt.eq(_rr_first(m, self.req, ptr, n, "gnt_rr"))
+        m.d.comb += self.gnt.eq(rr_first(m, self.req, ptr, n, "gnt_rr"))
         gnt_idx = Signal(ptr_width(n))
-        m.d.comb += gnt_idx.eq(_onehot_index(self.gnt, n))
-        nxt = _next_ptr(m, gnt_idx, None, n, "ptr_next")
+        m.d.comb += gnt_idx.eq(onehot_index(self.gnt, n))
+        nxt = next_ptr(m, gnt_idx, None, n, "ptr_next")
         with m.If(self.update & self.req.any()):
             m.d.sync += ptr.eq(nxt)
         return m
@@ -217,8 +218,8 @@ class RoundRobinMultiArbiter(wiring.Component):
     """
 
     def __init__(self, n: int, s: int):
-        self.n = _check_int(self, "n", "number of requesters", n, 1)
-        self.s = _check_int(self, "s", "grants per cycle", s, 1)
+        self.n = check_int(self, "n", "number of requesters", n, 1)
+        self.s = check_int(self, "s", "grants per cycle", s, 1)
         super().__init__({
             "req": In(n),
             "update": In(1),
@@ -240,13 +241,13 @@ class RoundRobinMultiArbiter(wiring.Component):
         gnt_rot = Signal(n)
         picks = []
         for k in range(s):
-            pick = _lowest_one(m, rest, n, f"pick_{k}")
+            pick = lowest_one(m, rest, n, f"pick_{k}")
             picks.append(pick)
             if k < s - 1:
                 nxt = Signal(n, name=f"rest_{k}")
                 m.d.comb += nxt.eq(rest & ~pick)
                 rest = nxt
-        m.d.comb += gnt_rot.eq(_or_all(picks))
+        m.d.comb += gnt_rot.eq(or_all(picks))
         # rotate left by ptr: gnt[i] = gnt_rot[(i - ptr) mod n]
         m.d.comb += self.gnt.eq((Cat(gnt_rot, gnt_rot) << ptr)[n:2 * n])
 
@@ -255,13 +256,13 @@ class RoundRobinMultiArbiter(wiring.Component):
         for j in range(n):
             with m.If(gnt_rot[j]):
                 m.d.comb += last_off.eq(j)
-        nxt_ptr = _next_ptr(m, ptr, last_off, n, "ptr_next")
+        nxt_ptr = next_ptr(m, ptr, last_off, n, "ptr_next")
         with m.If(self.update & self.req.any()):
             m.d.sync += ptr.eq(nxt_ptr)
         return m
 
 
-def _or_all(values):
+def or_all(values):
     """Bitwise OR of a non-empty list of equal-width values."""
     out = values[0]
     for v in values[1:]:

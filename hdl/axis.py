@@ -141,7 +141,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _onehot_index, _reject, ptr_width
+from .arbiter import check_int, onehot_index, reject, ptr_width
 from .credits import CreditCounter
 from .flit import HOPS_BITS, flit_layout as _flit_layout
 
@@ -395,19 +395,19 @@ class _AxisPort(wiring.Component):
     """Parameters shared by the ingress and the egress (validated in one place)."""
 
     def _setup(self, n_terminals, n_vcs, data_width, port_encoding, user_bits, flit_layout):
-        self.n_terminals = _check_int(self, "n_terminals", "ports src/dst can name", n_terminals, 1)
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels of the router's terminal port", n_vcs, 1)
+        self.n_terminals = check_int(self, "n_terminals", "ports src/dst can name", n_terminals, 1)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels of the router's terminal port", n_vcs, 1)
         try:
             self.data_width = _check_data_width("x", data_width)
             self.tuser = tuser_layout(n_terminals, port_encoding)
             self.user_bits = _check_user_bits("x", user_bits, self.tuser)
         except ValueError as exc:
-            _reject(self, str(exc).split(": ", 1)[1])
+            reject(self, str(exc).split(": ", 1)[1])
         T, V = n_terminals, n_vcs
         if flit_layout is None:
             flit_layout = axis_flit_layout(T, V, data_width, user_bits=user_bits)
         if not isinstance(flit_layout, data.StructLayout) or not {"head", "data", "dest"} <= set(flit_layout.members):
-            _reject(self, f"flit_layout (the router's flit) must be a StructLayout from "
+            reject(self, f"flit_layout (the router's flit) must be a StructLayout from "
                           f"radixnet.hdl.flit.flit_layout, got {flit_layout!r}")
         members = dict(flit_layout.members)
         src_in_data = "src" not in members
@@ -420,15 +420,15 @@ class _AxisPort(wiring.Component):
             if name not in want:
                 continue
             if name not in members:
-                _reject(self, f"flit_layout (the router's flit) has no {name!r} field (router-spec §R4)")
+                reject(self, f"flit_layout (the router's flit) has no {name!r} field (router-spec §R4)")
             width = flit_layout[name].width
             if want[name] is not None and width != want[name]:
-                _reject(self, f"flit_layout (the router's flit) field {name!r} must be {want[name]} bits for "
+                reject(self, f"flit_layout (the router's flit) field {name!r} must be {want[name]} bits for "
                               f"T = {T}, V = {V}, data_width = {data_width}, user_bits = {user_bits} "
                               f"(data = payload_layout(...).size), got {width}")
         extra = sorted(set(members) - set(want))
         if extra:
-            _reject(self, f"flit_layout (the router's flit) has fields the ports do not know: {extra}")
+            reject(self, f"flit_layout (the router's flit) has fields the ports do not know: {extra}")
         self.flit_layout = flit_layout
         self.inter_bits = flit_layout["inter"].width
         self.src_in_data = src_in_data
@@ -489,9 +489,9 @@ class AxisIngress(_AxisPort):
     def __init__(self, n_terminals: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  port_encoding: str | None = None, user_bits: int = 0, flit_layout=None, check: bool = True):
         self._setup(n_terminals, n_vcs, data_width, port_encoding, user_bits, flit_layout)
-        self.vc_depth = _check_int(self, "vc_depth", "flits per router input VC buffer", vc_depth, 1)
+        self.vc_depth = check_int(self, "vc_depth", "flits per router input VC buffer", vc_depth, 1)
         if not isinstance(check, bool):
-            _reject(self, f"check (emit the credit assertions) must be a bool, got {check!r}")
+            reject(self, f"check (emit the credit assertions) must be a bool, got {check!r}")
         self.check = check
         super().__init__({
             **self._axis_members("s"),
@@ -514,7 +514,7 @@ class AxisIngress(_AxisPort):
             single = (onehot != 0) & ((onehot & (onehot - 1)[:_PORT_BITS]) == 0)
             in_range = onehot[T:] == 0 if T < _PORT_BITS else Const(1, 1)
             m.d.comb += ok.eq(single & in_range)
-            m.d.comb += idx.eq(_onehot_index(onehot, T))
+            m.d.comb += idx.eq(onehot_index(onehot, T))
         else:
             value = Signal(_PORT_BITS + tu.hi_bits, name=f"{name}_value")
             m.d.comb += value.eq(Cat(raw, getattr(lay, f"{name}_hi")) if tu.hi_bits else raw)
@@ -648,7 +648,7 @@ class AxisEgress(_AxisPort):
     def __init__(self, n_terminals: int, n_vcs: int, data_width: int = 64, *, depth: int = 1,
                  port_encoding: str | None = None, user_bits: int = 0, flit_layout=None):
         self._setup(n_terminals, n_vcs, data_width, port_encoding, user_bits, flit_layout)
-        self.depth = _check_int(self, "depth", "beats buffered toward m_axis", depth, 1)
+        self.depth = check_int(self, "depth", "beats buffered toward m_axis", depth, 1)
         self.route_layout = route_layout(self.inter_bits)
         super().__init__({
             "ej_flit": In(self.flit_layout),

@@ -52,7 +52,7 @@ from amaranth.hdl import Assert
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject
+from .arbiter import check_int, reject
 
 __all__ = ["CreditCounter"]
 
@@ -82,9 +82,9 @@ class CreditCounter(wiring.Component):
     """
 
     def __init__(self, depth: int, *, check: bool = True):
-        self.depth = _check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
+        self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
         if not isinstance(check, bool):
-            _reject(self, f"check (emit the protocol assertion) must be a bool, got {check!r}")
+            reject(self, f"check (emit the protocol assertion) must be a bool, got {check!r}")
         self.check = check
         super().__init__({
             "take": In(1),

@@ -40,7 +40,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import check_int, reject, ptr_width
 
 __all__ = ["Crossbar"]
 
@@ -83,10 +83,10 @@ class Crossbar(wiring.Component):
     """
 
     def __init__(self, n_in: int, n_out: int, layout: data.Layout):
-        self.n_in = _check_int(self, "n_in", "input ports", n_in, 1)
-        self.n_out = _check_int(self, "n_out", "output ports", n_out, 1)
+        self.n_in = check_int(self, "n_in", "input ports", n_in, 1)
+        self.n_out = check_int(self, "n_out", "output ports", n_out, 1)
         if not isinstance(layout, data.Layout) or layout.size < 1:
-            _reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
+            reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
                           f"(e.g. a StructLayout) of at least 1 bit, got {layout!r}")
         self.layout = layout
         super().__init__({

@@ -123,7 +123,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _next_ptr, _onehot_index, _or_all, _reject, _rr_first, ptr_width
+from .arbiter import RoundRobinArbiter, check_int, next_ptr, onehot_index, or_all, reject, rr_first, ptr_width
 from .crossbar import Crossbar
 
 __all__ = ["HierarchicalCrossbar", "default_sub"]
@@ -157,7 +157,7 @@ def default_sub(n: int) -> int:
 def _index_of(m: Module, onehot, n: int, name: str) -> Signal:
     """Index of the set bit of an ``n``-bit one-hot (or zero) value: bit ``b`` ORs the indices with bit ``b``."""
     idx = Signal(ptr_width(n), name=name)
-    m.d.comb += idx.eq(_onehot_index(onehot, n))
+    m.d.comb += idx.eq(onehot_index(onehot, n))
     return idx
 
 
@@ -173,9 +173,9 @@ def _holding_arbiter(m: Module, req, n: int, ready, name: str):
     if n == 1:
         return req, Const(0, 1)
     ptr = Signal(ptr_width(n), name=f"{name}_ptr")
-    gnt = _rr_first(m, req, ptr, n, f"{name}_gnt")
+    gnt = rr_first(m, req, ptr, n, f"{name}_gnt")
     idx = _index_of(m, gnt, n, f"{name}_idx")
-    nxt = _next_ptr(m, idx, None, n, f"{name}_ptr_next")
+    nxt = next_ptr(m, idx, None, n, f"{name}_ptr_next")
     with m.If(req.any()):
         m.d.sync += ptr.eq(Mux(ready, nxt, idx))
     return gnt, idx
@@ -230,16 +230,16 @@ class HierarchicalCrossbar(wiring.Component):
 
     def __init__(self, n_in: int, n_out: int, layout: data.Layout, *, sub: int,
                  depth: int = 2, out_depth: int = 2):
-        self.n_in = _check_int(self, "n_in", "input ports", n_in, 1)
-        self.n_out = _check_int(self, "n_out", "output ports", n_out, 1)
+        self.n_in = check_int(self, "n_in", "input ports", n_in, 1)
+        self.n_out = check_int(self, "n_out", "output ports", n_out, 1)
         if not isinstance(layout, data.Layout) or layout.size < 1:
-            _reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
+            reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
                           f"(e.g. a StructLayout) of at least 1 bit, got {layout!r}")
-        self.sub = _check_int(self, "sub", "subswitch size p", sub, 2)
+        self.sub = check_int(self, "sub", "subswitch size p", sub, 2)
         if n_in % sub or n_out % sub:
-            _reject(self, f"sub (subswitch size p) must divide n_in = {n_in} and n_out = {n_out}, got {sub}")
-        self.depth = _check_int(self, "depth", "entries per subswitch input FIFO", depth, 2)
-        self.out_depth = _check_int(self, "out_depth", "entries per subswitch output FIFO", out_depth, 2)
+            reject(self, f"sub (subswitch size p) must divide n_in = {n_in} and n_out = {n_out}, got {sub}")
+        self.depth = check_int(self, "depth", "entries per subswitch input FIFO", depth, 2)
+        self.out_depth = check_int(self, "out_depth", "entries per subswitch output FIFO", out_depth, 2)
         self.layout = layout
         self.n_rows, self.n_cols = n_in // sub, n_out // sub
         super().__init__({
@@ -301,7 +301,7 @@ class HierarchicalCrossbar(wiring.Component):
                     ]
                     pops.append(arb.gnt)
                 pop_x = Signal(p, name=f"pop_row{r}_col{c}")
-                m.d.comb += pop_x.eq(_or_all(pops))
+                m.d.comb += pop_x.eq(or_all(pops))
                 for x, f in enumerate(heads):
                     m.d.comb += f.r_en.eq(pop_x[x])
 

@@ -85,7 +85,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import check_int, reject, ptr_width
 
 __all__ = ["InputUnit"]
 
@@ -126,17 +126,17 @@ class InputUnit(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True):
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
-        self.depth = _check_int(self, "depth", "flits per VC buffer", depth, 1)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         if not isinstance(flit_layout, data.StructLayout) or "vc" not in flit_layout.members:
-            _reject(self, f"flit_layout (the flit) must be an amaranth.lib.data.StructLayout with a "
+            reject(self, f"flit_layout (the flit) must be an amaranth.lib.data.StructLayout with a "
                           f"'vc' field, got {flit_layout!r}")
         vc_bits = flit_layout["vc"].width
         if vc_bits < ptr_width(n_vcs):
-            _reject(self, f"flit_layout (the flit) has a {vc_bits}-bit 'vc' field; n_vcs = {n_vcs} "
+            reject(self, f"flit_layout (the flit) has a {vc_bits}-bit 'vc' field; n_vcs = {n_vcs} "
                           f"needs at least {ptr_width(n_vcs)}")
         if not isinstance(check, bool):
-            _reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
+            reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
         self.flit_layout = flit_layout
         self.check = check
         super().__init__({

@@ -38,7 +38,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject
+from .arbiter import check_int, reject
 from .router import Router
 
 __all__ = ["NetworkTop"]
@@ -86,8 +86,8 @@ class NetworkTop(wiring.Component):
         from radixnet.gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
-            _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
-        _check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
+            reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
+        check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
         if table is None and routing is None:
             table = compile_table(net)
         self.net, self.table = net, table

@@ -65,9 +65,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _lowest_one, _reject, ptr_width
+from .arbiter import check_int, lowest_one, reject, ptr_width
 from .flit import HOPS_BITS
-from .route_hyperx import hyperx_logic, hyperx_router, _select_onehot
+from .route_hyperx import hyperx_logic, hyperx_router, select_onehot
 
 __all__ = ["MinAdDecide", "UgalDecide", "ClosAdDecide", "PriorityFlagDecide"]
 
@@ -118,25 +118,25 @@ class _Decide(wiring.Component):
     def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, threshold: int = 4, fault=None,
                  routing: str | None = None, dest_bits: int | None = None):
         self.__dict__.update(hyperx_router(self, net, router_id))
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
-        self.depth = _check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
-        self.threshold = _check_int(self, "threshold", self._threshold_what, threshold, 0)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
+        self.threshold = check_int(self, "threshold", self._threshold_what, threshold, 0)
         if fault not in self.FAULTS:
-            _reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
+            reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
                           f"{', '.join(map(repr, self.FAULTS))}, got {fault!r}")
         self.fault = fault
         routing = self.ROUTINGS[0] if routing is None else routing
         if routing not in self.ROUTINGS:
-            _reject(self, f"routing (the routing it decides for) must be one of {', '.join(self.ROUTINGS)}, "
+            reject(self, f"routing (the routing it decides for) must be one of {', '.join(self.ROUTINGS)}, "
                           f"got {routing!r}")
         self.routing = routing
         self.n_classes = self._classes()
         if n_vcs % self.n_classes:
-            _reject(self, f"n_vcs (virtual channels) must be a multiple of the routing's {self.n_classes} VC "
+            reject(self, f"n_vcs (virtual channels) must be a multiple of the routing's {self.n_classes} VC "
                           f"classes (router-spec §R5), got {n_vcs}")
         if dest_bits is None:
             dest_bits = ptr_width(self.n_terminals)
-        self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits,
+        self.dest_bits = check_int(self, "dest_bits", "width of the dest input", dest_bits,
                                     ptr_width(self.n_terminals))
         #: width of each q_np entry: range(n_vcs * depth + 1), as QueueLength.q
         self.q_bits = (n_vcs * depth).bit_length()
@@ -340,7 +340,7 @@ class _TwoPhase(_Decide):
     def _minimal(self, m: Module, rt):
         """q and availability (class 1) of the DOR port toward d."""
         N = len(self.net_ports)
-        q_min = _select_onehot(m, rt.dor_np, list(self.q_np), self.q_bits, "q_min")
+        q_min = select_onehot(m, rt.dor_np, list(self.q_np), self.q_bits, "q_min")
         avail_min = Signal(name="avail_min")
         m.d.comb += avail_min.eq(_any([rt.dor_np[i] & self._avail(i, 1) for i in range(N)]))
         return q_min, avail_min
@@ -410,7 +410,7 @@ class UgalDecide(_TwoPhase):
             return m
         N = len(self.net_ports)
         q_min, avail_min = self._minimal(m, rt)
-        q_nm = _select_onehot(m, rt.inter_np, list(self.q_np), self.q_bits, "q_val")
+        q_nm = select_onehot(m, rt.inter_np, list(self.q_np), self.q_bits, "q_val")
         avail_nm = Signal(name="avail_val")
         m.d.comb += avail_nm.eq(~rt.inter_here & ~rt.inter_is_dest &
                                 _any([rt.inter_np[i] & self._avail(i, 0) for i in range(N)]))
@@ -612,10 +612,10 @@ class PriorityFlagDecide(_Decide):
         forced_nb, ok_nb = Signal(n, name="forced_nb"), Signal(n, name="ok_nb")
         m.d.comb += [act_min.eq(Cat(*min_act)), act_nm.eq(Cat(*nm_act)), forced_nb.eq(Cat(*forced)),
                      ok_nb.eq(Cat(*oks))]
-        port_min = _select_onehot(m, _lowest_one(m, act_min, n, "first_direct_nb"), nb_ports, pw, "port_direct")
-        port_nm = _select_onehot(m, _lowest_one(m, act_nm, n, "first_detour_nb"), nb_ports, pw, "port_detour")
-        first_forced = _lowest_one(m, forced_nb, n, "first_forced_nb")
-        port_forced = _select_onehot(m, first_forced, nb_ports, pw, "port_forced")
+        port_min = select_onehot(m, lowest_one(m, act_min, n, "first_direct_nb"), nb_ports, pw, "port_direct")
+        port_nm = select_onehot(m, lowest_one(m, act_nm, n, "first_detour_nb"), nb_ports, pw, "port_detour")
+        first_forced = lowest_one(m, forced_nb, n, "first_forced_nb")
+        port_forced = select_onehot(m, first_forced, nb_ports, pw, "port_forced")
         direct = act_min.any()
         # h1 set, or no link under the threshold: the first differing dimension's direct link (§R7b step 4)
         use_forced = Signal(name="use_forced")

@@ -72,9 +72,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import check_int, reject, ptr_width
 
-__all__ = ["HyperXRoute", "hyperx_logic", "hyperx_router"]
+__all__ = ["HyperXRoute", "hyperx_logic", "hyperx_router", "select_onehot"]
 
 
 def _is_pow2(n: int) -> bool:
@@ -117,7 +117,7 @@ def _popcount(m: Module, bits, n: int, name: str) -> Signal:
     return out
 
 
-def _select_onehot(m: Module, onehot, values, width: int, name: str) -> Signal:
+def select_onehot(m: Module, onehot, values, width: int, name: str) -> Signal:
     """AND-OR multiplexer: the entry of ``values`` whose ``onehot`` bit is set (0 when none).
 
     ``values`` may mix signals and Python ints (constants).
@@ -199,12 +199,12 @@ class HyperXRoute(wiring.Component):
         info = hyperx_router(self, net, router_id)
         self.__dict__.update(info)
         if not isinstance(intermediate, bool):
-            _reject(self, f"intermediate (build the intermediate-router outputs) must be a bool, "
+            reject(self, f"intermediate (build the intermediate-router outputs) must be a bool, "
                           f"got {intermediate!r}")
         self.intermediate = intermediate
         if dest_bits is None:
             dest_bits = ptr_width(self.n_terminals)
-        self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits,
+        self.dest_bits = check_int(self, "dest_bits", "width of the dest input", dest_bits,
                                     ptr_width(self.n_terminals))
         N, D, pw = len(self.net_ports), self.n_dims, ptr_width(self.n_ports)
         members = {
@@ -279,7 +279,7 @@ def hyperx_logic(m: Module, info, dest, inter, dest_bits: int) -> SimpleNamespac
 
     x.prod_np = decode(dx, "prod_np_int")
     x.dor_np = dor_onehot(x.prod_np, x.diff_dim, "dor_np_int")
-    dor_port = _select_onehot(m, x.dor_np, list(info.net_ports), pw, "dor_port_net")
+    dor_port = select_onehot(m, x.dor_np, list(info.net_ports), pw, "dor_port_net")
     x.dor_port = Signal(pw, name="dor_port_int")
     m.d.comb += x.dor_port.eq(Mux(x.eject, ej_port, dor_port))
 
@@ -290,7 +290,7 @@ def hyperx_logic(m: Module, info, dest, inter, dest_bits: int) -> SimpleNamespac
         m.d.comb += diff_cb.eq(Cat(*[bx[j] != own[j] for j in range(D)]))
         m.d.comb += diff_bd.eq(Cat(*[bx[j] != dx[j] for j in range(D)]))
         x.inter_np = dor_onehot(decode(bx, "inter_eq_np"), diff_cb, "inter_np_int")
-        x.inter_port = _select_onehot(m, x.inter_np, list(info.net_ports), pw, "inter_port_int")
+        x.inter_port = select_onehot(m, x.inter_np, list(info.net_ports), pw, "inter_port_int")
         x.inter_here, x.inter_is_dest = Signal(name="inter_here_int"), Signal(name="inter_is_dest_int")
         x.hops_cbd = Signal(range(2 * D + 1), name="hops_cbd_int")
         m.d.comb += [
@@ -309,7 +309,7 @@ def hyperx_router(owner, net, router_id) -> dict:
     output ports in port order), ``np_index`` (port -> index in ``net_ports``), ``port_info`` (port ->
     ``(dimension, digit, lane, neighbour router)``), ``came_from`` (input port -> neighbour router
     feeding it, -1 for terminal/unused ports) and ``lanes`` ((dimension, digit) -> ports of its lanes,
-    in lane order). Raises ValueError (via ``_reject``) naming the parameter otherwise.
+    in lane order). Raises ValueError (via ``reject``) naming the parameter otherwise.
     """
     import numpy as np
 
@@ -318,31 +318,31 @@ def hyperx_router(owner, net, router_id) -> dict:
     from radixnet.gen.routing import HYPERX_FAMILIES, compile_hyperx
 
     if not isinstance(net, Network):
-        _reject(owner, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
+        reject(owner, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
     if net.family not in HYPERX_FAMILIES or net.coords is None:
-        _reject(owner, f"net (the topology) must be a HyperX-family network ({', '.join(HYPERX_FAMILIES)}), "
+        reject(owner, f"net (the topology) must be a HyperX-family network ({', '.join(HYPERX_FAMILIES)}), "
                        f"got {net.family}")
     R = net.num_routers
     if isinstance(router_id, bool) or not isinstance(router_id, int) or not 0 <= router_id < R:
-        _reject(owner, f"router_id (this router) must be an int with 0 <= router_id < {R}, got {router_id!r}")
+        reject(owner, f"router_id (this router) must be an int with 0 <= router_id < {R}, got {router_id!r}")
     try:
         t = compile_hyperx(net)
     except ParamError as e:
-        _reject(owner, f"net (the topology): {e}")
+        reject(owner, f"net (the topology): {e}")
     D = int(net.coords.shape[1])
     if D < 1:
-        _reject(owner, "net (the topology) must have at least one dimension (a single router needs no route)")
+        reject(owner, "net (the topology) must have at least one dimension (a single router needs no route)")
     dims = tuple(int(s) for s in t.dims)
     strides = np.cumprod([1, *dims[:-1]])
     idx = np.arange(R)
     if R != int(np.prod(dims)) or not np.array_equal(t.coords, (idx[:, None] // strides) % np.array(dims)):
-        _reject(owner, "net (the topology) must number its routers in mixed radix of dims (gen/families/hyperx.py)")
+        reject(owner, "net (the topology) must number its routers in mixed radix of dims (gen/families/hyperx.py)")
     T = net.num_terminals
     conc = T // R if R else 0
     tt = np.arange(T)
     if T == 0 or T != R * conc or not np.array_equal(t.term_router, tt // conc) or \
             not np.array_equal(t.eject_port, tt % conc):
-        _reject(owner, "net (the topology) must carry c >= 1 terminals on every router, terminal t on port "
+        reject(owner, "net (the topology) must carry c >= 1 terminals on every router, terminal t on port "
                        "t mod c of router t div c (the HyperX layout)")
     pt = net.port_table()
     P = int(net.radix[router_id])

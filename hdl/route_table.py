@@ -77,7 +77,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import check_int, reject, ptr_width
 from .flit import HOPS_BITS
 
 __all__ = ["RouteCompute", "RouteDecode", "pack_rom_word", "rom_word_bits"]
@@ -140,11 +140,11 @@ def _int_list(owner, name: str, what: str, values, lo: int, hi: int | None) -> l
     except TypeError:
         out = None
     if not out or any(isinstance(x, bool) for x in values):
-        _reject(owner, f"{name} ({what}) must be a non-empty sequence of ints, got {values!r}")
+        reject(owner, f"{name} ({what}) must be a non-empty sequence of ints, got {values!r}")
     bad = [x for x in out if x < lo or (hi is not None and x >= hi)]
     if bad:
         bound = f"{lo} <= x" + (f" < {hi}" if hi is not None else "")
-        _reject(owner, f"{name} ({what}) entries must satisfy {bound}, got {bad[0]}")
+        reject(owner, f"{name} ({what}) entries must satisfy {bound}, got {bad[0]}")
     return out
 
 
@@ -190,31 +190,31 @@ class RouteCompute(wiring.Component):
 
     def __init__(self, next_port_row, term_router, eject_port, router_id: int, n_ports: int, *,
                  n_classes: int = 1, dest_bits: int | None = None, cls_row=None):
-        self.n_ports = _check_int(self, "n_ports", "ports of this router", n_ports, 1)
-        self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
+        self.n_ports = check_int(self, "n_ports", "ports of this router", n_ports, 1)
+        self.n_classes = check_int(self, "n_classes", "VC classes", n_classes, 1)
         if n_classes > 1 << HOPS_BITS:
-            _reject(self, f"n_classes (VC classes) must be <= {1 << HOPS_BITS} (hops is {HOPS_BITS} bits), "
+            reject(self, f"n_classes (VC classes) must be <= {1 << HOPS_BITS} (hops is {HOPS_BITS} bits), "
                           f"got {n_classes}")
         row = _int_list(self, "next_port_row", "output port toward each router, -1 for none",
                         next_port_row, -1, n_ports)
         n_routers = len(row)
         if isinstance(router_id, bool) or not isinstance(router_id, int) or not 0 <= router_id < n_routers:
-            _reject(self, f"router_id (this router) must be an int with 0 <= router_id < {n_routers} "
+            reject(self, f"router_id (this router) must be an int with 0 <= router_id < {n_routers} "
                           f"(routers in next_port_row), got {router_id!r}")
         terms = _int_list(self, "term_router", "router of each terminal", term_router, 0, n_routers)
         ports = _int_list(self, "eject_port", "ejection port of each terminal", eject_port, 0, None)
         if len(ports) != len(terms):
-            _reject(self, f"eject_port (ejection port of each terminal) must have one entry per terminal "
+            reject(self, f"eject_port (ejection port of each terminal) must have one entry per terminal "
                           f"({len(terms)} in term_router), got {len(ports)}")
         here = [p for t, p in zip(terms, ports) if t == router_id and p >= n_ports]
         if here:
-            _reject(self, f"eject_port (ejection port of each terminal) entries of terminals on router "
+            reject(self, f"eject_port (ejection port of each terminal) entries of terminals on router "
                           f"{router_id} must be < n_ports = {n_ports}, got {here[0]}")
         if cls_row is not None:
             cls_row = _int_list(self, "cls_row", "VC class toward each router, -1 for the hop index",
                                 cls_row, -1, n_classes)
             if len(cls_row) != n_routers:
-                _reject(self, f"cls_row (VC class toward each router) must have one entry per router "
+                reject(self, f"cls_row (VC class toward each router) must have one entry per router "
                               f"({n_routers}), got {len(cls_row)}")
         #: bits of the class field of a ROM word (0: no class table, the class is the hop index)
         self.cls_bits = ptr_width(n_classes) if cls_row is not None else 0
@@ -223,7 +223,7 @@ class RouteCompute(wiring.Component):
         self.addr_bits = ptr_width(self.n_terminals)
         if dest_bits is None:
             dest_bits = self.addr_bits
-        self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
+        self.dest_bits = check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
         self._words = []
         for t in range(1 << self.addr_bits):
             if t >= self.n_terminals:
@@ -307,18 +307,18 @@ class RouteDecode(wiring.Component):
 
     def __init__(self, n_ports: int, n_terminals: int, *, n_classes: int = 1, dest_bits: int | None = None,
                  cls_bits: int = 0):
-        self.n_ports = _check_int(self, "n_ports", "ports of this router", n_ports, 1)
-        self.n_terminals = _check_int(self, "n_terminals", "terminals of the network", n_terminals, 1)
-        self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
+        self.n_ports = check_int(self, "n_ports", "ports of this router", n_ports, 1)
+        self.n_terminals = check_int(self, "n_terminals", "terminals of the network", n_terminals, 1)
+        self.n_classes = check_int(self, "n_classes", "VC classes", n_classes, 1)
         if n_classes > 1 << HOPS_BITS:
-            _reject(self, f"n_classes (VC classes) must be <= {1 << HOPS_BITS} (hops is {HOPS_BITS} bits), "
+            reject(self, f"n_classes (VC classes) must be <= {1 << HOPS_BITS} (hops is {HOPS_BITS} bits), "
                           f"got {n_classes}")
         self.addr_bits = ptr_width(n_terminals)
         if dest_bits is None:
             dest_bits = self.addr_bits
-        self.dest_bits = _check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
+        self.dest_bits = check_int(self, "dest_bits", "width of the dest input", dest_bits, self.addr_bits)
         if cls_bits not in (0, ptr_width(n_classes)):
-            _reject(self, f"cls_bits (class field of a ROM word) must be 0 (no class table) or "
+            reject(self, f"cls_bits (class field of a ROM word) must be 0 (no class table) or "
                           f"{ptr_width(n_classes)}, got {cls_bits!r}")
         self.cls_bits = cls_bits
         self.word_bits = rom_word_bits(n_ports, cls_bits)

@@ -143,13 +143,13 @@ from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, _check_int, _next_ptr, _onehot_index, _reject, _rr_first, ptr_width
+from .arbiter import RoundRobinArbiter, check_int, next_ptr, onehot_index, reject, rr_first, ptr_width
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
 from .input_unit import InputUnit
 from .route_table import RouteCompute, RouteDecode
-from .seq_alloc import _rotate
+from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength
 
 __all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED"]
@@ -241,35 +241,35 @@ class Router(wiring.Component):
         from radixnet.gen.routing import compile_table
 
         if fault not in FAULTS:
-            _reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
+            reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
                           f"{', '.join(repr(f) for f in FAULTS)}, got {fault!r}")
         self.fault = fault
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
-            _reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
+            reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")
         if isinstance(router_id, bool) or not isinstance(router_id, int) \
                 or not 0 <= router_id < net.num_routers:
-            _reject(self, f"router_id (this router) must be an int with 0 <= router_id < "
+            reject(self, f"router_id (this router) must be an int with 0 <= router_id < "
                           f"{net.num_routers}, got {router_id!r}")
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
-        self.vc_depth = _check_int(self, "vc_depth", "flits per VC buffer", vc_depth, 1)
-        self.data_width = _check_int(self, "data_width", "payload bits", data_width, 1)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels per port", n_vcs, 1)
+        self.vc_depth = check_int(self, "vc_depth", "flits per VC buffer", vc_depth, 1)
+        self.data_width = check_int(self, "data_width", "payload bits", data_width, 1)
         if not isinstance(check, bool):
-            _reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
+            reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
         if not isinstance(external_rom, bool):
-            _reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
+            reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
         self.external_rom = external_rom
         if routing is not None and routing not in DECIDED:
-            _reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
+            reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
                           f"{', '.join(DECIDED)}, got {routing!r}")
         if fault is not None and (fault == "seq_stale_state") != (routing in SEQUENTIAL):
-            _reject(self, f"fault: {fault!r} plants a bug in the "
+            reject(self, f"fault: {fault!r} plants a bug in the "
                           f"{'sequential' if fault == 'seq_stale_state' else 'greedy'} allocator, which routing "
                           f"{routing or 'table'!r} does not use")
         self.routing, self.threshold = routing, threshold
         if routing is not None:
             if external_rom:
-                _reject(self, f"external_rom: routing {routing!r} is decided in logic and has no route ROM")
+                reject(self, f"external_rom: routing {routing!r} is decided in logic and has no route ROM")
             # one decision unit per input VC (router-spec §R7, hdl/route_adaptive.py); validated here
             self.net, self.router_id = net, router_id
             unit = self._decider()
@@ -279,10 +279,10 @@ class Router(wiring.Component):
             if table is None:
                 table = compile_table(net)
             elif not hasattr(table, "next_port") or not hasattr(table, "classes"):
-                _reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
+                reject(self, f"table (route tables) must be a radixnet.gen.routing.RouteTable, got {table!r}")
             n_classes = int(table.classes)
         if n_vcs % n_classes:
-            _reject(self, f"n_vcs (virtual channels per port) must be a multiple of the routing's "
+            reject(self, f"n_vcs (virtual channels per port) must be a multiple of the routing's "
                           f"{n_classes} VC classes (router-spec §R5), got {n_vcs}")
         self.net, self.router_id, self.table, self.check = net, router_id, table, check
         self.n_ports = int(net.radix[router_id])
@@ -399,7 +399,7 @@ class Router(wiring.Component):
         m.submodules.crossbar = xbar = Crossbar(P, P, lay)
         for o in range(P):
             to_o = Cat(*[granted[p] & (pick_o[p] == o) for p in range(P)])
-            m.d.comb += [xbar.sel_op[o].eq(_onehot_index(to_o, P)), xbar.sel_valid_op[o].eq(to_o.any())]
+            m.d.comb += [xbar.sel_op[o].eq(onehot_index(to_o, P)), xbar.sel_valid_op[o].eq(to_o.any())]
         for p in range(P):
             m.d.comb += xbar.data_in_ip[p].eq(pick_flit[p])
             m.d.comb += ius[p].pop_ivc.eq(Mux(granted[p], 1 << pick_v[p], 0)[:V])
@@ -564,7 +564,7 @@ class Router(wiring.Component):
             po = Signal(pw, name=f"pick_op_ip_{p}")
             pv = Signal(vw, name=f"pick_ivc_ip_{p}")
             pf = Signal(lay, name=f"pick_flit_ip_{p}")
-            m.d.comb += [r.eq(req[p].any()), pv.eq(_onehot_index(arb.gnt, V))]
+            m.d.comb += [r.eq(req[p].any()), pv.eq(onehot_index(arb.gnt, V))]
             with m.Switch(pv):
                 for v in range(V):
                     with m.Case(v):
@@ -625,7 +625,7 @@ class Router(wiring.Component):
         # the rotating start pointer (ptr_seq, advanced every cycle) and ptr_in per input
         start = Signal(pw, name="start_seq")
         if P > 1:
-            m.d.sync += start.eq(_next_ptr(m, start, None, P, "start_seq_next"))
+            m.d.sync += start.eq(next_ptr(m, start, None, P, "start_seq_next"))
         ptr_in = [Signal(vw, name=f"ptr_in_ip_{p}") for p in range(P)]
 
         words = []
@@ -638,7 +638,7 @@ class Router(wiring.Component):
                              w.vc[v].act_o.eq(act_o[p][v]), w.vc[v].act_ov.eq(act_ov[p][v])]
                 m.d.comb += [w.vc[v].hdr[k].eq(f[k]) for k in hdr_lay.members]
             words.append(Value.cast(w))
-        pos_words = [data.View(in_lay, x) for x in _rotate(m, words, start, True, "seq_rot")]
+        pos_words = [data.View(in_lay, x) for x in rotate(m, words, start, True, "seq_rot")]
 
         # the chain state entering position 0: nothing taken
         taken = {o: Const(0, 1) for o in range(P)}
@@ -695,13 +695,13 @@ class Router(wiring.Component):
                 outs.append(o_req)
                 hdrs.append(h)
             # round robin over the VCs from ptr_in of the position's input: the first that would be granted
-            first = _rr_first(m, wg, w.ptr, V, f"pick_{tag}")
+            first = rr_first(m, wg, w.ptr, V, f"pick_{tag}")
             # separate signals, packed at the end: a struct assigned from its own fields would look like
             # a combinational loop to Verilator (UNOPTFLAT works per signal, not per bit)
             g_ivc = Signal(vw, name=f"gnt_ivc_{tag}")
             g_op = Signal(pw, name=f"gnt_op_{tag}")
             g_hdr = Signal(hdr_lay, name=f"gnt_hdr_{tag}")
-            m.d.comb += g_ivc.eq(_onehot_index(first, V))
+            m.d.comb += g_ivc.eq(onehot_index(first, V))
             with m.Switch(g_ivc):
                 for v in range(V):
                     with m.Case(v):
@@ -732,7 +732,7 @@ class Router(wiring.Component):
         # back to the inputs' own indices
         granted = Signal(P, name="granted_ip")
         pick_v, pick_o, pick_flit = [], [], []
-        for p, x in enumerate(_rotate(m, results, start, False, "seq_unrot")):
+        for p, x in enumerate(rotate(m, results, start, False, "seq_unrot")):
             r = data.View(res_lay, x)
             pv = Signal(vw, name=f"pick_ivc_ip_{p}")
             po = Signal(pw, name=f"pick_op_ip_{p}")
@@ -743,7 +743,7 @@ class Router(wiring.Component):
                     with m.Case(v):
                         m.d.comb += pf.data.eq(ius[p].front_flit_ivc[v].data)
             m.d.comb += [pf[k].eq(r.hdr[k]) for k in hdr_lay.members]
-            nxt = _next_ptr(m, pv, None, V, f"ptr_in_next_ip_{p}")
+            nxt = next_ptr(m, pv, None, V, f"ptr_in_next_ip_{p}")
             with m.If(r.granted):
                 m.d.sync += ptr_in[p].eq(nxt)
             pick_v.append(pv)

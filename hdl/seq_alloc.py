@@ -87,9 +87,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _onehot_index, _reject, ptr_width
+from .arbiter import check_int, onehot_index, reject, ptr_width
 
-__all__ = ["IMPLS", "Allocation", "SequentialAllocator", "build", "seq_alloc_model"]
+__all__ = ["IMPLS", "Allocation", "SequentialAllocator", "build", "seq_alloc_model", "rotate"]
 
 #: The structures :class:`SequentialAllocator` can build.
 IMPLS = ("ripple", "prefix")
@@ -225,7 +225,7 @@ def _seen_count(m: Module, counts, index, width: int, name: str) -> Signal:
     return _pick(m, counts, index, width, name)
 
 
-def _rotate(m: Module, words, amount, forward: bool, name: str) -> list:
+def rotate(m: Module, words, amount, forward: bool, name: str) -> list:
     """Barrel rotation: ``out[k] = words[(k + amount) mod n]`` (forward) or ``words[(k - amount) mod n]``.
 
     One 2-way mux level per bit of ``amount``, each rotating by ``2^b mod n``,
@@ -270,7 +270,7 @@ def _sklansky(leaves, op) -> list:
 def _one_hot_index(m: Module, onehot, width: int, name: str) -> Signal:
     """Index of the set bit of a one-hot list of 1-bit values (0 when none is set)."""
     out = Signal(width, name=name)
-    m.d.comb += out.eq(_onehot_index(Cat(*onehot), len(onehot)))
+    m.d.comb += out.eq(onehot_index(Cat(*onehot), len(onehot)))
     return out
 
 
@@ -351,15 +351,15 @@ class SequentialAllocator(wiring.Component):
 
     def __init__(self, n: int, n_out: int, n_cand: int, *, s: int = 1, q_bits: int = 8,
                  hop_bits: int = 3, bias_bits: int = 4, impl: str = "ripple"):
-        self.n = _check_int(self, "n", "requesters", n, 1)
-        self.n_out = _check_int(self, "n_out", "outputs", n_out, 1)
-        self.n_cand = _check_int(self, "n_cand", "candidates per requester", n_cand, 1)
-        self.s = _check_int(self, "s", "grants per output per cycle", s, 1)
-        self.q_bits = _check_int(self, "q_bits", "width of a queue estimate", q_bits, 1)
-        self.hop_bits = _check_int(self, "hop_bits", "width of a hop weight", hop_bits, 1)
-        self.bias_bits = _check_int(self, "bias_bits", "width of a bias", bias_bits, 1)
+        self.n = check_int(self, "n", "requesters", n, 1)
+        self.n_out = check_int(self, "n_out", "outputs", n_out, 1)
+        self.n_cand = check_int(self, "n_cand", "candidates per requester", n_cand, 1)
+        self.s = check_int(self, "s", "grants per output per cycle", s, 1)
+        self.q_bits = check_int(self, "q_bits", "width of a queue estimate", q_bits, 1)
+        self.hop_bits = check_int(self, "hop_bits", "width of a hop weight", hop_bits, 1)
+        self.bias_bits = check_int(self, "bias_bits", "width of a bias", bias_bits, 1)
         if impl not in IMPLS:
-            _reject(self, f"impl (structure) must be 'ripple' or 'prefix', got {impl!r}")
+            reject(self, f"impl (structure) must be 'ripple' or 'prefix', got {impl!r}")
         self.impl = impl
         #: Width of a count ``c[o] in {0..S}``.
         self.count_bits = s.bit_length()
@@ -386,7 +386,7 @@ class SequentialAllocator(wiring.Component):
         n, mc, ow, hb, bb = self.n, self.n_cand, ptr_width(self.n_out), self.hop_bits, self.bias_bits
         words = [Cat(self.valid_rq_cd[i], *self.op_rq_cd[i], *self.hops_rq_cd[i], *self.bias_rq_cd[i])
                  for i in range(n)]
-        rot = _rotate(m, words, self.start, True, "rot_rq")
+        rot = rotate(m, words, self.start, True, "rot_rq")
         pos = []
         for k in range(n):
             w = rot[k]
@@ -408,7 +408,7 @@ class SequentialAllocator(wiring.Component):
         """Rotate the per-position results (req, gnt, sel, sel_op) back to the requesters' own indices."""
         cw, ow = ptr_width(self.n_cand), ptr_width(self.n_out)
         words = [Cat(req, gnt, sel, sel_o) for req, gnt, sel, sel_o in results]
-        back = _rotate(m, words, self.start, False, "unrot_rq")
+        back = rotate(m, words, self.start, False, "unrot_rq")
         for i in range(self.n):
             w = back[i]
             m.d.comb += [self.req_rq[i].eq(w[0]), self.gnt_rq[i].eq(w[1]),

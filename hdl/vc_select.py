@@ -46,7 +46,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import _check_int, _reject, ptr_width
+from .arbiter import check_int, reject, ptr_width
 
 __all__ = ["OutputVCSelect", "QueueLength"]
 
@@ -79,11 +79,11 @@ class OutputVCSelect(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, credit_bits: int, *, n_classes: int = 1):
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
-        self.credit_bits = _check_int(self, "credit_bits", "width of a credit count", credit_bits, 1)
-        self.n_classes = _check_int(self, "n_classes", "VC classes", n_classes, 1)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.credit_bits = check_int(self, "credit_bits", "width of a credit count", credit_bits, 1)
+        self.n_classes = check_int(self, "n_classes", "VC classes", n_classes, 1)
         if n_vcs % n_classes:
-            _reject(self, f"n_vcs (virtual channels) must be a multiple of n_classes = {n_classes} "
+            reject(self, f"n_vcs (virtual channels) must be a multiple of n_classes = {n_classes} "
                           f"(router-spec §R5), got {n_vcs}")
         super().__init__({
             "credit_ovc": In(credit_bits).array(n_vcs),
@@ -156,8 +156,8 @@ class QueueLength(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int):
-        self.n_vcs = _check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
-        self.depth = _check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
         super().__init__({
             "credit_ovc": In(range(depth + 1)).array(n_vcs),
             "q": Out(range(n_vcs * depth + 1)),
