@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from radixnet.golden.sim import SimConfig, Simulator, trace_record
+from ..golden.sim import SimConfig, Simulator, trace_record
 
 __all__ = ["golden_packets", "golden_config"]
 
@@ -26,16 +26,16 @@ __all__ = ["golden_packets", "golden_config"]
 def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None,
                   vc_depth: int = 4, packet_length: int = 1, seed: int = 0, speedup: int = 1,
                   vc_classes: int | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = 4, threshold: int = 4) -> SimConfig:
+                  ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle") -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
     Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1,
-    the router the RTL builds today.
+    the router the RTL builds today; ``router_model`` is the pipeline (§R10).
     """
     return SimConfig(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                      packet_length=packet_length, speedup=speedup, link_latency=1, seed=seed,
                      vc_classes=vc_classes, traffic_opts=dict(traffic_opts or {}),
-                     ugal_threshold=ugal_threshold, threshold=threshold).validate()
+                     ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model).validate()
 
 
 def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | None = None,

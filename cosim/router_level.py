@@ -11,6 +11,11 @@ golden model says its neighbours drove it:
   router granted the flit this router had sent there (§R2: the slot is freed
   at the grant).
 
+Under the ``iq`` model (§R10) every one of these moves by the router model's
+delays: a flit granted (SA) in cycle ``g`` is on its output link in ``g +
+sw_alloc_delay + st_final_delay`` and its slot's credit in ``g +
+credit_delay``, upstream and here alike.
+
 A flit arrives with the header the upstream router gave it (the §R9
 ``headers`` record: ``phase``, ``decided``, ``inter``, and the 2DFB's
 priority flag), so adaptive routings that rewrite the header at a decision
@@ -77,8 +82,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         ``credits_in`` ``[cycle, port, vc]``, ``expected_out`` ``[cycle, port, flit, id]``,
         ``expected_credits`` ``[cycle, port, vc]``, ``packets`` (the golden records).
     """
-    from radixnet.hdl.router import Router
-
+    from ..hdl.router import Router
     from .golden_trace import golden_config, golden_packets
     from .run import rtl_route
 
@@ -94,11 +98,12 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
     V = cfg.vcs
+    d_out, d_cr = cfg.model.traversal_delay(), cfg.model.credit_delay   # SA grant -> link, -> credit (§R10)
     if router is None:
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
-                 threshold=threshold)
+                 threshold=threshold, router_model=cfg.model.name)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()
@@ -125,18 +130,18 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
             else:
                 prev = hops[j - 1]
                 ch = int(pt["out_channel"][prev[0], prev[1]])
-                port, vc, cyc = int(net.dst_port[ch]), prev[2], prev[3]
+                port, vc, cyc = int(net.dst_port[ch]), prev[2], prev[3] + d_out
             data = (p["id"] & mask)
             before = header(0, 0, p["inter"]) if j == 0 else header(*hdrs[j - 1])   # as it arrives (§R9)
             arrivals.append([cyc, port, _pack(lay, head=1, tail=1, vc=vc, dest=p["dst"], hops=j, data=data,
                                               **before), p["id"]])
             eject = int(pt["out_terminal"][router, h[1]]) >= 0
-            exp_out.append([h[3], h[1], _pack(lay, head=1, tail=1, vc=0 if eject else h[2], dest=p["dst"],
+            exp_out.append([h[3] + d_out, h[1], _pack(lay, head=1, tail=1, vc=0 if eject else h[2], dest=p["dst"],
                                               hops=j if eject else j + 1, data=data, **header(*hdrs[j])),
                             p["id"]])
-            exp_credit.append([h[3], port, vc])
+            exp_credit.append([h[3] + d_cr, port, vc])
             if not eject:
-                credits_in.append([hops[j + 1][3], h[1], h[2]])
+                credits_in.append([hops[j + 1][3] + d_cr, h[1], h[2]])
     return {"router": int(router), "top": top, "arrivals": sorted(arrivals), "credits_in": sorted(credits_in),
             "expected_out": sorted(exp_out), "expected_credits": sorted(exp_credit), "packets": packets,
             "V": V, "data_width": data_width}
@@ -150,8 +155,7 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     differ), ``first`` (the first ones, with their golden paths), ``credit_mismatches``, ``cycles``,
     ``cycles_per_s``, ``error`` and the timings.
     """
-    from radixnet.hdl.rtlgen import flat_verilog
-
+    from ..hdl.rtlgen import flat_verilog
     from .run import SIMULATORS, _check, replay
 
     _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)

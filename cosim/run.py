@@ -148,7 +148,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
-                  threshold: int = 4) -> dict:
+                  threshold: int = 4, router_model: str = "single-cycle") -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -176,6 +176,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         catches it.
     build_root : path
         Where builds are cached.
+    router_model : str
+        The router pipeline (router-spec §R10), golden model and RTL alike: ``single-cycle`` or ``iq``.
 
     Returns
     -------
@@ -205,7 +207,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
-                        ugal_threshold=ugal_threshold, threshold=threshold)
+                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if rtl_routing in NEEDS_INTER and terminals == "axis":
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
@@ -213,16 +215,17 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     t0 = time.perf_counter()
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
-                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold)
+                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
+                             router_model=router_model)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                            routing=rtl_routing, threshold=rtl_threshold)
+                            routing=rtl_routing, threshold=rtl_threshold, router_model=router_model)
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                         routing=rtl_routing, threshold=rtl_threshold)
+                         routing=rtl_routing, threshold=rtl_threshold, router_model=router_model)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}

@@ -1,4 +1,6 @@
-"""Router top: table or adaptive routing, the greedy or the sequential allocator, ``S = 1`` (§R5-§R7).
+"""Router top: table or adaptive routing, the greedy or the sequential allocator, ``S = 1`` (§R5-§R7),
+under either router model of §R10: ``single-cycle`` (this docstring) or ``iq`` (VA | SA | ST | link,
+:mod:`radixnet.hdl.router_iq`).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
 ``min``; §R7a, §R7d) or, on the HyperX family, from a decision unit per
@@ -149,10 +151,11 @@ from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
 from .input_unit import InputUnit
 from .route_table import RouteCompute, RouteDecode
+from .router_iq import IqStages
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength
 
-__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED"]
+__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS"]
 
 #: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
 #: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
@@ -164,11 +167,14 @@ SEQUENTIAL = {"ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", No
 DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 
+#: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
+RTL_MODELS = ("single-cycle", "iq")
+
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
 FAULTS = (None, "out_arb_fixed", "seq_stale_state")
 
 
-class Router(wiring.Component):
+class Router(IqStages, wiring.Component):
     """One router of ``net`` with ``sp`` table routing, greedy separable allocation, ``S = 1`` (§R6).
 
     Parameters
@@ -204,6 +210,10 @@ class Router(wiring.Component):
     threshold : int
         The decision units' bias: UGAL's / CLOS AD's ``θ`` in flit-hops, the 2DFB's ``T_h`` in
         flits (§R7, §R7b); default 4.
+    router_model : str
+        The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
+        the grant cycle, Moore outputs from the buffers) or ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
+        SA, ST and output registers, a credit register; 4 cycles per hop).
 
     Attributes
     ----------
@@ -237,8 +247,14 @@ class Router(wiring.Component):
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
-                 routing: str | None = None, threshold: int = 4):
-        from radixnet.gen.routing import compile_table
+                 routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle"):
+        from ..gen.router_model import get_router_model
+        from ..gen.routing import compile_table
+
+        if router_model not in RTL_MODELS:
+            reject(self, f"router_model (the pipeline, router-spec §R10) must be one of {', '.join(RTL_MODELS)}, "
+                         f"got {router_model!r}")
+        self.model = get_router_model(router_model)
 
         if fault not in FAULTS:
             reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
@@ -339,14 +355,18 @@ class Router(wiring.Component):
         is_eject = [o in self.eject_ports for o in range(P)]
         errors = []
         self._is_eject = is_eject
+        iq = self.model.pipelined
 
-        # ---- input units
+        # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
         ius = []
         for p in range(P):
             iu = InputUnit(V, B, lay, check=self.check)
             m.submodules[f"input_ip_{p}"] = iu
-            m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p]),
-                         self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)]
+            m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
+            if iq:
+                m.d.sync += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
+            else:
+                m.d.comb += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
             errors.append(iu.error)
             ius.append(iu)
 
@@ -384,16 +404,38 @@ class Router(wiring.Component):
                 qlen[o] = ql
         self._credits, self._vcsel, self._busy, self._qlen = credits, vcsel, busy, qlen
 
-        # ---- wormhole state per input VC: the output VC its packet holds (§R5)
+        # ---- per input VC: the output VC its packet holds (§R5 wormhole; iq: bound by VA, §R10.1)
         active = [[Signal(name=f"active_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         act_o = [[Signal(pw, name=f"act_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         act_ov = [[Signal(vw, name=f"act_ovc_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+
+        if iq:
+            self._elaborate_iq(m, ius, active, act_o, act_ov)
+        else:
+            self._elaborate_single_cycle(m, ius, active, act_o, act_ov)
+
+        # ---- sticky error
+        any_err = Signal()
+        m.d.comb += any_err.eq(Cat(*errors).any())
+        with m.If(any_err):
+            m.d.sync += self.error.eq(1)
+        if self.check and self.eject_ports:
+            ej = Cat(*[self.credit_in_op_ovc[o].any() for o in self.eject_ports])
+            m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port")
+        return m
+
+    def _elaborate_single_cycle(self, m: Module, ius, active, act_o, act_ov):
+        """The ``single-cycle`` model (§R2, §R6): allocate, traverse and send in the grant cycle."""
+        P, V = self.n_ports, self.n_vcs
+        lay = self.flit_layout
+        credits, busy, is_eject = self._credits, self._busy, self._is_eject
 
         # ---- allocation (§R6): per input, granted?, which VC, to which output, the departing flit
         if self.routing in SEQUENTIAL:
             granted, pick_v, pick_o, pick_flit = self._allocate_sequential(m, ius, active, act_o, act_ov)
         else:
-            granted, pick_v, pick_o, pick_flit = self._allocate_greedy(m, ius, active, act_o, act_ov)
+            req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=False)
+            granted, pick_v, pick_o, pick_flit = self._separable(m, req, req_o, dep, "")
 
         # ---- the crossbar: output o takes the input granted to it (at most one, S = 1)
         m.submodules.crossbar = xbar = Crossbar(P, P, lay)
@@ -431,16 +473,6 @@ class Router(wiring.Component):
                         m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(pick_o[p]), act_ov[p][v].eq(pf.vc)]
                     with m.Elif(~pf.head & pf.tail):
                         m.d.sync += active[p][v].eq(0)
-
-        # ---- sticky error
-        any_err = Signal()
-        m.d.comb += any_err.eq(Cat(*errors).any())
-        with m.If(any_err):
-            m.d.sync += self.error.eq(1)
-        if self.check and self.eject_ports:
-            ej = Cat(*[self.credit_in_op_ovc[o].any() for o in self.eject_ports])
-            m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port")
-        return m
 
     # ------------------------------------------------------------------ per-VC request pieces (both allocators)
     def _new_route(self, m: Module, port, cls, tag: str):
@@ -505,18 +537,24 @@ class Router(wiring.Component):
             m.d.comb += rc.avail_np_cls[i].eq(avail_o_cls[o])
 
     # ------------------------------------------------------------------ greedy allocation (§R6)
-    def _allocate_greedy(self, m: Module, ius, active, act_o, act_ov):
-        """§R6 greedy, ``S = 1``: decisions on the start-of-cycle state, input then output round robin."""
+    def _greedy_requests(self, m: Module, ius, active, act_o, act_ov, *, va: bool):
+        """Step 1 of §R6 greedy: per input VC, request?, to which output, the flit it would send.
+
+        ``va=False`` (``single-cycle``): a VC holding an output VC requests it if it has a credit; a head
+        decides on the start-of-cycle state. ``va=True`` (the ``iq`` model's VA, §R10.1): only heads
+        holding no output VC request, and the "flit" is the header the decision commits.
+        """
         P, V, K = self.n_ports, self.n_vcs, self.n_classes
         lay = self.flit_layout
-        pw, vw = ptr_width(P), ptr_width(V)
+        pw = ptr_width(P)
         adaptive = self.routing is not None
+        pre = "va_" if va else ""
         if adaptive:
             q_o = {o: ql.q for o, ql in self._qlen.items()}
             avail_o = {o: Cat(*[self._vcsel[(o, k)].valid for k in range(K)]) for o in self._credits}
-        req = [Signal(V, name=f"req_ip_{p}_ivc") for p in range(P)]
-        req_o = [[Signal(pw, name=f"req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
-        dep = [[Signal(lay, name=f"dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        req = [Signal(V, name=f"{pre}req_ip_{p}_ivc") for p in range(P)]
+        req_o = [[Signal(pw, name=f"{pre}req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        dep = [[Signal(lay, name=f"{pre}dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         for p in range(P):
             iu = ius[p]
             for v in range(V):
@@ -539,10 +577,14 @@ class Router(wiring.Component):
                     m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
                     hops_out = rc.hops_out
                 new_ok, new_ov = self._new_route(m, rc.port, rc.cls, tag)
-                act_ok = self._held_route(m, act_o[p][v], act_ov[p][v], tag)
                 is_act = active[p][v]
+                if va:   # a VC that holds an output VC already is SA's (§R10.1)
+                    is_act = Const(0, 1)
+                    m.d.comb += req[p][v].eq(iu.front_valid_ivc[v] & ~active[p][v] & rc.valid & new_ok)
+                else:
+                    act_ok = self._held_route(m, act_o[p][v], act_ov[p][v], tag)
+                    m.d.comb += req[p][v].eq(iu.front_valid_ivc[v] & Mux(is_act, act_ok, rc.valid & new_ok))
                 m.d.comb += [
-                    req[p][v].eq(iu.front_valid_ivc[v] & Mux(is_act, act_ok, rc.valid & new_ok)),
                     req_o[p][v].eq(Mux(is_act, act_o[p][v], rc.port)),
                     dep[p][v].eq(f),
                     dep[p][v].vc.eq(Mux(is_act, act_ov[p][v], new_ov)),
@@ -553,17 +595,29 @@ class Router(wiring.Component):
                                  dep[p][v].decided.eq(Mux(is_act, f.decided, rc.decided_out)),
                                  dep[p][v].inter.eq(Mux(is_act, f.inter, rc.inter_out)),
                                  dep[p][v].h1.eq(Mux(is_act, f.h1, rc.h1_out))]
+        return req, req_o, dep
 
+    def _separable(self, m: Module, req, req_o, dep, pre: str, blocked_op=None):
+        """Steps 2-4 of §R6 greedy, ``S = 1``: input then output round robin; pointers move on grants.
+
+        ``pre`` prefixes the arbiters' and signals' names (``""``: ``single-cycle``; ``"va_"``/``"sa_"``:
+        the ``iq`` model's two allocators, §R10.1). ``blocked_op[o]`` (optional) keeps output ``o`` from
+        granting (a full ejection queue, §R6 step 3). Returns ``granted`` (a bit per input) and per input
+        the picked VC, its output and its flit.
+        """
+        P, V = self.n_ports, self.n_vcs
+        lay = self.flit_layout
+        pw, vw = ptr_width(P), ptr_width(V)
         # input arbitration (§R6 step 2): one VC per input
         in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []
         for p in range(P):
             arb = RoundRobinArbiter(V)
-            m.submodules[f"in_arb_ip_{p}"] = arb
+            m.submodules[f"{pre}in_arb_ip_{p}"] = arb
             m.d.comb += arb.req.eq(req[p])
-            r = Signal(name=f"pick_req_ip_{p}")
-            po = Signal(pw, name=f"pick_op_ip_{p}")
-            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
-            pf = Signal(lay, name=f"pick_flit_ip_{p}")
+            r = Signal(name=f"{pre}pick_req_ip_{p}")
+            po = Signal(pw, name=f"{pre}pick_op_ip_{p}")
+            pv = Signal(vw, name=f"{pre}pick_ivc_ip_{p}")
+            pf = Signal(lay, name=f"{pre}pick_flit_ip_{p}")
             m.d.comb += [r.eq(req[p].any()), pv.eq(onehot_index(arb.gnt, V))]
             with m.Switch(pv):
                 for v in range(V):
@@ -578,12 +632,14 @@ class Router(wiring.Component):
             pick_flit.append(pf)
 
         # output arbitration (§R6 step 3): one input per output; pointers move on grants (step 4)
-        granted = Signal(P, name="granted_ip")
+        granted = Signal(P, name=f"{pre}granted_ip")
         out_gnts = []
         for o in range(P):
             arb = RoundRobinArbiter(P)
-            m.submodules[f"out_arb_op_{o}"] = arb
-            m.d.comb += arb.req.eq(Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)]))
+            m.submodules[f"{pre}out_arb_op_{o}"] = arb
+            asks = Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)])
+            m.d.comb += arb.req.eq(asks if blocked_op is None or blocked_op[o] is None
+                                   else Mux(blocked_op[o], 0, asks))
             # moves only when some input asks (§R6 step 4); the planted fault freezes it
             m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
             out_gnts.append(arb.gnt)
@@ -593,8 +649,13 @@ class Router(wiring.Component):
         return granted, pick_v, pick_o, pick_flit
 
     # ------------------------------------------------------------------ sequential allocation (§R6)
-    def _allocate_sequential(self, m: Module, ius, active, act_o, act_ov):
+    def _allocate_sequential(self, m: Module, ius, active, act_o, act_ov, *, va: bool = False):
         """§R6 sequential, ``S = 1``: inputs served one after the other, each on the state the earlier left.
+
+        ``va=True`` is the ``iq`` model's sequential VA (§R10.1): only heads holding no output VC take
+        part, and a grant allocates the output VC without sending the flit. The state a grant leaves for
+        the positions after it is the same: the VC taken (held if the packet is longer than a flit) and
+        its output's ``q`` one flit longer (the golden kernel's temporary credit reservation).
 
         The service order ``start, start + 1, ... (mod P)`` is made by rotating the inputs' requests into
         **positions** (a barrel rotator by ``start``), running a ripple chain over the positions and
@@ -626,7 +687,8 @@ class Router(wiring.Component):
         start = Signal(pw, name="start_seq")
         if P > 1:
             m.d.sync += start.eq(next_ptr(m, start, None, P, "start_seq_next"))
-        ptr_in = [Signal(vw, name=f"ptr_in_ip_{p}") for p in range(P)]
+        pre = "va_" if va else ""
+        ptr_in = [Signal(vw, name=f"ptr_{pre}in_ip_{p}") for p in range(P)]
 
         words = []
         for p in range(P):
@@ -634,8 +696,11 @@ class Router(wiring.Component):
             m.d.comb += [w.port.eq(p), w.ptr.eq(ptr_in[p])]
             for v in range(V):
                 f = ius[p].front_flit_ivc[v]
-                m.d.comb += [w.vc[v].valid.eq(ius[p].front_valid_ivc[v]), w.vc[v].active.eq(active[p][v]),
-                             w.vc[v].act_o.eq(act_o[p][v]), w.vc[v].act_ov.eq(act_ov[p][v])]
+                if va:   # a VC holding an output VC already is SA's (§R10.1)
+                    m.d.comb += w.vc[v].valid.eq(ius[p].front_valid_ivc[v] & ~active[p][v])
+                else:
+                    m.d.comb += [w.vc[v].valid.eq(ius[p].front_valid_ivc[v]), w.vc[v].active.eq(active[p][v]),
+                                 w.vc[v].act_o.eq(act_o[p][v]), w.vc[v].act_ov.eq(act_ov[p][v])]
                 m.d.comb += [w.vc[v].hdr[k].eq(f[k]) for k in hdr_lay.members]
             words.append(Value.cast(w))
         pos_words = [data.View(in_lay, x) for x in rotate(m, words, start, True, "seq_rot")]
@@ -730,13 +795,13 @@ class Router(wiring.Component):
             taken, tov, tbusy = nxt_taken, nxt_tov, nxt_tbusy
 
         # back to the inputs' own indices
-        granted = Signal(P, name="granted_ip")
+        granted = Signal(P, name=f"{pre}granted_ip")
         pick_v, pick_o, pick_flit = [], [], []
         for p, x in enumerate(rotate(m, results, start, False, "seq_unrot")):
             r = data.View(res_lay, x)
-            pv = Signal(vw, name=f"pick_ivc_ip_{p}")
-            po = Signal(pw, name=f"pick_op_ip_{p}")
-            pf = Signal(lay, name=f"pick_flit_ip_{p}")
+            pv = Signal(vw, name=f"{pre}pick_ivc_ip_{p}")
+            po = Signal(pw, name=f"{pre}pick_op_ip_{p}")
+            pf = Signal(lay, name=f"{pre}pick_flit_ip_{p}")
             m.d.comb += [granted[p].eq(r.granted), pv.eq(r.ivc), po.eq(r.op)]
             with m.Switch(pv):
                 for v in range(V):

@@ -59,16 +59,21 @@ class AxisSwitchTop(wiring.Component):
         Route tables of the routers (default ``compile_table(net)``).
     fault : str, optional
         A deliberately wrong router (:data:`radixnet.hdl.router.FAULTS`).
+    routing, threshold
+        An adaptive routing decided in logic and its bias (:class:`~radixnet.hdl.network.NetworkTop`).
+    router_model : str
+        The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
-                 table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4):
+                 table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
+                 router_model: str = "single-cycle"):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
-                                  routing=routing, threshold=threshold)
+                                  routing=routing, threshold=threshold, router_model=router_model)
         lay = self.network.flit_layout
         enc = self.tuser.encoding
         self.ingress = [AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=enc, flit_layout=lay)

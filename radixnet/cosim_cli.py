@@ -61,11 +61,6 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         if getattr(args, name) not in (None, 1):
             raise UsageError(f"radixnet cosim: error: --{name.replace('_', '-')}: the RTL router is built with 1 "
                              f"(router-spec §R1), got {getattr(args, name)}")
-    if args.router_model not in (None, "single-cycle"):
-        from radixnet.gen.router_model import get_router_model
-        get_router_model(args.router_model)  # an unknown name: the usual one-line refusal
-        raise UsageError(f"radixnet cosim: error: --router-model: the RTL router implements single-cycle so far; "
-                         f"{args.router_model} runs in the golden model only (docs/router-spec.md §R10)")
     args.speedup = 1
     cfg = sim_config(args)
 
@@ -87,14 +82,16 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                    vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
                                    data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
-                                   ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold)
+                                   ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
+                                   router_model=cfg.model.name)
         else:
             verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
                                     cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                                     packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
                                     terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
                                     build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
-                                    ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold)
+                                    ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
+                                    router_model=cfg.model.name)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
@@ -106,7 +103,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         print(f"{'MATCH' if ok else 'MISMATCH'}: {verdict['packets'] - verdict['mismatches']} of "
               f"{verdict['packets']} {what} at the golden model's port and cycle "
               f"({cfg.net.family} {cfg.net.params}, {cfg.routing}, {cfg.traffic}, V={cfg.vcs} B={cfg.vc_depth} "
-              f"L={cfg.packet_length})")
+              f"L={cfg.packet_length}, router model {cfg.model.name})")
         if "router" in verdict:
             print(f"  credits returned: {verdict['credit_mismatches']} differ from the golden model")
         else:

@@ -154,9 +154,8 @@ def test_sweep_keeps_router_models_apart(tmp_path, capsys):
     assert min(r["result"]["avg_latency"] for r in iq) > max(r["result"]["avg_latency"] for r in sc)
 
 
-def test_cosim_refuses_a_model_the_rtl_does_not_build(capsys):
-    """Until the RTL has the iq pipeline, co-simulating it is refused in one line (never a silent
-    single-cycle run under an iq label)."""
-    assert main(["cosim", "--router-model", "iq"]) == 2
+def test_cosim_refuses_an_unknown_model(capsys):
+    """A model neither side builds is refused in one line before any work (tests/test_cosim_iq.py runs iq)."""
+    assert main(["cosim", "--router-model", "deep"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--router-model" in err and "golden model only" in err
+    assert err.count("\n") == 1 and "--router-model" in err and "single-cycle, iq" in err

@@ -149,14 +149,14 @@ def _run_pair(ref: Router, dut, cycles: int, seed: int, load: float = 0.7):
     ("slimfly", {"q": 5}, 7, 4, 2, 2),        # 2 VC classes
     ("mesh", {"dims": [3, 3]}, 0, 4, 2, 3),   # a corner router: 2 unused ports, 4 classes
 ])
-def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed, routing="sp"):
+def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed, routing="sp", router_model="single-cycle"):
     """Router(external_rom=True) + ROMs holding its rom_ints == Router(default): every output (flits,
     valids, credits, error) identical every cycle under random traffic (all destinations, hops 0..K)."""
     from radixnet.gen.routing import deterministic_table
     net = build(family, **kw)
     table = compile_table(net) if routing == "sp" else deterministic_table(net, routing)
-    ref = Router(net, rid, n_vcs, depth, 8, table=table)
-    core = Router(net, rid, n_vcs, depth, 8, table=table, external_rom=True)
+    ref = Router(net, rid, n_vcs, depth, 8, table=table, router_model=router_model)
+    core = Router(net, rid, n_vcs, depth, 8, table=table, external_rom=True, router_model=router_model)
     assert core.rom_ints == ref.rom_ints and len(core.rom_ints) == 1 << core.rom_addr_bits
     sent = _run_pair(ref, CoreWithRoms(core), 160, seed)
     assert sent > 60
@@ -167,6 +167,33 @@ def test_core_with_class_table_rom_equals_router():
     """A torus with dimension order and dateline classes (§R7d): the ROM words carry the table's class."""
     core = test_core_with_rom_equals_router("torus", {"dims": [4, 4]}, 5, 2, 2, 4, routing="dor")
     assert core.rom_cls_bits == 1 and core.rom_word_bits == core.rom_cls_bits + 3 + 3
+
+
+def test_core_with_rom_equals_router_iq():
+    """The same under the iq pipeline (§R10): the ROM is read in VA, the core is the router."""
+    test_core_with_rom_equals_router("slimfly", {"q": 5}, 7, 4, 2, 2, router_model="iq")
+
+
+@needs_verilator
+@pytest.mark.parametrize("argv, scheme", [
+    (["fbfly", "--k", "4", "--n", "2", "--axis"], "shared"),
+    (["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"], "per-router"),
+])
+def test_iq_tree_lints_clean(tmp_path, capsys, argv, scheme):
+    """``--router-model iq`` (``make rtl ... ROUTER_MODEL=iq``): the tree lints clean and the manifest
+    names the model and its stage delays (§R10)."""
+    out = tmp_path / "t"
+    assert rtlgen_main([*argv, "--router-model", "iq", "--lint", "--data-width", "32", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["scheme"]["name"] == scheme
+    assert {k: man[k] for k in ("router_model", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay",
+                                "credit_delay")} == {"router_model": "iq", "vc_alloc_delay": 1,
+                                                     "sw_alloc_delay": 1, "st_final_delay": 1, "credit_delay": 1}
+    assert "router model iq" in capsys.readouterr().out
+    assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--router-model", "deep", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--router-model" in err[0] and not (tmp_path / "d").exists()
 
 
 def test_routing_option(tmp_path, capsys):

@@ -1,0 +1,139 @@
+"""The ``iq`` router model in RTL (router-spec §R10.1): VA | SA | ST | link, and a credit register.
+
+:class:`IqStages` is the part of :class:`radixnet.hdl.router.Router` that the
+``iq`` model changes; the input units, credit counters, output VC choice and
+decision units are the router's own. Per cycle, on the state at the start of
+the cycle (registers only):
+
+* **VA** (VC allocation): input VCs whose front flit is a head that holds no
+  output VC request. The table and greedy adaptive routings use §R6's
+  separable allocator (arbiters ``va_in_arb_ip_<p>``, ``va_out_arb_op_<o>``);
+  the sequential routings (``ugal-s``, ``clos-ad``, ``2dfb-adaptive``) the
+  sequential chain, VA only (``ptr_va_in_ip_<p>``, ``start_seq``). A grant binds
+  the input VC to the output VC (``active``, ``act_op``, ``act_ovc``), holds that
+  output VC if the packet is longer than a flit, and **commits** the header the
+  decision wrote (``commit_ip_<p>_ivc_<v>``: ``hops`` as the head will leave,
+  and the adaptive routings' ``phase``, ``decided``, ``inter``, ``h1``).
+* **SA** (switch allocation): input VCs bound in an earlier cycle whose output
+  VC has a credit (an ejection port: whose queue is not full), §R6's separable
+  allocator (``sa_in_arb_ip_<p>``, ``sa_out_arb_op_<o>``). A grant pops the
+  flit (its slot's credit enters the credit register), takes a credit of its
+  output VC, releases the output VC and the binding on a tail, and loads the
+  flit -- a head with the committed header -- into the **ST register** of its
+  input (``st_valid_ip``, ``st_op_ip_<p>``, ``st_flit_ip_<p>``).
+* **ST**: the crossbar reads the ST registers and writes the **output
+  registers**, which drive ``out_valid_op`` / ``out_flit_op`` -- the link --
+  in the next cycle.
+* **Credits**: ``credit_out_ip_ivc`` is a register: a slot freed by an SA
+  grant in cycle ``g`` is signalled upstream in ``g + 1`` and counted there
+  from ``g + 2`` (§R10: ``Tl + credit_delay``).
+
+Zero-load timeline at one router (§R10.1): a head written at the edge ending
+``a - 1`` is in VA in ``a``, SA ``a + 1``, ST ``a + 2``, on the output link
+in ``a + 3``. The paths are register to register: buffer -> route -> VC
+choice -> VA arbiters -> binding registers; binding registers -> SA arbiters
+-> buffer read -> ST register; ST register -> crossbar -> output register.
+The sequential chain sits in VA only, in series with no crossbar.
+
+The §R2 output queue of an ejection port (depth ``V * B``) holds the flits in
+the ST and output registers, so with ``V * B <= 2`` a full one stops SA
+granting it, as in the golden model.
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Module, Mux, Signal
+from amaranth.lib import data
+
+from .arbiter import onehot_index, ptr_width
+from .crossbar import Crossbar
+
+__all__ = ["IqStages"]
+
+#: header fields a VA grant commits for the head's SA (§R10.1): ``hops`` always, the decision's with
+#: an adaptive routing
+COMMIT_FIELDS = ("hops",)
+ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
+
+
+class IqStages:
+    """Mixin of :class:`radixnet.hdl.router.Router`: the ``iq`` pipeline (module docstring)."""
+
+    def _elaborate_iq(self, m: Module, ius, active, act_o, act_ov):
+        from .router import SEQUENTIAL
+
+        P, V, B = self.n_ports, self.n_vcs, self.vc_depth
+        lay = self.flit_layout
+        pw = ptr_width(P)
+        credits, busy, is_eject = self._credits, self._busy, self._is_eject
+        fields = ADAPTIVE_COMMIT_FIELDS if self.routing is not None else COMMIT_FIELDS
+        commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
+        commit = [[Signal(commit_lay, name=f"commit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+
+        # ---- VA (§R10.1 step 1)
+        if self.routing in SEQUENTIAL:
+            va_g, va_v, va_o, va_f = self._allocate_sequential(m, ius, active, act_o, act_ov, va=True)
+        else:
+            req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=True)
+            va_g, va_v, va_o, va_f = self._separable(m, req, req_o, dep, "va_")
+
+        # ---- SA requests (§R10.1 step 2): bound VCs whose output VC has a credit
+        sa_req = [Signal(V, name=f"sa_req_ip_{p}_ivc") for p in range(P)]
+        sa_dep = [[Signal(lay, name=f"sa_dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
+        for p in range(P):
+            for v in range(V):
+                f = ius[p].front_flit_ivc[v]
+                ok = self._held_route(m, act_o[p][v], act_ov[p][v], f"sa_ip_{p}_ivc_{v}")
+                m.d.comb += [sa_req[p][v].eq(ius[p].front_valid_ivc[v] & active[p][v] & ok),
+                             sa_dep[p][v].eq(f), sa_dep[p][v].vc.eq(act_ov[p][v])]
+                with m.If(f.head):   # the head leaves with the header VA committed
+                    m.d.comb += [sa_dep[p][v][k].eq(commit[p][v][k]) for k in fields]
+
+        # ---- the ST registers, and an ejection queue full of flits still in ST / output registers
+        st_valid = Signal(P, name="st_valid_ip")
+        st_op = [Signal(pw, name=f"st_op_ip_{p}") for p in range(P)]
+        st_flit = [Signal(lay, name=f"st_flit_ip_{p}") for p in range(P)]
+        st_to_o = {o: Cat(*[st_valid[p] & (st_op[p] == o) for p in range(P)]) for o in range(P)}
+        blocked = {}
+        for o in range(P):
+            blocked[o] = None
+            if is_eject[o] and V * B <= 2:   # at S = 1 at most two flits are on their way out
+                full = Signal(name=f"eject_full_op_{o}")
+                m.d.comb += full.eq(st_to_o[o].any() + self.out_valid_op[o] >= V * B)
+                blocked[o] = full
+        sa_g, sa_v, sa_o, sa_f = self._separable(m, sa_req, act_o, sa_dep, "sa_", blocked)
+
+        # ---- grants: pops, ST registers, bindings and committed headers
+        for p in range(P):
+            m.d.comb += ius[p].pop_ivc.eq(Mux(sa_g[p], 1 << sa_v[p], 0)[:V])
+            m.d.sync += [st_valid[p].eq(sa_g[p]), st_op[p].eq(sa_o[p]), st_flit[p].eq(sa_f[p])]
+            for v in range(V):
+                with m.If(va_g[p] & (va_v[p] == v)):
+                    m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(va_o[p]), act_ov[p][v].eq(va_f[p].vc)]
+                    m.d.sync += [commit[p][v][k].eq(va_f[p][k]) for k in fields]
+                with m.If(sa_g[p] & (sa_v[p] == v) & sa_f[p].tail):
+                    m.d.sync += active[p][v].eq(0)
+
+        # ---- output VCs: SA takes a credit and a tail releases; VA holds for a packet longer than a flit
+        for o in range(P):
+            sa_hit = [sa_g[p] & (sa_o[p] == o) for p in range(P)]
+            va_hit = [va_g[p] & (va_o[p] == o) for p in range(P)]
+            for v in (range(1) if is_eject[o] else range(V)):
+                def on(vc):
+                    return 1 if is_eject[o] else vc == v
+                if not is_eject[o]:
+                    m.d.comb += credits[o][v].take.eq(Cat(*[h & on(f.vc) for h, f in zip(sa_hit, sa_f)]).any())
+                release = Cat(*[h & on(f.vc) & f.tail & ~f.head for h, f in zip(sa_hit, sa_f)]).any()
+                hold = Cat(*[h & on(f.vc) & ~f.tail for h, f in zip(va_hit, va_f)]).any()
+                with m.If(release):
+                    m.d.sync += busy[o][v].eq(0)
+                with m.If(hold):
+                    m.d.sync += busy[o][v].eq(1)
+
+        # ---- ST: the crossbar from the ST registers into the output registers (the link's driver)
+        m.submodules.crossbar = xbar = Crossbar(P, P, lay)
+        for o in range(P):
+            m.d.comb += [xbar.sel_op[o].eq(onehot_index(st_to_o[o], P)), xbar.sel_valid_op[o].eq(st_to_o[o].any())]
+            m.d.sync += [self.out_flit_op[o].eq(xbar.data_out_op[o]), self.out_valid_op[o].eq(xbar.valid_out_op[o])]
+        for p in range(P):
+            m.d.comb += xbar.data_in_ip[p].eq(st_flit[p])
