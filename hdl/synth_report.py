@@ -70,7 +70,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["DESIGNS", "SCRIPT", "Variant", "variants", "run_variant", "render", "main"]
+__all__ = ["DESIGNS", "SCRIPT", "Variant", "variants", "run_variant", "render", "main", "sources", "code_digest",
+           "write_between_markers", "run_parallel"]
 
 #: Every variant family, in table order.
 DESIGNS = ("flat", "flat-stream", "hier", "alloc-ripple", "alloc-prefix")
@@ -182,7 +183,7 @@ def _load_alloc_build():
     return build
 
 
-def _sources(module: str) -> list[Path]:
+def sources(module: str) -> list[Path]:
     """The hdl/ source files a module depends on: itself and its ``from .x import``, transitively."""
     seen, todo = [], [module]
     while todo:
@@ -195,7 +196,7 @@ def _sources(module: str) -> list[Path]:
     return sorted(seen)
 
 
-def _code_digest(path: Path) -> bytes:
+def code_digest(path: Path) -> bytes:
     """SHA-256 of a module's code: its AST without docstrings, so comment and doc edits keep the cache."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
@@ -213,8 +214,8 @@ def _key(v: Variant, yosys_version: str) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"name": v.name, "params": v.params, "amaranth": amaranth.__version__,
                          "yosys": yosys_version, "script": SCRIPT}, sort_keys=True).encode())
-    for path in _sources(v.module):
-        h.update(path.name.encode() + b"\0" + _code_digest(path))
+    for path in sources(v.module):
+        h.update(path.name.encode() + b"\0" + code_digest(path))
     return h.hexdigest()
 
 
@@ -334,16 +335,52 @@ def render(rows: list[dict], *, command: str, yosys_version: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_out(path: Path, block: str) -> None:
+def write_between_markers(path: Path, block: str, *, begin: str, end: str, title: str) -> None:
+    """Write ``block`` between the markers ``begin``/``end`` of ``path`` (the prose around is kept), or a
+    new document with ``title`` if the file or its markers are missing."""
     if path.exists():
         text = path.read_text()
-        if BEGIN in text and END in text.split(BEGIN, 1)[1]:
-            head, rest = text.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1]
-            path.write_text(f"{head}{BEGIN}\n{block}{END}{tail}")
+        if begin in text and end in text.split(begin, 1)[1]:
+            head, rest = text.split(begin, 1)
+            tail = rest.split(end, 1)[1]
+            path.write_text(f"{head}{begin}\n{block}{end}{tail}")
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Synthesis report\n\n{BEGIN}\n{block}{END}\n")
+    path.write_text(f"# {title}\n\n{begin}\n{block}{end}\n")
+
+
+def _write_out(path: Path, block: str) -> None:
+    write_between_markers(path, block, begin=BEGIN, end=END, title="Synthesis report")
+
+
+def run_parallel(items, work, *, jobs: int, name_of) -> tuple[list, int]:
+    """``work(item, log)`` for every item, ``jobs`` at a time; ``log`` prints ``[i/n] message`` on stderr.
+
+    Returns the results of the items that finished, in the items' order, and the number that raised (each
+    failure is logged in one line; one bad row does not lose the others).
+    """
+    n = len(items)
+    lock = threading.Lock()
+
+    def log_for(i: int):
+        def log(msg: str):
+            with lock:
+                print(f"[{i + 1}/{n}] {msg}", file=sys.stderr, flush=True)
+        return log
+
+    results: dict[int, object] = {}
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(work, item, log_for(i)): i for i, item in enumerate(items)}
+        for fut in concurrent.futures.as_completed(futures):
+            i = futures[fut]
+            try:
+                results[i] = fut.result()
+            except Exception as exc:
+                failed += 1
+                log_for(i)(f"{name_of(items[i])}: FAILED: "
+                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+    return [results[i] for i in sorted(results)], failed
 
 
 class _Parser(argparse.ArgumentParser):
@@ -401,29 +438,9 @@ def main(argv=None) -> int:
     alloc = _load_alloc_build() if any(d.startswith("alloc-") for d in args.designs) else None
     rows = variants(args.radix, args.designs, width=args.width, depth=args.depth, alloc_build=alloc)
     version = _yosys_version(yosys)
-    n = len(rows)
-    print_lock = threading.Lock()
-
-    def log_for(i: int):
-        def log(msg: str):
-            with print_lock:
-                print(f"[{i + 1}/{n}] {msg}", file=sys.stderr, flush=True)
-        return log
-
-    results: dict[int, dict] = {}
-    failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_variant, v, args.cache, yosys=yosys, yosys_version=version,
-                               force=args.force, timeout=args.timeout, log=log_for(i)): i
-                   for i, v in enumerate(rows)}
-        for fut in concurrent.futures.as_completed(futures):
-            i = futures[fut]
-            try:
-                results[i] = fut.result()
-            except Exception as exc:  # one bad row does not lose the others
-                failed += 1
-                log_for(i)(f"{rows[i].name}: FAILED: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
-    done = [results[i] for i in sorted(results)]
+    done, failed = run_parallel(
+        rows, lambda v, log: run_variant(v, args.cache, yosys=yosys, yosys_version=version, force=args.force,
+                                         timeout=args.timeout, log=log), jobs=args.jobs, name_of=lambda v: v.name)
     command = "python -m radixnet.hdl.synth_report " + " ".join(argv) if argv else \
         "python -m radixnet.hdl.synth_report"
     block = render(done, command=command.strip(), yosys_version=version)

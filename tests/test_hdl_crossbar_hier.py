@@ -457,5 +457,5 @@ def test_synth_report_cache_key_ignores_docs_not_code(tmp_path):
     a.write_text('"""Doc."""\n\ndef f(x):\n    """One."""\n    return x + 1  # note\n')
     b.write_text('"""Other doc."""\n\ndef f(x):\n    """Two."""\n    return x + 1\n')
     c.write_text('"""Doc."""\n\ndef f(x):\n    """One."""\n    return x + 2\n')
-    digest = synth_report._code_digest
+    digest = synth_report.code_digest
     assert digest(a) == digest(b) != digest(c)

