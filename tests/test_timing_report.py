@@ -26,8 +26,11 @@ def test_small_core_end_to_end(tmp_path):
     assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
     again = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
-    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seed=1)
+    other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
+    assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
+    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seed=1, missing=[other.name])
     assert "nextpnr" in text and "placer seed 1" in text and "| 4 | iq | greedy (sp) |" in text
+    assert other.name in text.split("not in this report")[1]
 
 
 @pytest.mark.parametrize("argv, needle", [
