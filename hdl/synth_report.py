@@ -71,7 +71,8 @@ from pathlib import Path
 from typing import Callable
 
 __all__ = ["DESIGNS", "SCRIPT", "Variant", "variants", "run_variant", "render", "main", "sources", "code_digest",
-           "write_between_markers", "run_parallel"]
+           "write_between_markers", "run_parallel",
+           "cached_row", "store_row"]
 
 #: Every variant family, in table order.
 DESIGNS = ("flat", "flat-stream", "hier", "alloc-ripple", "alloc-prefix")
@@ -256,6 +257,23 @@ def _run_yosys(exe: str, verilog_text: str, top: str, timeout: float):
     return stats, int(mt.group(1)), usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def cached_row(path: Path, key: str) -> dict | None:
+    """The row cached at ``path`` if it was computed under ``key``; None if missing, unreadable or stale."""
+    try:
+        row = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return row if isinstance(row, dict) and row.get("key") == key else None
+
+
+def store_row(path: Path, row: dict) -> None:
+    """Write a finished row to its cache file atomically: a killed run leaves no half-written row."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(row, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
 def run_variant(v: Variant, cache: Path, *, yosys: str, yosys_version: str, force: bool = False,
                 timeout: float = 14400.0, log=print) -> dict:
     """Synthesize one row, or reuse its cache file; the result dict is written to ``cache/<name>.json``.
@@ -270,14 +288,10 @@ def run_variant(v: Variant, cache: Path, *, yosys: str, yosys_version: str, forc
 
     path = cache / f"{v.name}.json"
     key = _key(v, yosys_version)
-    if not force and path.exists():
-        try:
-            row = json.loads(path.read_text())
-        except (OSError, ValueError):
-            row = {}
-        if row.get("key") == key:
-            log(f"{v.name}: cached ({row['cells']} cells, {row['flip_flops']} FFs, depth {row['depth']})")
-            return {**row, "cached": True}
+    row = None if force else cached_row(path, key)
+    if row is not None:
+        log(f"{v.name}: cached ({row['cells']} cells, {row['flip_flops']} FFs, depth {row['depth']})")
+        return {**row, "cached": True}
     log(f"{v.name}: generating Verilog")
     t0 = time.monotonic()
     with _ELABORATE:
@@ -292,10 +306,7 @@ def run_variant(v: Variant, cache: Path, *, yosys: str, yosys_version: str, forc
            "cells": stats.cells, "flip_flops": stats.flip_flops, "latches": stats.latches, "depth": depth,
            "cell_types": stats.cell_types, "yosys_cpu_s": round(cpu, 1), "yosys_peak_mb": round(peak),
            "verilog_s": round(t_verilog, 1), "detail": detail, "yosys": yosys_version, "key": key}
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(row, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)  # atomic: a killed run leaves no half-written row
+    store_row(path, row)
     log(f"{v.name}: done in {cpu:.0f} s CPU, {peak:.0f} MB ({stats.cells} cells, {stats.flip_flops} FFs, "
         f"depth {depth})")
     return {**row, "cached": False}

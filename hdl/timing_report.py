@@ -187,18 +187,15 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     ``cached_only``: return None instead of running a row that has no valid cache file.
     """
     from .rtlgen import flat_verilog
+    from .synth_report import cached_row, store_row
 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx}
     key = _key(row, args, versions)
     path = cache / f"{row.name}.json"
-    if not force and path.exists():
-        try:
-            got = json.loads(path.read_text())
-        except (OSError, ValueError):
-            got = {}
-        if got.get("key") == key:
-            log(f"{row.name}: cached (Fmax {got['fmax_mhz']:.1f} MHz)")
-            return {**got, "cached": True}
+    got = None if force else cached_row(path, key)
+    if got is not None:
+        log(f"{row.name}: cached (Fmax {got['fmax_mhz']:.1f} MHz)")
+        return {**got, "cached": True}
     if cached_only:
         log(f"{row.name}: not run yet (--cached-only)")
         return None
@@ -245,10 +242,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),
         "xilinx_s": round(xil_s, 1), "versions": versions, "key": key,
     }
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp_path = path.with_suffix(".json.tmp")
-    tmp_path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    tmp_path.replace(path)   # atomic: a killed run leaves no half-written row
+    store_row(path, result)
     log(f"{row.name}: Fmax {fmax:.1f} MHz, {result['luts']} LUT4, {result['ffs']} FF "
         f"(synth {synth_s:.0f} s, pnr {pnr_s:.0f} s, xilinx {xil_s:.0f} s)")
     return {**result, "cached": False}
