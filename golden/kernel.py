@@ -49,7 +49,7 @@ Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe 
 Sources = namedtuple("Sources", "sq_head sq_tail sq_flit pkt_next term_count")
 #: The packet table and, when tracing, each packet's hops (§R9).
 Packets = namedtuple("Packets", "src dst phase decided inter hops nhop injected ejected vc hop_router hop_port "
-                                "hop_vc hop_cycle hop_hdr")
+                                "hop_vc hop_cycle hop_hdr hop_sent")
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them).
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount tried "
                                 "resv")
@@ -788,6 +788,11 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                 ov = rs.oqv[r, o, h]
                 rs.oq_head[r, o] = (h + 1) % rs.oq.shape[2]
                 rs.oq_cnt[r, o] -= 1
+                if prm.trace_on and flit % L == 0:
+                    # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
+                    h = pk.nhop[flit // L] - 1
+                    if h < pk.hop_sent.shape[1]:
+                        pk.hop_sent[flit // L, h] = t
                 c = tp.out_ch[r, o]
                 if c >= 0:
                     lk.pipe_flit[c, slot] = flit

@@ -314,6 +314,7 @@ class Simulator:
         self.hop_vc = np.full((hc, h), -1, i64)
         self.hop_cycle = np.full((hc, h), -1, i64)
         self.hop_hdr = np.full((hc, h), -1, i64)   # phase | decided << 1 | inter << 2 after each grant
+        self.hop_sent = np.full((hc, h), -1, i64)  # cycle the head left the output queue onto the link
         self.pk = kernel.Packets(**{f: getattr(self, f if f.startswith("hop_") else "pkt_" + f)
                                     for f in kernel.Packets._fields})
         self.srcq = kernel.Sources(**{f: getattr(self, f) for f in kernel.Sources._fields})
@@ -386,7 +387,7 @@ class Simulator:
             self.pkt_inter[slots] = self.tables.term_router[src]
         self.pkt_inter0[slots] = self.pkt_inter[slots]
         if self.trace_on:
-            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr):
+            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr, self.hop_sent):
                 a[slots] = -1
         return slots
 
@@ -468,6 +469,7 @@ class Simulator:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
                 h = self.hop_hdr[s]
                 rec["hdr"] = np.stack([h & 1, (h >> 1) & 1, h >> 2], -1)   # per hop: phase, decided, inter
+                rec["sent"] = self.hop_sent[s].copy()
             if self.on_ejected is not None:
                 self.on_ejected(rec)
             self.pkt_seq[s] = -1  # collected: the slot may be reused
@@ -607,7 +609,9 @@ def trace_record(rec: dict, i: int) -> dict:
     (routed minimally), ``inter`` (the header's intermediate router at creation, §R4) and, when the
     simulator traces, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
     ejection port) and ``headers`` (per hop, ``[phase, decided, inter]`` of the head flit as it leaves:
-    for ``2dfb-adaptive`` ``phase`` is the priority flag ``h1``).
+    for ``2dfb-adaptive`` ``phase`` is the priority flag ``h1``) and ``sent`` (per hop, the cycle the head
+    flit left the §R2 output queue onto the link: the grant cycle plus the router model's traversal delay,
+    later when the queue held older flits, which only speedup ``S > 1`` makes possible).
     """
     out = {"id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
            "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),
@@ -617,6 +621,7 @@ def trace_record(rec: dict, i: int) -> dict:
         keep = rec["hop"][i][:, 0] >= 0
         out["hops"] = rec["hop"][i][keep].tolist()
         out["headers"] = rec["hdr"][i][keep].tolist()
+        out["sent"] = rec["sent"][i][keep].tolist()
     return out
 
 
