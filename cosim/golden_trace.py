@@ -11,7 +11,7 @@ Examples
 >>> from radixnet.gen import build
 >>> pk = golden_packets(build("fbfly", k=2, n=2), load=0.3, cycles=40, vcs=1, vc_depth=2)
 >>> sorted(pk[0])
-['created', 'dst', 'ejected', 'headers', 'hops', 'id', 'injected', 'inter', 'min', 'src']
+['created', 'dst', 'ejected', 'headers', 'hops', 'id', 'injected', 'inter', 'min', 'sent', 'src']
 >>> all(p["created"] <= p["injected"] < p["ejected"] for p in pk)
 True
 """
@@ -29,8 +29,8 @@ def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
                   ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle") -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
-    Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1,
-    the router the RTL builds today; ``router_model`` is the pipeline (§R10).
+    Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1 (the
+    RTL builds 1 and 2); ``router_model`` is the pipeline (§R10).
     """
     return SimConfig(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                      packet_length=packet_length, speedup=speedup, link_latency=1, seed=seed,
@@ -62,10 +62,11 @@ def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | No
     -------
     list of dict
         Per packet, in creation order, its §R9 trace object (:func:`radixnet.golden.sim.trace_record`):
-        ``id, src, dst, created, injected, ejected, min, inter, hops, headers`` (``hops``: ``[router,
-        out_port, out_vc, grant_cycle]`` per router, the last one the ejection; ``headers``: ``[phase,
-        decided, inter]`` the head flit leaves each router with; ``inter``: the header's ``inter`` field
-        at creation, Valiant/UGAL's intermediate router).
+        ``id, src, dst, created, injected, ejected, min, inter, hops, headers, sent`` (``hops``:
+        ``[router, out_port, out_vc, grant_cycle]`` per router, the last one the ejection; ``headers``:
+        ``[phase, decided, inter]`` the head flit leaves each router with; ``sent``: per router, the cycle
+        the head flit went onto the link; ``inter``: the header's ``inter`` field at creation,
+        Valiant/UGAL's intermediate router).
     """
     import numpy as np
 

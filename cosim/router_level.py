@@ -4,16 +4,18 @@ The golden model runs the whole network (every router, every terminal); one
 router's Verilog is built alone and every one of its ports is driven as the
 golden model says its neighbours drove it:
 
-* a flit arrives on input port ``p`` in the cycle the upstream router granted
-  it (its §R9 hop record: router, output port, output VC, cycle), or, on an
-  injection port, in the packet's ``injected`` cycle on VC ``i mod V`` (§R3);
+* a flit arrives on input port ``p`` in the cycle the upstream router sent it
+  (its §R9 hop record: router, output port, output VC, grant cycle, and the
+  ``sent`` cycle it left the output queue), or, on an injection port, in the
+  packet's ``injected`` cycle on VC ``i mod V`` (§R3);
 * a credit for output ``o`` VC ``v`` arrives in the cycle the downstream
   router granted the flit this router had sent there (§R2: the slot is freed
   at the grant).
 
 Under the ``iq`` model (§R10) every one of these moves by the router model's
 delays: a flit granted (SA) in cycle ``g`` is on its output link in ``g +
-sw_alloc_delay + st_final_delay`` and its slot's credit in ``g +
+sw_alloc_delay + st_final_delay`` (later if, with speedup 2, older flits
+queue ahead of it: the trace's ``sent``) and its slot's credit in ``g +
 credit_delay``, upstream and here alike.
 
 A flit arrives with the header the upstream router gave it (the §R9
@@ -22,9 +24,9 @@ priority flag), so adaptive routings that rewrite the header at a decision
 (``val``, ``ugal``, ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``) are checked
 router by router too.
 
-Expected from the router, every cycle: the flits it grants (output port,
+Expected from the router, every cycle: the flits it sends (output port,
 VC, updated header: ``hops`` and the decision's fields) exactly in the golden
-hop records' cycles, and the credits it returns upstream in the same cycles. This level builds in
+hop records' ``sent`` cycles, and the credits it returns upstream in the same cycles. This level builds in
 seconds for routers whose whole network is too large to build (Slim Fly q = 5:
 50 routers), and it drives every port at once.
 
@@ -98,12 +100,12 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
     V = cfg.vcs
-    d_out, d_cr = cfg.model.traversal_delay(), cfg.model.credit_delay   # SA grant -> link, -> credit (§R10)
+    d_cr = cfg.model.credit_delay   # SA grant -> credit register (§R10)
     if router is None:
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
-                 threshold=threshold, router_model=cfg.model.name)
+                 threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()
@@ -121,7 +123,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
 
     arrivals, credits_in, exp_out, exp_credit = [], [], [], []
     for p in packets:
-        hops, hdrs = p["hops"], p["headers"]
+        hops, hdrs, sent = p["hops"], p["headers"], p["sent"]
         for j, h in enumerate(hops):
             if h[0] != router:
                 continue
@@ -130,13 +132,13 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
             else:
                 prev = hops[j - 1]
                 ch = int(pt["out_channel"][prev[0], prev[1]])
-                port, vc, cyc = int(net.dst_port[ch]), prev[2], prev[3] + d_out
+                port, vc, cyc = int(net.dst_port[ch]), prev[2], sent[j - 1]
             data = (p["id"] & mask)
             before = header(0, 0, p["inter"]) if j == 0 else header(*hdrs[j - 1])   # as it arrives (§R9)
             arrivals.append([cyc, port, _pack(lay, head=1, tail=1, vc=vc, dest=p["dst"], hops=j, data=data,
                                               **before), p["id"]])
             eject = int(pt["out_terminal"][router, h[1]]) >= 0
-            exp_out.append([h[3] + d_out, h[1], _pack(lay, head=1, tail=1, vc=0 if eject else h[2], dest=p["dst"],
+            exp_out.append([sent[j], h[1], _pack(lay, head=1, tail=1, vc=0 if eject else h[2], dest=p["dst"],
                                               hops=j if eject else j + 1, data=data, **header(*hdrs[j])),
                             p["id"]])
             exp_credit.append([h[3] + d_cr, port, vc])

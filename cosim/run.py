@@ -102,15 +102,16 @@ def rtl_route(cfg):
 
     Kim's adaptive routings on the HyperX families -- ``min-ad``, ``val`` and ``ugal`` with the greedy
     allocator, ``ugal-s`` and ``clos-ad`` with the sequential one (§R7) -- and the 2DFB's
-    ``2dfb-adaptive`` (§R7b, sequential) are decided in logic (hdl/route_adaptive.py) at speedup 1
+    ``2dfb-adaptive`` (§R7b, sequential) are decided in logic (hdl/route_adaptive.py)
     (table None); the rest are route tables (:func:`_rtl_table`, routing None). ``threshold`` is the
     decision units' bias: ``--threshold`` (T_h) for ``2dfb-adaptive``, ``--ugal-threshold`` otherwise.
     """
-    from radixnet.hdl.router import DECIDED, SEQUENTIAL
+    from radixnet.hdl.router import DECIDED, RTL_SPEEDUPS, SEQUENTIAL
 
+    if cfg.speedup not in RTL_SPEEDUPS:
+        raise ValueError(f"--speedup: the RTL router is built with speedup "
+                         f"{' or '.join(map(str, RTL_SPEEDUPS))} (router-spec §R1), got {cfg.speedup}")
     if cfg.routing in DECIDED and cfg._table is None:
-        if cfg.speedup != 1:
-            raise ValueError(f"--speedup: the RTL router is built with speedup 1, got {cfg.speedup}")
         assert (cfg.routing in SEQUENTIAL) == cfg._sequential, cfg.routing
         thr = cfg.threshold if cfg.routing == "2dfb-adaptive" else cfg.ugal_threshold
         return None, cfg.routing, thr
@@ -148,7 +149,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
-                  threshold: int = 4, router_model: str = "single-cycle") -> dict:
+                  threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -178,6 +179,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         Where builds are cached.
     router_model : str
         The router pipeline (router-spec §R10), golden model and RTL alike: ``single-cycle`` or ``iq``.
+    speedup : int
+        The routers' speedup ``S`` (§R1), golden model and RTL alike: 1 or 2.
 
     Returns
     -------
@@ -207,7 +210,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
-                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model)
+                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
+                        speedup=speedup)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if rtl_routing in NEEDS_INTER and terminals == "axis":
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
@@ -216,16 +220,18 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
                              traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
-                             router_model=router_model)
+                             router_model=router_model, speedup=speedup)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                            routing=rtl_routing, threshold=rtl_threshold, router_model=router_model)
+                            routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
+                            speedup=speedup)
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                         routing=rtl_routing, threshold=rtl_threshold, router_model=router_model)
+                         routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
+                         speedup=speedup)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}

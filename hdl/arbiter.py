@@ -41,7 +41,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["RoundRobinArbiter", "RoundRobinMultiArbiter", "ptr_width", "check_int", "reject", "onehot_index",
+__all__ = ["RoundRobinArbiter", "RoundRobinMultiArbiter", "ptr_width", "check_int", "reject", "onehot_index", "later_than",
            "rr_first", "next_ptr", "lowest_one", "or_all"]
 
 
@@ -114,6 +114,19 @@ def rr_first(m: Module, req, ptr, n: int, name: str) -> Signal:
     gnt = Signal(n, name=name)
     m.d.comb += gnt.eq(Mux(req_hi.any(), gnt_hi, gnt_lo))
     return gnt
+
+
+def later_than(m: Module, onehot, ptr, n: int, name: str) -> Signal:
+    """The bits after the set bit of the one-hot ``onehot`` in round-robin order from ``ptr`` (``ptr, ptr + 1,
+    ..., n - 1, 0, ..., ptr - 1``): the candidates a second grant of the same arbiter may still take."""
+    ones = Const((1 << n) - 1, n)
+    idx = Signal(ptr_width(n), name=f"{name}_idx")
+    m.d.comb += idx.eq(onehot_index(onehot, n))
+    above = (ones << (idx + 1))[:n]       # index above the grant
+    below_ptr = ~(ones << ptr)[:n]        # index below ptr (after the wrap)
+    out = Signal(n, name=name)
+    m.d.comb += out.eq(Mux(idx >= ptr, above | below_ptr, above & below_ptr))
+    return out
 
 
 def next_ptr(m: Module, base, offset, n: int, name: str) -> Signal:

@@ -22,8 +22,8 @@ credit per flit it received (so ``ret`` never meets ``count == depth``). A
 same-cycle ``ret`` does not make ``take`` at zero legal: the returned credit
 is only usable from the next cycle (§R2 phase 4).
 
-* **underflow**: ``take`` while ``count == 0``;
-* **overflow**: ``ret`` while ``count == depth``.
+* **underflow**: ``take`` while ``count == 0`` (with ``takes > 1``: ``take > count``);
+* **overflow**: ``ret`` while ``count == depth`` (with ``takes > 1``: and no ``take``).
 
 On either, the count **saturates** (it is clamped to ``0 .. depth``, never
 wraps) and the sticky ``error`` output is set until reset, so a co-simulation
@@ -66,11 +66,14 @@ class CreditCounter(wiring.Component):
         Flits per downstream VC buffer (``B``, §R1); the reset value and the maximum, ``depth >= 1``.
     check : bool
         Also emit an assertion (simulation and Verilog) that fires on underflow or overflow.
+    takes : int
+        Most flits granted to this VC in one cycle (the router's speedup ``S``, §R6), ``>= 1``; default 1.
 
     Attributes
     ----------
-    take : Signal(1), in
-        A flit is granted to this VC this cycle (one credit consumed at the edge).
+    take : Signal(range(takes + 1)), in
+        Flits granted to this VC this cycle (as many credits consumed at the edge; one bit when ``takes``
+        is 1).
     ret : Signal(1), in
         A returned credit arrives this cycle (one credit added at the edge).
     count : Signal(range(depth + 1)), out
@@ -81,13 +84,14 @@ class CreditCounter(wiring.Component):
         Sticky: an underflow or overflow happened since reset (never under the protocol).
     """
 
-    def __init__(self, depth: int, *, check: bool = True):
+    def __init__(self, depth: int, *, check: bool = True, takes: int = 1):
         self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
+        self.takes = check_int(self, "takes", "grants to one VC per cycle", takes, 1)
         if not isinstance(check, bool):
             reject(self, f"check (emit the protocol assertion) must be a bool, got {check!r}")
         self.check = check
         super().__init__({
-            "take": In(1),
+            "take": In(range(takes + 1)),
             "ret": In(1),
             "count": Out(range(depth + 1), init=depth),
             "avail": Out(1),
@@ -99,18 +103,27 @@ class CreditCounter(wiring.Component):
         count, depth = self.count, self.depth
         empty, full = Signal(), Signal()
         underflow, overflow = Signal(), Signal()
-        m.d.comb += [
-            empty.eq(count == 0),
-            full.eq(count == depth),
-            underflow.eq(self.take & empty),
-            overflow.eq(self.ret & full),
-        ]
-
         m.d.comb += self.avail.eq(~empty)
-        with m.If(self.take & ~self.ret & ~empty):
-            m.d.sync += count.eq(count - 1)
-        with m.Elif(self.ret & ~self.take & ~full):
-            m.d.sync += count.eq(count + 1)
+        if self.takes == 1:
+            m.d.comb += [
+                empty.eq(count == 0),
+                full.eq(count == depth),
+                underflow.eq(self.take & empty),
+                overflow.eq(self.ret & full),
+            ]
+            with m.If(self.take & ~self.ret & ~empty):
+                m.d.sync += count.eq(count - 1)
+            with m.Elif(self.ret & ~self.take & ~full):
+                m.d.sync += count.eq(count + 1)
+        else:   # several grants a cycle (speedup): count - take + ret, held on a violation
+            m.d.comb += [
+                empty.eq(count == 0),
+                full.eq(count == depth),
+                underflow.eq(self.take > count),
+                overflow.eq(self.ret & (count - self.take == depth)),
+            ]
+            with m.If(~underflow & ~overflow):
+                m.d.sync += count.eq(count - self.take + self.ret)
         with m.If(underflow | overflow):
             m.d.sync += self.error.eq(1)
         if self.check:

@@ -70,6 +70,8 @@ class NetworkTop(wiring.Component):
         Emit the routers' protocol assertions.
     router_model : str
         The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
+    speedup : int
+        The routers' speedup ``S`` (§R1): 1 (default) or 2.
 
     Attributes
     ----------
@@ -85,7 +87,7 @@ class NetworkTop(wiring.Component):
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle"):
+                 router_model: str = "single-cycle", speedup: int = 1):
         from radixnet.gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -98,7 +100,7 @@ class NetworkTop(wiring.Component):
         self.n_terminals = int(net.num_terminals)
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
-                               routing=routing, threshold=threshold, router_model=router_model)
+                               routing=routing, threshold=threshold, router_model=router_model, speedup=speedup)
                         for r in range(net.num_routers)]
         #: (src router, src port, dst router, dst port) per channel
         self.channels = [(int(net.src[c]), int(net.src_port[c]), int(net.dst[c]), int(net.dst_port[c]))

@@ -1,6 +1,6 @@
-"""Router top: table or adaptive routing, the greedy or the sequential allocator, ``S = 1`` (§R5-§R7),
-under either router model of §R10: ``single-cycle`` (this docstring) or ``iq`` (VA | SA | ST | link,
-:mod:`radixnet.hdl.router_iq`).
+"""Router top: table or adaptive routing, the greedy or the sequential allocator (§R5-§R7), speedup
+``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under either router model of §R10:
+``single-cycle`` (this docstring) or ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
 ``min``; §R7a, §R7d) or, on the HyperX family, from a decision unit per
@@ -57,6 +57,19 @@ sets the output VC busy and the input VC active for a head flit that is not a
 tail (clears both on the tail), and sends the flit through the crossbar with
 ``vc`` = the output VC (0 on an ejection port) and, for a head flit,
 ``hops + 1`` on a network output (saturating; unchanged on ejection).
+
+Speedup 2 (§R8b)
+----------------
+``speedup=2`` gives every input and output two lanes. The separable allocator
+picks up to two VCs per input (the first two requesters in round-robin order)
+and grants up to two lanes per output in its round-robin order, the second
+only if the first left it grantable (:meth:`Router._second_ok`: the credit,
+the VC hold, the ejection queue; under ``iq``'s VA, the next-best VC); the
+sequential chain has two steps per input. A ``2P``-lane crossbar writes each
+output's grants, in grant order, into its §R2 output queue
+(:class:`~radixnet.hdl.output_queue.OutputQueue`, ``V * B`` flits; bypassed
+when empty, so an idle output adds no cycle). Credit counters take up to two
+credits a cycle.
 
 Timing (§R2, §R8a, ``Tl = 1``)
 ------------------------------
@@ -140,22 +153,27 @@ ValueError: Router: n_vcs (virtual channels per port) must be a multiple of the 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from amaranth import Cat, Const, Module, Mux, Signal, Value
 from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, check_int, next_ptr, onehot_index, reject, rr_first, ptr_width
+from .arbiter import (RoundRobinArbiter, check_int, later_than, lowest_one, next_ptr, onehot_index, ptr_width, reject,
+                      rr_first)
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
 from .input_unit import InputUnit
+from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
 from .router_iq import IqStages
+from .route_hyperx import select_onehot
 from .seq_alloc import rotate
-from .vc_select import OutputVCSelect, QueueLength
+from .vc_select import OutputVCSelect, QueueLength, vc_class
 
-__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS"]
+__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
 #: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
 #: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
@@ -170,12 +188,30 @@ DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
 RTL_MODELS = ("single-cycle", "iq")
 
+#: the speedups the RTL builds (router-spec §R1)
+RTL_SPEEDUPS = (1, 2)
+
+
+class Grants(NamedTuple):
+    """One allocator's grants this cycle, ``S`` lanes per input (lane ``s``: the input's ``s``-th pick).
+
+    ``g[p][s]`` granted, ``v[p][s]`` its input VC, ``o[p][s]`` its output, ``flit[p][s]`` the flit as it
+    leaves (``vc`` the output VC, the header updated); ``sel[o]``: per grant ``j`` of output ``o`` in
+    grant order, ``(valid, lane)`` with ``lane = p * S + s`` (the order it joins the output queue).
+    """
+    g: list
+    v: list
+    o: list
+    flit: list
+    sel: list
+
+
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
 FAULTS = (None, "out_arb_fixed", "seq_stale_state")
 
 
 class Router(IqStages, wiring.Component):
-    """One router of ``net`` with ``sp`` table routing, greedy separable allocation, ``S = 1`` (§R6).
+    """One router of ``net``: table or adaptive routing, greedy or sequential allocation, ``S = 1`` or ``2`` (§R6).
 
     Parameters
     ----------
@@ -214,6 +250,10 @@ class Router(IqStages, wiring.Component):
         The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
         the grant cycle, Moore outputs from the buffers) or ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
         SA, ST and output registers, a credit register; 4 cycles per hop).
+    speedup : int
+        ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
+        two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
+        output (:class:`~radixnet.hdl.output_queue.OutputQueue`).
 
     Attributes
     ----------
@@ -247,7 +287,8 @@ class Router(IqStages, wiring.Component):
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
-                 routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle"):
+                 routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
+                 speedup: int = 1):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -255,6 +296,10 @@ class Router(IqStages, wiring.Component):
             reject(self, f"router_model (the pipeline, router-spec §R10) must be one of {', '.join(RTL_MODELS)}, "
                          f"got {router_model!r}")
         self.model = get_router_model(router_model)
+        if speedup not in RTL_SPEEDUPS or isinstance(speedup, bool):
+            reject(self, f"speedup (flits an input may send and an output accept per cycle, router-spec §R1) "
+                         f"must be one of {', '.join(map(str, RTL_SPEEDUPS))}, got {speedup!r}")
+        self.speedup = speedup
 
         if fault not in FAULTS:
             reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
@@ -354,7 +399,7 @@ class Router(IqStages, wiring.Component):
         pw, vw = ptr_width(P), ptr_width(V)
         is_eject = [o in self.eject_ports for o in range(P)]
         errors = []
-        self._is_eject = is_eject
+        self._is_eject, self._errors = is_eject, errors
         iq = self.model.pipelined
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
@@ -384,7 +429,7 @@ class Router(IqStages, wiring.Component):
                 continue
             cs = []
             for v in range(V):
-                cc = CreditCounter(B, check=self.check)
+                cc = CreditCounter(B, check=self.check, takes=self.speedup)
                 m.submodules[f"credit_op_{o}_ovc_{v}"] = cc
                 m.d.comb += cc.ret.eq(self.credit_in_op_ovc[o][v])
                 errors.append(cc.error)
@@ -425,74 +470,149 @@ class Router(IqStages, wiring.Component):
         return m
 
     def _elaborate_single_cycle(self, m: Module, ius, active, act_o, act_ov):
-        """The ``single-cycle`` model (§R2, §R6): allocate, traverse and send in the grant cycle."""
-        P, V = self.n_ports, self.n_vcs
+        """The ``single-cycle`` model (§R2, §R6): allocate, traverse and send in the grant cycle.
+
+        ``S = 1``: the crossbar drives the links (no output register, §R8a). ``S = 2``: a crossbar of
+        ``2P`` lanes writes each output's grants, in grant order, into its §R2 output queue
+        (:class:`~radixnet.hdl.output_queue.OutputQueue`, depth ``V * B``, with bypass: a grant into an
+        empty queue still leaves in its grant cycle).
+        """
+        P, V, S = self.n_ports, self.n_vcs, self.speedup
         lay = self.flit_layout
         credits, busy, is_eject = self._credits, self._busy, self._is_eject
 
-        # ---- allocation (§R6): per input, granted?, which VC, to which output, the departing flit
+        oqs, eject_count, blocked = self._output_queues(m, bypass=True)
+
+        # ---- allocation (§R6): per input lane, granted?, which VC, to which output, the departing flit
         if self.routing in SEQUENTIAL:
-            granted, pick_v, pick_o, pick_flit = self._allocate_sequential(m, ius, active, act_o, act_ov)
+            a = self._allocate_sequential(m, ius, active, act_o, act_ov, eject_count=eject_count)
         else:
             req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=False)
-            granted, pick_v, pick_o, pick_flit = self._separable(m, req, req_o, dep, "")
+            a = self._separable(m, req, req_o, dep, "", blocked, eject_count=eject_count)
 
-        # ---- the crossbar: output o takes the input granted to it (at most one, S = 1)
-        m.submodules.crossbar = xbar = Crossbar(P, P, lay)
-        for o in range(P):
-            to_o = Cat(*[granted[p] & (pick_o[p] == o) for p in range(P)])
-            m.d.comb += [xbar.sel_op[o].eq(onehot_index(to_o, P)), xbar.sel_valid_op[o].eq(to_o.any())]
+        # ---- the crossbar: output o takes the lanes granted to it (S = 1: at most one, onto the link)
+        outs = self._crossbar(m, [a.flit[p][s] for p in range(P) for s in range(S)], a.sel, "crossbar")
         for p in range(P):
-            m.d.comb += xbar.data_in_ip[p].eq(pick_flit[p])
-            m.d.comb += ius[p].pop_ivc.eq(Mux(granted[p], 1 << pick_v[p], 0)[:V])
+            m.d.comb += ius[p].pop_ivc.eq(self._pops(a.g[p], a.v[p]))
         for o in range(P):
-            m.d.comb += [self.out_flit_op[o].eq(xbar.data_out_op[o]), self.out_valid_op[o].eq(xbar.valid_out_op[o])]
+            if S == 1:
+                go, fo = outs[o][0]
+                m.d.comb += [self.out_flit_op[o].eq(fo), self.out_valid_op[o].eq(go)]
+            else:
+                self._feed_queue(m, oqs[o], outs[o])
 
         # ---- state updates of a grant (§R2 phase 2, §R5 wormhole)
         for o in range(P):
-            fo = xbar.data_out_op[o]
-            go = xbar.valid_out_op[o]
-            if is_eject[o]:
-                with m.If(go & fo.head & ~fo.tail):
-                    m.d.sync += busy[o][0].eq(1)
-                with m.Elif(go & ~fo.head & fo.tail):
-                    m.d.sync += busy[o][0].eq(0)
-                continue
-            for v in range(V):
-                m.d.comb += credits[o][v].take.eq(go & (fo.vc == v))
-                with m.If(go & (fo.vc == v)):
-                    with m.If(fo.head & ~fo.tail):
-                        m.d.sync += busy[o][v].eq(1)
-                    with m.Elif(~fo.head & fo.tail):
-                        m.d.sync += busy[o][v].eq(0)
+            self._output_vc_updates(m, o, outs[o], outs[o])
         for p in range(P):
-            pf = pick_flit[p]
-            for v in range(V):
-                with m.If(granted[p] & (pick_v[p] == v)):
-                    with m.If(pf.head & ~pf.tail):
-                        m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(pick_o[p]), act_ov[p][v].eq(pf.vc)]
-                    with m.Elif(~pf.head & pf.tail):
-                        m.d.sync += active[p][v].eq(0)
+            for s in range(S):
+                pf = a.flit[p][s]
+                for v in range(V):
+                    with m.If(a.g[p][s] & (a.v[p][s] == v)):
+                        with m.If(pf.head & ~pf.tail):
+                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(a.o[p][s]), act_ov[p][v].eq(pf.vc)]
+                        with m.Elif(~pf.head & pf.tail):
+                            m.d.sync += active[p][v].eq(0)
+
+    # ------------------------------------------------------------------ datapath pieces (both models)
+    def _output_queues(self, m: Module, *, bypass: bool):
+        """``S > 1``: the §R2 output queue of every output, depth ``V * B`` (None with ``S = 1``), its
+        length at the start of the cycle per ejection output, and per ejection output a full-queue bit
+        that keeps SA (or the combined allocator) from granting it (§R6 step 3)."""
+        P, V, B, S = self.n_ports, self.n_vcs, self.vc_depth, self.speedup
+        if S == 1:
+            return None, None, None
+        oqs, count, blocked = [], {}, {}
+        for o in range(P):
+            oq = OutputQueue(V * B, S, self.flit_layout, bypass=bypass, check=self.check)
+            m.submodules[f"outq_op_{o}"] = oq
+            m.d.comb += [self.out_flit_op[o].eq(oq.out_flit), self.out_valid_op[o].eq(oq.out_valid)]
+            self._errors.append(oq.error)
+            oqs.append(oq)
+            if self._is_eject[o]:
+                count[o] = oq.count
+                full = Signal(name=f"eject_full_op_{o}")
+                m.d.comb += full.eq(oq.count >= V * B)
+                blocked[o] = full
+        return oqs, count, blocked
+
+    def _crossbar(self, m: Module, lane_flits, sel, name: str):
+        """A crossbar from ``P * S`` input lanes to ``S`` lanes per output; ``sel[o][j]`` (``(valid, lane)``)
+        names the input lane of output ``o``'s ``j``-th grant. Returns per output its ``(valid, flit)`` lanes."""
+        P, S = self.n_ports, self.speedup
+        m.submodules[name] = xbar = Crossbar(P * S, P * S, self.flit_layout)
+        for i, f in enumerate(lane_flits):
+            m.d.comb += xbar.data_in_ip[i].eq(f)
+        outs = []
+        for o in range(P):
+            lanes = []
+            for j, (valid, src) in enumerate(sel[o]):
+                k = o * S + j
+                m.d.comb += [xbar.sel_op[k].eq(src), xbar.sel_valid_op[k].eq(valid)]
+                lanes.append((xbar.valid_out_op[k], xbar.data_out_op[k]))
+            outs.append(lanes)
+        return outs
+
+    def _feed_queue(self, m: Module, oq, lanes):
+        """Write an output's crossbar lanes (in grant order) into its output queue."""
+        for j, (go, fo) in enumerate(lanes):
+            m.d.comb += [oq.in_flit_lane[j].eq(fo), oq.in_valid_lane[j].eq(go)]
+
+    def _pops(self, g, v):
+        """An input unit's ``pop_ivc``: one bit per granted lane's VC."""
+        V = self.n_vcs
+        bits = [Mux(gs, 1 << vs, 0)[:V] for gs, vs in zip(g, v)]
+        out = bits[0]
+        for b in bits[1:]:
+            out = out | b
+        return out
+
+    def _output_vc_updates(self, m: Module, o: int, takes, holds):
+        """Output ``o``'s credits and VC holds after this cycle's grants (§R2 phase 2, §R5 wormhole).
+
+        ``takes`` are the ``(valid, flit)`` lanes that consume a credit and release a VC on a tail (the
+        switch grants); ``holds`` those whose head holds its VC when it is not a tail (the switch grants in
+        ``single-cycle``, the VA grants in ``iq``). A release and a hold of one VC in one cycle: the hold
+        wins (a tail left and a later head took the VC, §R6 sequential).
+        """
+        V, S = self.n_vcs, self.speedup
+        busy = self._busy[o]
+        for v in (range(1) if self._is_eject[o] else range(V)):
+            def on(f):
+                return 1 if self._is_eject[o] else f.vc == v
+            if not self._is_eject[o]:
+                hits = [go & on(fo) for go, fo in takes]
+                # S = 1: at most one of them is a grant this cycle
+                m.d.comb += self._credits[o][v].take.eq(Cat(*hits).any() if S == 1 else sum(hits))
+            release = Cat(*[go & on(fo) & fo.tail & ~fo.head for go, fo in takes]).any()
+            hold = Cat(*[go & on(fo) & fo.head & ~fo.tail for go, fo in holds]).any()
+            with m.If(hold):
+                m.d.sync += busy[v].eq(1)
+            with m.Elif(release):
+                m.d.sync += busy[v].eq(0)
 
     # ------------------------------------------------------------------ per-VC request pieces (both allocators)
-    def _new_route(self, m: Module, port, cls, tag: str):
+    def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None):
         """``(ok, ovc)`` of a new route to ``port`` in class ``cls`` on the start-of-cycle state (§R5).
 
         A network port: the idle VC of the class with the most credits (``OutputVCSelect``); an ejection
-        port: its implicit VC 0, unless a packet holds it.
+        port: its implicit VC 0, unless a packet holds it. ``vcsel`` (per (output, class)) and ``busy``
+        (per output) replace the start-of-cycle selectors and holds (a sequential step's state).
         """
+        vcsel = self._vcsel if vcsel is None else vcsel
+        busy = self._busy if busy is None else busy
         P, K, vw = self.n_ports, self.n_classes, ptr_width(self.n_vcs)
         ok, ov = Signal(name=f"new_ok_{tag}"), Signal(vw, name=f"new_ovc_{tag}")
         with m.Switch(port):
             for o in range(P):
                 with m.Case(o):
                     if self._is_eject[o]:
-                        m.d.comb += [ok.eq(~self._busy[o][0]), ov.eq(0)]
+                        m.d.comb += [ok.eq(~busy[o][0]), ov.eq(0)]
                     else:
                         with m.Switch(cls):
                             for k in range(K):
                                 with m.Case(k):
-                                    sel = self._vcsel[(o, k)]
+                                    sel = vcsel[(o, k)]
                                     m.d.comb += [ok.eq(sel.valid), ov.eq(sel.ovc)]
                             with m.Default():
                                 m.d.comb += [ok.eq(0), ov.eq(0)]
@@ -500,8 +620,11 @@ class Router(IqStages, wiring.Component):
                 m.d.comb += [ok.eq(0), ov.eq(0)]
         return ok, ov
 
-    def _held_route(self, m: Module, o_held, ov_held, tag: str):
-        """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port always)."""
+    def _held_route(self, m: Module, o_held, ov_held, tag: str, used=None):
+        """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port always).
+
+        ``used[o][v]`` (optional): credits earlier grants of this cycle took (a sequential step's state).
+        """
         P, V = self.n_ports, self.n_vcs
         ok = Signal(name=f"act_ok_{tag}")
         with m.Switch(o_held):
@@ -509,9 +632,12 @@ class Router(IqStages, wiring.Component):
                 with m.Case(o):
                     if self._is_eject[o]:
                         m.d.comb += ok.eq(1)
-                    else:
+                    elif used is None:
                         avail = Cat(*[c.avail for c in self._credits[o]])
                         m.d.comb += ok.eq(avail.bit_select(ov_held, 1) if V > 1 else avail[0])
+                    else:
+                        left = Cat(*[c.count > u for c, u in zip(self._credits[o], used[o])])
+                        m.d.comb += ok.eq(left.bit_select(ov_held, 1) if V > 1 else left[0])
             with m.Default():
                 m.d.comb += ok.eq(0)
         return ok
@@ -597,91 +723,220 @@ class Router(IqStages, wiring.Component):
                                  dep[p][v].h1.eq(Mux(is_act, f.h1, rc.h1_out))]
         return req, req_o, dep
 
-    def _separable(self, m: Module, req, req_o, dep, pre: str, blocked_op=None):
-        """Steps 2-4 of §R6 greedy, ``S = 1``: input then output round robin; pointers move on grants.
+    def _separable(self, m: Module, req, req_o, dep, pre: str, blocked_op=None, *, mode: str = "combined",
+                   eject_count=None) -> Grants:
+        """Steps 2-4 of §R6 greedy: input then output round robin, up to ``S`` grants each; pointers move on grants.
 
         ``pre`` prefixes the arbiters' and signals' names (``""``: ``single-cycle``; ``"va_"``/``"sa_"``:
         the ``iq`` model's two allocators, §R10.1). ``blocked_op[o]`` (optional) keeps output ``o`` from
-        granting (a full ejection queue, §R6 step 3). Returns ``granted`` (a bit per input) and per input
-        the picked VC, its output and its flit.
+        granting (a full ejection queue, §R6 step 3). ``mode`` (``"combined"``, ``"va"``, ``"sa"``) names
+        the allocator, which matters only for an output's second grant with ``S = 2``: it is skipped when
+        the first left it no credit, no VC or no queue slot (:meth:`_second_ok`); ``eject_count[o]`` is
+        the ejection queue's length at the start of the cycle.
         """
-        P, V = self.n_ports, self.n_vcs
+        P, V, S = self.n_ports, self.n_vcs, self.speedup
         lay = self.flit_layout
         pw, vw = ptr_width(P), ptr_width(V)
-        # input arbitration (§R6 step 2): one VC per input
-        in_arb, pick_req, pick_o, pick_v, pick_flit = [], [], [], [], []
+        # input arbitration (§R6 step 2): up to S VCs per input, in round-robin order from ptr_in
+        in_arb, ptr_in = [], []
+        pick_req, pick_o, pick_v, pick_flit = [], [], [], []
         for p in range(P):
-            arb = RoundRobinArbiter(V)
-            m.submodules[f"{pre}in_arb_ip_{p}"] = arb
-            m.d.comb += arb.req.eq(req[p])
-            r = Signal(name=f"{pre}pick_req_ip_{p}")
-            po = Signal(pw, name=f"{pre}pick_op_ip_{p}")
-            pv = Signal(vw, name=f"{pre}pick_ivc_ip_{p}")
-            pf = Signal(lay, name=f"{pre}pick_flit_ip_{p}")
-            m.d.comb += [r.eq(req[p].any()), pv.eq(onehot_index(arb.gnt, V))]
-            with m.Switch(pv):
-                for v in range(V):
-                    with m.Case(v):
-                        m.d.comb += [po.eq(req_o[p][v]), pf.eq(dep[p][v])]
-                with m.Default():
-                    m.d.comb += [po.eq(0), pf.eq(dep[p][0])]
-            in_arb.append(arb)
-            pick_req.append(r)
-            pick_o.append(po)
-            pick_v.append(pv)
-            pick_flit.append(pf)
+            if S == 1:
+                arb = RoundRobinArbiter(V)
+                m.submodules[f"{pre}in_arb_ip_{p}"] = arb
+                m.d.comb += arb.req.eq(req[p])
+                picks = [arb.gnt]
+                in_arb.append(arb)
+            else:
+                ptr = Signal(vw, name=f"{pre}ptr_in_ip_{p}")
+                picks, rest = [], req[p]
+                for s in range(S):
+                    pk = rr_first(m, rest, ptr, V, f"{pre}in_pick_ip_{p}_lane_{s}")
+                    picks.append(pk)
+                    nxt = Signal(V, name=f"{pre}in_rest_ip_{p}_lane_{s}")
+                    m.d.comb += nxt.eq(rest & ~pk)
+                    rest = nxt
+                ptr_in.append(ptr)
+            lanes = ([], [], [], [])
+            for s, pk in enumerate(picks):
+                sfx = f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
+                r = Signal(name=f"{pre}pick_req_{sfx}")
+                po = Signal(pw, name=f"{pre}pick_op_{sfx}")
+                pv = Signal(vw, name=f"{pre}pick_ivc_{sfx}")
+                pf = Signal(lay, name=f"{pre}pick_flit_{sfx}")
+                m.d.comb += [r.eq(req[p].any() if S == 1 else pk.any()), pv.eq(onehot_index(pk, V))]
+                with m.Switch(pv):
+                    for v in range(V):
+                        with m.Case(v):
+                            m.d.comb += [po.eq(req_o[p][v]), pf.eq(dep[p][v])]
+                    with m.Default():
+                        m.d.comb += [po.eq(0), pf.eq(dep[p][0])]
+                for lst, x in zip(lanes, (r, po, pv, pf)):
+                    lst.append(x)
+            for lst, x in zip((pick_req, pick_o, pick_v, pick_flit), lanes):
+                lst.append(x)
 
-        # output arbitration (§R6 step 3): one input per output; pointers move on grants (step 4)
-        granted = Signal(P, name=f"{pre}granted_ip")
-        out_gnts = []
+        # output arbitration (§R6 step 3): up to S lanes per output; pointers move on grants (step 4)
+        n = P * S   # requester lanes, lane p * S + s
+        lane_req = [pick_req[p][s] for p in range(P) for s in range(S)]
+        lane_o = [pick_o[p][s] for p in range(P) for s in range(S)]
+        lane_flit = [pick_flit[p][s] for p in range(P) for s in range(S)]
+        gnt_lane = [[] for _ in range(n)]          # per lane, its grant bit from each output
+        second_lane = [[] for _ in range(n)]       # per lane, (granted second by o, its new VC or None)
+        sel = []
         for o in range(P):
-            arb = RoundRobinArbiter(P)
-            m.submodules[f"{pre}out_arb_op_{o}"] = arb
-            asks = Cat(*[pick_req[p] & (pick_o[p] == o) for p in range(P)])
-            m.d.comb += arb.req.eq(asks if blocked_op is None or blocked_op[o] is None
-                                   else Mux(blocked_op[o], 0, asks))
-            # moves only when some input asks (§R6 step 4); the planted fault freezes it
-            m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
-            out_gnts.append(arb.gnt)
+            asks = Cat(*[lane_req[i] & (lane_o[i] == o) for i in range(n)])
+            if blocked_op is not None and blocked_op.get(o) is not None:
+                asks = Mux(blocked_op[o], 0, asks)
+            if S == 1:
+                arb = RoundRobinArbiter(P)
+                m.submodules[f"{pre}out_arb_op_{o}"] = arb
+                m.d.comb += arb.req.eq(asks)
+                # moves only when some input asks (§R6 step 4); the planted fault freezes it
+                m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
+                for i in range(n):
+                    gnt_lane[i].append(arb.gnt[i])
+                sel.append([(arb.gnt.any(), onehot_index(arb.gnt, P))])
+                continue
+            ask = Signal(n, name=f"{pre}ask_op_{o}_lane")
+            m.d.comb += ask.eq(asks)
+            ptr = Signal(pw, name=f"{pre}ptr_out_op_{o}")
+            lane_ptr = Signal(ptr_width(n), name=f"{pre}ptr_out_op_{o}_lane")
+            m.d.comb += lane_ptr.eq(ptr * S)
+            first = rr_first(m, ask, lane_ptr, n, f"{pre}out_first_op_{o}")
+            f1 = Signal(lay, name=f"{pre}out_first_flit_op_{o}")
+            m.d.comb += f1.eq(select_onehot(m, first, [Value.cast(f) for f in lane_flit], len(Value.cast(f1)),
+                                            f"{pre}out_first_bits_op_{o}"))
+            ok, new_vc = self._second_ok(m, o, f1, lane_flit, mode, eject_count, f"{pre}op_{o}")
+            second = rr_first(m, ask & ~first & ok, lane_ptr, n, f"{pre}out_second_op_{o}")
+            for i in range(n):
+                gnt_lane[i].append(first[i] | second[i])
+                if new_vc is not None:
+                    second_lane[i].append((second[i], new_vc[i]))
+            last = Signal(n, name=f"{pre}out_last_op_{o}")
+            m.d.comb += last.eq(Mux(second.any(), second, first))
+            last_p = Signal(pw, name=f"{pre}out_last_ip_op_{o}")
+            m.d.comb += last_p.eq(onehot_index(last, n) // S)
+            if self.fault != "out_arb_fixed":   # the planted fault freezes the pointer (fixed priority)
+                with m.If(ask.any()):
+                    m.d.sync += ptr.eq(next_ptr(m, last_p, None, P, f"{pre}ptr_out_next_op_{o}"))
+            sel.append([(first.any(), onehot_index(first, n)), (second.any(), onehot_index(second, n))])
+
+        g = [[Signal(name=f"{pre}granted_ip_{p}" + ("" if S == 1 else f"_lane_{s}")) for s in range(S)]
+             for p in range(P)]
+        flit = [[pick_flit[p][s] for s in range(S)] for p in range(P)]
         for p in range(P):
-            m.d.comb += granted[p].eq(Cat(*[g[p] for g in out_gnts]).any())
-            m.d.comb += in_arb[p].update.eq(granted[p])
-        return granted, pick_v, pick_o, pick_flit
+            for s in range(S):
+                i = p * S + s
+                m.d.comb += g[p][s].eq(Cat(*gnt_lane[i]).any())
+                if second_lane[i]:   # VA: a second grant may get another VC of its class (§R10.1)
+                    f = Signal(lay, name=f"{pre}gnt_flit_ip_{p}_lane_{s}")
+                    m.d.comb += f.eq(pick_flit[p][s])
+                    for hit, vc in second_lane[i]:
+                        with m.If(hit):
+                            m.d.comb += f.vc.eq(vc)
+                    flit[p][s] = f
+            if S == 1:
+                m.d.comb += in_arb[p].update.eq(g[p][0])
+            else:   # one past the last granted VC, in the input's round-robin order
+                with m.If(g[p][0]):
+                    m.d.sync += ptr_in[p].eq(next_ptr(m, pick_v[p][0], None, V, f"{pre}ptr_in_next_ip_{p}_0"))
+                with m.If(g[p][1]):
+                    m.d.sync += ptr_in[p].eq(next_ptr(m, pick_v[p][1], None, V, f"{pre}ptr_in_next_ip_{p}_1"))
+        return Grants(g, pick_v, pick_o, flit, sel)
+
+    def _second_ok(self, m: Module, o: int, f1, lane_flit, mode: str, eject_count, tag: str):
+        """Which lanes output ``o`` may grant after its first grant ``f1`` this cycle (§R6 step 3, ``S = 2``).
+
+        Network output: ``combined``/``sa`` skip a lane on ``f1``'s VC when ``f1`` took its last credit, and
+        (``combined``) a head on it when ``f1`` is a head that holds it (a packet longer than a flit). ``va``
+        gives the lane the idle VC of its class with the most credits once ``f1``'s hold is counted: the
+        same VC unless ``f1`` holds it, then the next best (:class:`OutputVCSelect` with ``f1``'s VC busy),
+        and skips the lane if there is none. Ejection output: the queue must have a slot left after
+        ``f1`` (``combined``, ``sa``); a head is skipped when ``f1`` is a head that holds the port.
+        Returns the bit vector over lanes and, for ``va``, each lane's VC if granted second (else None).
+        """
+        V, B, K = self.n_vcs, self.vc_depth, self.n_classes
+        n = len(lane_flit)
+        holds = Signal(name=f"first_holds_{tag}")
+        m.d.comb += holds.eq(f1.head & ~f1.tail)
+        ok = Signal(n, name=f"second_ok_{tag}_lane")
+        if self._is_eject[o]:
+            room = Const(1, 1)
+            if mode != "va":
+                room = Signal(name=f"second_room_{tag}")
+                m.d.comb += room.eq(eject_count[o] + 1 < V * B)
+            for i, lf in enumerate(lane_flit):
+                m.d.comb += ok[i].eq(room if mode == "sa" else room & ~(lf.head & holds))
+            return ok, None
+        if mode == "va":
+            f1_cls = vc_class(m, f1.vc, V, K, f"first_cls_{tag}")
+            alt = OutputVCSelect(V, len(self._credits[o][0].count), n_classes=K)
+            m.submodules[f"second_vcsel_{tag}"] = alt
+            m.d.comb += [alt.credit_ovc[v].eq(self._credits[o][v].count) for v in range(V)]
+            m.d.comb += [alt.busy_ovc.eq(self._busy[o] | Mux(holds, (1 << f1.vc)[:V], 0)), alt.cls.eq(f1_cls)]
+            new_vc = []
+            for i, lf in enumerate(lane_flit):
+                same = Signal(name=f"second_same_cls_{tag}_lane_{i}")
+                m.d.comb += same.eq(holds if K == 1 else
+                                    holds & (vc_class(m, lf.vc, V, K, f"lane_cls_{tag}_{i}") == f1_cls))
+                m.d.comb += ok[i].eq(~same | alt.valid)
+                vc = Signal(len(lf.vc), name=f"second_vc_{tag}_lane_{i}")
+                m.d.comb += vc.eq(Mux(same, alt.ovc, lf.vc))
+                new_vc.append(vc)
+            return ok, new_vc
+        last = Signal(name=f"first_last_credit_{tag}")
+        with m.Switch(f1.vc):
+            for v in range(V):
+                with m.Case(v):
+                    m.d.comb += last.eq(self._credits[o][v].count == 1)
+            with m.Default():
+                m.d.comb += last.eq(0)
+        for i, lf in enumerate(lane_flit):
+            clash = last | (lf.head & holds) if mode == "combined" else last
+            m.d.comb += ok[i].eq(~((lf.vc == f1.vc) & clash))
+        return ok, None
 
     # ------------------------------------------------------------------ sequential allocation (§R6)
-    def _allocate_sequential(self, m: Module, ius, active, act_o, act_ov, *, va: bool = False):
-        """§R6 sequential, ``S = 1``: inputs served one after the other, each on the state the earlier left.
+    def _allocate_sequential(self, m: Module, ius, active, act_o, act_ov, *, va: bool = False,
+                             eject_count=None) -> Grants:
+        """§R6 sequential: inputs served one after the other, each on the state the earlier grants left.
 
         ``va=True`` is the ``iq`` model's sequential VA (§R10.1): only heads holding no output VC take
         part, and a grant allocates the output VC without sending the flit. The state a grant leaves for
-        the positions after it is the same: the VC taken (held if the packet is longer than a flit) and
+        the steps after it is the same: the VC taken (held if the packet is longer than a flit) and
         its output's ``q`` one flit longer (the golden kernel's temporary credit reservation).
 
         The service order ``start, start + 1, ... (mod P)`` is made by rotating the inputs' requests into
         **positions** (a barrel rotator by ``start``), running a ripple chain over the positions and
-        rotating the results back. Position ``k`` sees, per output, whether an earlier position was
-        granted it this cycle (``taken``), on which VC, and whether that grant left the VC held. From
-        that it derives what §R6 says the decision sees: ``q(o) + 1`` for a taken network output (one
-        credit fewer) and the class availability with that VC's credit and hold updated; the decision
-        units (hdl/route_adaptive.py, one per position and VC) decide on it. A VC **would be granted**
-        if its choice (or its held route) is an output nobody took yet with a usable VC; with ``S = 1``
-        the first such VC in round-robin order from ``ptr_in[p]`` is granted and the position's grant
-        updates the state the next position sees. An untaken output's state is the start-of-cycle one,
-        so its output VC comes from the ordinary :class:`~radixnet.hdl.vc_select.OutputVCSelect`.
+        rotating the results back. Each position has ``S`` **steps**, one per grant the input may win
+        (§R6: at most ``S`` per input). A step sees, per output, how many grants earlier steps gave it
+        this cycle (``cnt``), and per output VC the credits they used (``used``) and its hold after them
+        (``hold``); from that it derives what §R6 says the decision sees: ``q(o) + cnt(o)`` and, per
+        class, the idle VC with the most credits left (an :class:`OutputVCSelect` per output and class
+        on the step's state, also the VC a new route takes). The decision units
+        (hdl/route_adaptive.py, one per step and VC) decide on it. A VC **would be granted** if its
+        choice (or its held route) is an output with fewer than ``S`` grants (and, ``single-cycle``, an
+        ejection queue with room) and a usable VC; the first such VC in round-robin order from
+        ``ptr_in[p]`` is granted, and the step's grant updates the state the next step sees.
 
-        Why one pass over the VCs suffices: a VC that is not granted commits nothing, so every VC of
-        the input sees the same state until the first grant, and with ``S = 1`` the input stops there.
+        Why one pass over the VCs per step suffices: a VC that is not granted commits nothing, so every
+        VC of the input sees the same state until the step's grant; the next step of the same input
+        tries only the VCs after that grant in round-robin order (the golden kernel's loop goes on
+        from there), on the state the grant left.
         """
-        P, V, K = self.n_ports, self.n_vcs, self.n_classes
+        P, V, K, S = self.n_ports, self.n_vcs, self.n_classes, self.speedup
         lay = self.flit_layout
         pw, vw = ptr_width(P), ptr_width(V)
         is_eject = self._is_eject
         credits, vcsel, busy, qlen = self._credits, self._vcsel, self._busy, self._qlen
         net_out = [o for o in range(P) if not is_eject[o]]
+        cb = len(credits[net_out[0]][0].count) if net_out else 1
         hdr_lay = data.StructLayout({k: lay[k].shape for k in lay.members if k != "data"})
         vc_lay = data.StructLayout({"valid": 1, "active": 1, "act_o": pw, "act_ov": vw, "hdr": hdr_lay})
         in_lay = data.StructLayout({"port": pw, "ptr": vw, "vc": data.ArrayLayout(vc_lay, V)})
-        res_lay = data.StructLayout({"granted": 1, "ivc": vw, "op": pw, "hdr": hdr_lay})
+        lane_lay = data.StructLayout({"granted": 1, "ivc": vw, "op": pw, "hdr": hdr_lay})
+        res_lay = data.ArrayLayout(lane_lay, S)
 
         # the rotating start pointer (ptr_seq, advanced every cycle) and ptr_in per input
         start = Signal(pw, name="start_seq")
@@ -705,113 +960,166 @@ class Router(IqStages, wiring.Component):
             words.append(Value.cast(w))
         pos_words = [data.View(in_lay, x) for x in rotate(m, words, start, True, "seq_rot")]
 
-        # the chain state entering position 0: nothing taken
-        taken = {o: Const(0, 1) for o in range(P)}
-        tov = {o: Const(0, vw) for o in range(P)}
-        tbusy = {o: Const(0, 1) for o in range(P)}
+        # the chain state entering the first step: no grants, no credits used, the start-of-cycle holds
+        cnt = {o: Const(0, ptr_width(S + 1)) for o in range(P)}
+        used = {o: [Const(0, ptr_width(S + 1)) for _ in range(V)] for o in net_out}
+        hold = {o: [busy[o][v] for v in range(1 if is_eject[o] else V)] for o in range(P)}
         stale = self.fault == "seq_stale_state"
-        results = []
+        results, hits = [], {o: [] for o in range(P)}   # hits[o]: per step, granted to o (service order)
         for k in range(P):
             w = pos_words[k]
-            tag = f"pos_{k}"
-            # what position k's decisions see (§R6: credits and VCs taken by earlier grants)
-            q_o, avail_o = {}, {}
-            for o in net_out:
-                q = Signal(len(qlen[o].q), name=f"q_{tag}_op_{o}")
-                a = Signal(K, name=f"avail_{tag}_op_{o}_cls")
-                cnt = [c.count for c in credits[o]]
-                after = []   # per VC: usable if this output was taken on tov (one credit fewer, hold updated)
+            lanes = []
+            cand = Const((1 << V) - 1, V)   # the VCs this step may try
+            for s in range(S):
+                tag = f"pos_{k}" if S == 1 else f"pos_{k}_lane_{s}"
+                first_step = k == 0 and s == 0
+                # what this step's decisions see (§R6: credits and VCs taken by earlier grants)
+                q_o, avail_o, sel_o = {}, {}, {}
+                for o in net_out:
+                    q = Signal(len(qlen[o].q), name=f"q_{tag}_op_{o}")
+                    a = Signal(K, name=f"avail_{tag}_op_{o}_cls")
+                    for c in range(K):
+                        if first_step:
+                            sel_o[(o, c)] = vcsel[(o, c)]
+                        else:
+                            sv = OutputVCSelect(V, cb, n_classes=K)
+                            m.submodules[f"vcsel_{tag}_op_{o}_cls_{c}"] = sv
+                            m.d.comb += [sv.credit_ovc[v].eq(credits[o][v].count - used[o][v]) for v in range(V)]
+                            m.d.comb += [sv.busy_ovc.eq(Cat(*hold[o])), sv.cls.eq(c)]
+                            sel_o[(o, c)] = sv
+                        # the planted bug: decide on the start-of-cycle state (greedy's view)
+                        m.d.comb += a[c].eq(vcsel[(o, c)].valid if stale else sel_o[(o, c)].valid)
+                    m.d.comb += q.eq(qlen[o].q + (0 if stale else cnt[o]))
+                    q_o[o], avail_o[o] = q, a
+                busy_now = {o: Cat(*hold[o]) for o in range(P)}
+                # per output: may it take one more grant (fewer than S, and a single-cycle ejection queue
+                # with room)?
+                room = Signal(P, name=f"room_{tag}_op")
+                for o in range(P):
+                    r = cnt[o] < S
+                    if is_eject[o] and not va and S > 1:
+                        r = r & (eject_count[o] + cnt[o] < V * self.vc_depth)
+                    m.d.comb += room[o].eq(r)
+                wg = Signal(V, name=f"would_{tag}_ivc")
+                outs, hdrs = [], []
                 for v in range(V):
-                    here = tov[o] == v
-                    after.append(Mux(here, ~tbusy[o] & (cnt[v] >= 2), ~busy[o][v] & (cnt[v] >= 1)))
-                vpc = V // K
-                for c in range(K):
-                    fresh = vcsel[(o, c)].valid
-                    if stale:   # the planted bug: decide on the start-of-cycle state (greedy's view)
-                        m.d.comb += a[c].eq(fresh)
-                    else:
-                        m.d.comb += a[c].eq(Mux(taken[o], Cat(*after[c * vpc:(c + 1) * vpc]).any(), fresh))
-                m.d.comb += q.eq(qlen[o].q + (0 if stale else taken[o]))
-                q_o[o], avail_o[o] = q, a
-            taken_bits = Cat(*[taken[o] for o in range(P)])
-            wg = Signal(V, name=f"would_{tag}_ivc")
-            outs, hdrs = [], []
-            for v in range(V):
-                e = w.vc[v]
-                hdr = e.hdr
-                vtag = f"{tag}_ivc_{v}"
-                rc = self._decider()
-                m.submodules[f"route_{vtag}"] = rc
-                self._connect_decider(m, rc, hdr, w.port, q_o, avail_o)
-                new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag)
-                act_ok = self._held_route(m, e.act_o, e.act_ov, vtag)
-                o_req = Signal(pw, name=f"req_op_{vtag}")
-                m.d.comb += o_req.eq(Mux(e.active, e.act_o, rc.port))
-                free = Signal(name=f"free_{vtag}")
-                m.d.comb += free.eq(~taken_bits.bit_select(o_req, 1) if P > 1 else ~taken_bits[0])
-                m.d.comb += wg[v].eq(e.valid & free & Mux(e.active, act_ok, rc.valid & new_ok))
-                h = Signal(hdr_lay, name=f"dep_hdr_{vtag}")
-                m.d.comb += h.eq(hdr)
-                hops_out = self._hops_out(m, rc.eject, hdr.hops, vtag)
-                with m.If(~e.active):   # the head flit leaves with the decision's header (§R4, §R7)
-                    m.d.comb += [h.hops.eq(hops_out), h.phase.eq(rc.phase_out), h.decided.eq(rc.decided_out),
-                                 h.inter.eq(rc.inter_out), h.h1.eq(rc.h1_out)]
-                m.d.comb += h.vc.eq(Mux(e.active, e.act_ov, new_ov))
-                outs.append(o_req)
-                hdrs.append(h)
-            # round robin over the VCs from ptr_in of the position's input: the first that would be granted
-            first = rr_first(m, wg, w.ptr, V, f"pick_{tag}")
-            # separate signals, packed at the end: a struct assigned from its own fields would look like
-            # a combinational loop to Verilator (UNOPTFLAT works per signal, not per bit)
-            g_ivc = Signal(vw, name=f"gnt_ivc_{tag}")
-            g_op = Signal(pw, name=f"gnt_op_{tag}")
-            g_hdr = Signal(hdr_lay, name=f"gnt_hdr_{tag}")
-            m.d.comb += g_ivc.eq(onehot_index(first, V))
-            with m.Switch(g_ivc):
-                for v in range(V):
-                    with m.Case(v):
-                        m.d.comb += [g_op.eq(outs[v]), g_hdr.eq(hdrs[v])]
-            res = Signal(res_lay, name=f"res_{tag}")
-            m.d.comb += [res.granted.eq(wg.any()), res.ivc.eq(g_ivc), res.op.eq(g_op), res.hdr.eq(g_hdr)]
-            results.append(Value.cast(res))
-            # the state the next position sees
-            head, tail, g_ovc = g_hdr.head, g_hdr.tail, g_hdr.vc
-            nxt_taken, nxt_tov, nxt_tbusy = {}, {}, {}
-            for o in range(P):
-                hit = Signal(name=f"hit_{tag}_op_{o}")
-                m.d.comb += hit.eq(wg.any() & (g_op == o))
-                t = Signal(name=f"taken_{tag}_op_{o}")
-                m.d.comb += t.eq(taken[o] | hit)
-                nxt_taken[o] = t
-                if is_eject[o]:
-                    nxt_tov[o], nxt_tbusy[o] = tov[o], tbusy[o]
-                    continue
-                tv = Signal(vw, name=f"tov_{tag}_op_{o}")
-                tb = Signal(name=f"tbusy_{tag}_op_{o}")
-                held = busy[o].bit_select(g_ovc, 1) if V > 1 else busy[o][0]
-                # the VC's hold after the grant: set by a head that is not a tail, cleared by a tail
-                m.d.comb += [tv.eq(Mux(hit, g_ovc, tov[o])), tb.eq(Mux(hit, ~tail & (head | held), tbusy[o]))]
-                nxt_tov[o], nxt_tbusy[o] = tv, tb
-            taken, tov, tbusy = nxt_taken, nxt_tov, nxt_tbusy
+                    e = w.vc[v]
+                    hdr = e.hdr
+                    vtag = f"{tag}_ivc_{v}"
+                    rc = self._decider()
+                    m.submodules[f"route_{vtag}"] = rc
+                    self._connect_decider(m, rc, hdr, w.port, q_o, avail_o)
+                    new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag, sel_o, busy_now)
+                    act_ok = self._held_route(m, e.act_o, e.act_ov, vtag, used)
+                    o_req = Signal(pw, name=f"req_op_{vtag}")
+                    m.d.comb += o_req.eq(Mux(e.active, e.act_o, rc.port))
+                    free = Signal(name=f"free_{vtag}")
+                    m.d.comb += free.eq(room.bit_select(o_req, 1) if P > 1 else room[0])
+                    m.d.comb += wg[v].eq(cand[v] & e.valid & free & Mux(e.active, act_ok, rc.valid & new_ok))
+                    h = Signal(hdr_lay, name=f"dep_hdr_{vtag}")
+                    m.d.comb += h.eq(hdr)
+                    hops_out = self._hops_out(m, rc.eject, hdr.hops, vtag)
+                    with m.If(~e.active):   # the head flit leaves with the decision's header (§R4, §R7)
+                        m.d.comb += [h.hops.eq(hops_out), h.phase.eq(rc.phase_out), h.decided.eq(rc.decided_out),
+                                     h.inter.eq(rc.inter_out), h.h1.eq(rc.h1_out)]
+                    m.d.comb += h.vc.eq(Mux(e.active, e.act_ov, new_ov))
+                    outs.append(o_req)
+                    hdrs.append(h)
+                # round robin over the VCs from ptr_in of the position's input: the first that would be granted
+                first = rr_first(m, wg, w.ptr, V, f"pick_{tag}")
+                # separate signals, packed at the end: a struct assigned from its own fields would look like
+                # a combinational loop to Verilator (UNOPTFLAT works per signal, not per bit)
+                g_ivc = Signal(vw, name=f"gnt_ivc_{tag}")
+                g_op = Signal(pw, name=f"gnt_op_{tag}")
+                g_hdr = Signal(hdr_lay, name=f"gnt_hdr_{tag}")
+                granted = Signal(name=f"gnt_{tag}")
+                m.d.comb += [g_ivc.eq(onehot_index(first, V)), granted.eq(wg.any())]
+                with m.Switch(g_ivc):
+                    for v in range(V):
+                        with m.Case(v):
+                            m.d.comb += [g_op.eq(outs[v]), g_hdr.eq(hdrs[v])]
+                lane = Signal(lane_lay, name=f"res_{tag}")
+                m.d.comb += [lane.granted.eq(granted), lane.ivc.eq(g_ivc), lane.op.eq(g_op), lane.hdr.eq(g_hdr)]
+                lanes.append(lane)
+                # the state the next step sees
+                head, tail, g_ovc = g_hdr.head, g_hdr.tail, g_hdr.vc
+                for o in range(P):
+                    hit = Signal(name=f"hit_{tag}_op_{o}")
+                    m.d.comb += hit.eq(granted & (g_op == o))
+                    hits[o].append(hit)
+                    c = Signal(len(cnt[o]), name=f"cnt_{tag}_op_{o}")
+                    m.d.comb += c.eq(cnt[o] + hit)
+                    cnt[o] = c
+                    nh = []
+                    for v, hv in enumerate(hold[o]):
+                        on = hit if is_eject[o] else hit & (g_ovc == v)
+                        x = Signal(name=f"hold_{tag}_op_{o}_ovc_{v}")
+                        # a head that is not a tail holds the VC, a tail releases it
+                        m.d.comb += x.eq(Mux(on, ~tail & (head | hv), hv))
+                        nh.append(x)
+                        if not is_eject[o]:
+                            u = Signal(len(used[o][v]), name=f"used_{tag}_op_{o}_ovc_{v}")
+                            m.d.comb += u.eq(used[o][v] + on)
+                            used[o][v] = u
+                    hold[o] = nh
+                if s + 1 < S:   # the next step tries the VCs after this grant, if there was one
+                    nc = Signal(V, name=f"cand_{tag}_next")
+                    m.d.comb += nc.eq(Mux(granted, later_than(m, first, w.ptr, V, f"later_{tag}"), 0))
+                    cand = nc
+            results.append(Cat(*[Value.cast(x) for x in lanes]))
 
         # back to the inputs' own indices
-        granted = Signal(P, name=f"{pre}granted_ip")
+        g = [[Signal(name=f"{pre}granted_ip_{p}" + ("" if S == 1 else f"_lane_{s}")) for s in range(S)]
+             for p in range(P)]
         pick_v, pick_o, pick_flit = [], [], []
         for p, x in enumerate(rotate(m, results, start, False, "seq_unrot")):
             r = data.View(res_lay, x)
-            pv = Signal(vw, name=f"{pre}pick_ivc_ip_{p}")
-            po = Signal(pw, name=f"{pre}pick_op_ip_{p}")
-            pf = Signal(lay, name=f"{pre}pick_flit_ip_{p}")
-            m.d.comb += [granted[p].eq(r.granted), pv.eq(r.ivc), po.eq(r.op)]
-            with m.Switch(pv):
-                for v in range(V):
-                    with m.Case(v):
-                        m.d.comb += pf.data.eq(ius[p].front_flit_ivc[v].data)
-            m.d.comb += [pf[k].eq(r.hdr[k]) for k in hdr_lay.members]
-            nxt = next_ptr(m, pv, None, V, f"ptr_in_next_ip_{p}")
-            with m.If(r.granted):
-                m.d.sync += ptr_in[p].eq(nxt)
-            pick_v.append(pv)
-            pick_o.append(po)
-            pick_flit.append(pf)
-        return granted, pick_v, pick_o, pick_flit
+            vs, os_, fs = [], [], []
+            for s in range(S):
+                sfx = f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
+                pv = Signal(vw, name=f"{pre}pick_ivc_{sfx}")
+                po = Signal(pw, name=f"{pre}pick_op_{sfx}")
+                pf = Signal(lay, name=f"{pre}pick_flit_{sfx}")
+                m.d.comb += [g[p][s].eq(r[s].granted), pv.eq(r[s].ivc), po.eq(r[s].op)]
+                with m.Switch(pv):
+                    for v in range(V):
+                        with m.Case(v):
+                            m.d.comb += pf.data.eq(ius[p].front_flit_ivc[v].data)
+                m.d.comb += [pf[k].eq(r[s].hdr[k]) for k in hdr_lay.members]
+                # one past the last VC granted, in the order they were tried
+                nxt = next_ptr(m, pv, None, V, f"ptr_in_next_{sfx}")
+                with m.If(r[s].granted):
+                    m.d.sync += ptr_in[p].eq(nxt)
+                vs.append(pv)
+                os_.append(po)
+                fs.append(pf)
+            pick_v.append(vs)
+            pick_o.append(os_)
+            pick_flit.append(fs)
+
+        # per output, its grants in service order (the order they join the §R2 output queue)
+        sel = []
+        for o in range(P):
+            if S == 1:
+                to_o = Cat(*[g[p][0] & (pick_o[p][0] == o) for p in range(P)])
+                sel.append([(to_o.any(), onehot_index(to_o, P))])
+                continue
+            n = P * S
+            bits = Cat(*hits[o])
+            js = []
+            for j in range(S):
+                one = lowest_one(m, bits, n, f"seq_order_op_{o}_{j}")
+                step = Signal(ptr_width(n), name=f"seq_order_step_op_{o}_{j}")
+                m.d.comb += step.eq(onehot_index(one, n))
+                pos, lane = step // S, step % S
+                # position k of the chain is input (start + k) mod P
+                total = Signal(pw + 1, name=f"seq_order_sum_op_{o}_{j}")
+                m.d.comb += total.eq(pos + start)
+                src = Signal(ptr_width(n), name=f"seq_order_src_op_{o}_{j}")
+                m.d.comb += src.eq(Mux(total >= P, total - P, total) * S + lane)
+                js.append((one.any(), src))
+                rest = Signal(n, name=f"seq_order_rest_op_{o}_{j}")
+                m.d.comb += rest.eq(bits & ~one)
+                bits = rest
+            sel.append(js)
+        return Grants(g, pick_v, pick_o, pick_flit, sel)

@@ -42,11 +42,10 @@ granting it, as in the golden model.
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Signal
+from amaranth import Cat, Module, Signal
 from amaranth.lib import data
 
 from .arbiter import onehot_index, ptr_width
-from .crossbar import Crossbar
 
 __all__ = ["IqStages"]
 
@@ -62,20 +61,20 @@ class IqStages:
     def _elaborate_iq(self, m: Module, ius, active, act_o, act_ov):
         from .router import SEQUENTIAL
 
-        P, V, B = self.n_ports, self.n_vcs, self.vc_depth
+        P, V, B, S = self.n_ports, self.n_vcs, self.vc_depth, self.speedup
         lay = self.flit_layout
         pw = ptr_width(P)
-        credits, busy, is_eject = self._credits, self._busy, self._is_eject
+        is_eject = self._is_eject
         fields = ADAPTIVE_COMMIT_FIELDS if self.routing is not None else COMMIT_FIELDS
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
         commit = [[Signal(commit_lay, name=f"commit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
 
         # ---- VA (§R10.1 step 1)
         if self.routing in SEQUENTIAL:
-            va_g, va_v, va_o, va_f = self._allocate_sequential(m, ius, active, act_o, act_ov, va=True)
+            va = self._allocate_sequential(m, ius, active, act_o, act_ov, va=True)
         else:
             req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=True)
-            va_g, va_v, va_o, va_f = self._separable(m, req, req_o, dep, "va_")
+            va = self._separable(m, req, req_o, dep, "va_", mode="va")
 
         # ---- SA requests (§R10.1 step 2): bound VCs whose output VC has a credit
         sa_req = [Signal(V, name=f"sa_req_ip_{p}_ivc") for p in range(P)]
@@ -89,51 +88,67 @@ class IqStages:
                 with m.If(f.head):   # the head leaves with the header VA committed
                     m.d.comb += [sa_dep[p][v][k].eq(commit[p][v][k]) for k in fields]
 
-        # ---- the ST registers, and an ejection queue full of flits still in ST / output registers
-        st_valid = Signal(P, name="st_valid_ip")
-        st_op = [Signal(pw, name=f"st_op_ip_{p}") for p in range(P)]
-        st_flit = [Signal(lay, name=f"st_flit_ip_{p}") for p in range(P)]
-        st_to_o = {o: Cat(*[st_valid[p] & (st_op[p] == o) for p in range(P)]) for o in range(P)}
-        blocked = {}
-        for o in range(P):
-            blocked[o] = None
-            if is_eject[o] and V * B <= 2:   # at S = 1 at most two flits are on their way out
+        # ---- the ST registers (a lane per grant an input may win), and the ejection queue: the flits in
+        # ST registers bound for the port and, with S = 1, its output register; with S = 2 its output queue
+        st_valid = [[Signal(name=f"st_valid_ip_{p}" + ("" if S == 1 else f"_lane_{s}")) for s in range(S)]
+                    for p in range(P)]
+        st_flit = [[Signal(lay, name=f"st_flit_ip_{p}" + ("" if S == 1 else f"_lane_{s}")) for s in range(S)]
+                   for p in range(P)]
+        if S == 1:
+            st_op = [Signal(pw, name=f"st_op_ip_{p}") for p in range(P)]
+            st_to_o = {o: Cat(*[st_valid[p][0] & (st_op[p] == o) for p in range(P)]) for o in range(P)}
+            st_sel = [[(st_to_o[o].any(), onehot_index(st_to_o[o], P))] for o in range(P)]
+            eject_count, blocked = None, {}
+            for o in range(P):
+                if is_eject[o] and V * B <= 2:   # at S = 1 at most two flits are on their way out
+                    full = Signal(name=f"eject_full_op_{o}")
+                    m.d.comb += full.eq(st_to_o[o].any() + self.out_valid_op[o] >= V * B)
+                    blocked[o] = full
+        else:   # the SA's grant order per output, registered with the flits (the order they join the queue)
+            st_sel = [[(Signal(name=f"st_sel_valid_op_{o}_{j}"), Signal(ptr_width(P * S), name=f"st_sel_op_{o}_{j}"))
+                       for j in range(S)] for o in range(P)]
+            oqs, _, _ = self._output_queues(m, bypass=False)
+            eject_count, blocked = {}, {}
+            for o in range(P):
+                if not is_eject[o]:
+                    continue
+                n = Signal(range(V * B + S + 1), name=f"eject_count_op_{o}")
+                m.d.comb += n.eq(oqs[o].count + sum(valid for valid, _ in st_sel[o]))
                 full = Signal(name=f"eject_full_op_{o}")
-                m.d.comb += full.eq(st_to_o[o].any() + self.out_valid_op[o] >= V * B)
-                blocked[o] = full
-        sa_g, sa_v, sa_o, sa_f = self._separable(m, sa_req, act_o, sa_dep, "sa_", blocked)
+                m.d.comb += full.eq(n >= V * B)
+                eject_count[o], blocked[o] = n, full
+        sa = self._separable(m, sa_req, act_o, sa_dep, "sa_", blocked, mode="sa", eject_count=eject_count)
 
         # ---- grants: pops, ST registers, bindings and committed headers
         for p in range(P):
-            m.d.comb += ius[p].pop_ivc.eq(Mux(sa_g[p], 1 << sa_v[p], 0)[:V])
-            m.d.sync += [st_valid[p].eq(sa_g[p]), st_op[p].eq(sa_o[p]), st_flit[p].eq(sa_f[p])]
-            for v in range(V):
-                with m.If(va_g[p] & (va_v[p] == v)):
-                    m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(va_o[p]), act_ov[p][v].eq(va_f[p].vc)]
-                    m.d.sync += [commit[p][v][k].eq(va_f[p][k]) for k in fields]
-                with m.If(sa_g[p] & (sa_v[p] == v) & sa_f[p].tail):
-                    m.d.sync += active[p][v].eq(0)
+            m.d.comb += ius[p].pop_ivc.eq(self._pops(sa.g[p], sa.v[p]))
+            for s in range(S):
+                m.d.sync += [st_valid[p][s].eq(sa.g[p][s]), st_flit[p][s].eq(sa.flit[p][s])]
+                if S == 1:
+                    m.d.sync += st_op[p].eq(sa.o[p][0])
+                for v in range(V):
+                    with m.If(va.g[p][s] & (va.v[p][s] == v)):
+                        m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(va.o[p][s]),
+                                     act_ov[p][v].eq(va.flit[p][s].vc)]
+                        m.d.sync += [commit[p][v][k].eq(va.flit[p][s][k]) for k in fields]
+                    with m.If(sa.g[p][s] & (sa.v[p][s] == v) & sa.flit[p][s].tail):
+                        m.d.sync += active[p][v].eq(0)
+        if S > 1:
+            for o in range(P):
+                for (rv, rs), (valid, src) in zip(st_sel[o], sa.sel[o]):
+                    m.d.sync += [rv.eq(valid), rs.eq(src)]
 
         # ---- output VCs: SA takes a credit and a tail releases; VA holds for a packet longer than a flit
+        def lanes_to(g, o_, flit, o):
+            return [(g[p][s] & (o_[p][s] == o), flit[p][s]) for p in range(P) for s in range(S)]
         for o in range(P):
-            sa_hit = [sa_g[p] & (sa_o[p] == o) for p in range(P)]
-            va_hit = [va_g[p] & (va_o[p] == o) for p in range(P)]
-            for v in (range(1) if is_eject[o] else range(V)):
-                def on(vc):
-                    return 1 if is_eject[o] else vc == v
-                if not is_eject[o]:
-                    m.d.comb += credits[o][v].take.eq(Cat(*[h & on(f.vc) for h, f in zip(sa_hit, sa_f)]).any())
-                release = Cat(*[h & on(f.vc) & f.tail & ~f.head for h, f in zip(sa_hit, sa_f)]).any()
-                hold = Cat(*[h & on(f.vc) & ~f.tail for h, f in zip(va_hit, va_f)]).any()
-                with m.If(release):
-                    m.d.sync += busy[o][v].eq(0)
-                with m.If(hold):
-                    m.d.sync += busy[o][v].eq(1)
+            self._output_vc_updates(m, o, lanes_to(sa.g, sa.o, sa.flit, o), lanes_to(va.g, va.o, va.flit, o))
 
-        # ---- ST: the crossbar from the ST registers into the output registers (the link's driver)
-        m.submodules.crossbar = xbar = Crossbar(P, P, lay)
+        # ---- ST: the crossbar from the ST registers into the output registers (S = 1) or queues (the link)
+        outs = self._crossbar(m, [st_flit[p][s] for p in range(P) for s in range(S)], st_sel, "crossbar")
         for o in range(P):
-            m.d.comb += [xbar.sel_op[o].eq(onehot_index(st_to_o[o], P)), xbar.sel_valid_op[o].eq(st_to_o[o].any())]
-            m.d.sync += [self.out_flit_op[o].eq(xbar.data_out_op[o]), self.out_valid_op[o].eq(xbar.valid_out_op[o])]
-        for p in range(P):
-            m.d.comb += xbar.data_in_ip[p].eq(st_flit[p])
+            if S == 1:
+                go, fo = outs[o][0]
+                m.d.sync += [self.out_flit_op[o].eq(fo), self.out_valid_op[o].eq(go)]
+            else:
+                self._feed_queue(m, oqs[o], outs[o])

@@ -162,7 +162,7 @@ def _core_key(router, ports) -> tuple:
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
-             router_model: str = "single-cycle") -> dict:
+             router_model: str = "single-cycle", speedup: int = 1) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -194,6 +194,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     router_model : str
         The pipeline of every router (router-spec §R10, :data:`radixnet.hdl.router.RTL_MODELS`):
         ``single-cycle`` (default) or ``iq``; the manifest records it with its stage delays.
+    speedup : int
+        ``S`` of every router (router-spec §R1, §R8b): 1 (default) or 2 (two crossbar lanes per input and
+        output, an output queue of ``V * B`` flits per output); the manifest records it.
     scheme : {"flat", "shared"}
         ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
         ``flat`` (default, the legacy output): one flat router per distinct router.
@@ -251,10 +254,10 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     shared = scheme == "shared"
     if decided:
         built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold,
-                        router_model=router_model) for r in range(net.num_routers)]
+                        router_model=router_model, speedup=speedup) for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
-                        router_model=router_model) for r in range(net.num_routers)]
+                        router_model=router_model, speedup=speedup) for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
         from .axis import AxisEgress, AxisIngress
@@ -335,7 +338,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         del c["_ports"]
     manifest = {
         "family": net.family, "params": net.params,
-        "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": 1,
+        "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": speedup,
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -507,11 +510,11 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     from radixnet.gen import ParamError, build, family_names, get_family
     from radixnet.gen.routing import DeadlockError
 
-    from .router import RTL_MODELS
+    from .router import RTL_MODELS, RTL_SPEEDUPS
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] [--vcs V] [--depth B] "
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] [--speedup 1|2] [--vcs V] [--depth B] "
               f"[--data-width W] [--vc-classes K]\n"
               f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
               "[--lint [--lint-mode auto|whole|split]] [--out DIR]\nfamilies: " + ", ".join(family_names()))
@@ -536,6 +539,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap.add_argument("--routing", default="sp")
         ap.add_argument("--threshold", type=int, default=4)
         ap.add_argument("--router-model", choices=RTL_MODELS, default="single-cycle")
+        ap.add_argument("--speedup", type=int, choices=RTL_SPEEDUPS, default=1)
         ap.add_argument("--axis", action="store_true")
         ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
         ap.add_argument("--scheme", choices=SCHEMES, default="shared")
@@ -550,7 +554,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
                        classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                        threshold=args.threshold, port_encoding=args.port_encoding, router_model=args.router_model,
-                       log=lambda s: print(f"{prog}: {s}", flush=True))
+                       speedup=args.speedup, log=lambda s: print(f"{prog}: {s}", flush=True))
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
@@ -558,7 +562,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     n_cores = len(man.get("cores", ())) or len({r["module"] for r in man["routers"]})
     what = "core(s)" if "cores" in man else "router module(s)"
     print(f"{prog}: {net.num_routers} routers, {n_cores} {what}, {len(man['files'])} files, V={man['n_vcs']} "
-          f"B={args.depth}, router model {man['router_model']} in {gen_s:.1f} s -> {out}/", flush=True)
+          f"B={args.depth} S={man['speedup']}, router model {man['router_model']} in {gen_s:.1f} s -> {out}/", flush=True)
     if args.lint:
         from .verilog import LintError, ToolError
         t0 = time.perf_counter()

@@ -63,17 +63,20 @@ class AxisSwitchTop(wiring.Component):
         An adaptive routing decided in logic and its bias (:class:`~radixnet.hdl.network.NetworkTop`).
     router_model : str
         The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
+    speedup : int
+        The routers' speedup ``S`` (§R1): 1 (default) or 2.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle"):
+                 router_model: str = "single-cycle", speedup: int = 1):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
-                                  routing=routing, threshold=threshold, router_model=router_model)
+                                  routing=routing, threshold=threshold, router_model=router_model,
+                                  speedup=speedup)
         lay = self.network.flit_layout
         enc = self.tuser.encoding
         self.ingress = [AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=enc, flit_layout=lay)

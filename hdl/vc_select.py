@@ -48,7 +48,20 @@ from amaranth.lib.wiring import In, Out
 
 from .arbiter import check_int, reject, ptr_width
 
-__all__ = ["OutputVCSelect", "QueueLength"]
+__all__ = ["OutputVCSelect", "QueueLength", "vc_class"]
+
+
+def vc_class(m: Module, vc, n_vcs: int, n_classes: int, name: str) -> Signal:
+    """The class of VC ``vc`` (§R8a: class ``k`` is VCs ``[k * V / n_classes, (k + 1) * V / n_classes)``)."""
+    vpc = n_vcs // n_classes
+    out = Signal(ptr_width(n_classes), name=name)
+    with m.Switch(vc):
+        for v in range(n_vcs):
+            with m.Case(v):
+                m.d.comb += out.eq(v // vpc)
+        with m.Default():
+            m.d.comb += out.eq(0)
+    return out
 
 
 class OutputVCSelect(wiring.Component):

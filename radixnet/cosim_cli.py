@@ -3,7 +3,8 @@
 ::
 
     radixnet cosim --topo fbfly --k 4 --n 2 --load 0.7 --cycles 300 [--packet-length 2] [--vcs 2]
-                   [--vc-depth 4] [--sim verilator|icarus] [--waves] [--fault out_arb_fixed] [--json]
+                   [--vc-depth 4] [--speedup 1|2] [--router-model single-cycle|iq] [--sim verilator|icarus]
+                   [--waves] [--fault out_arb_fixed] [--json]
 
 Exit status 0 when every packet leaves the RTL at the golden model's port and
 cycle, 1 when one does not (the first differing packet is printed with its
@@ -34,6 +35,9 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                                    "and cycle.")
     add_sim_args(p, topo)
     p.set_defaults(routing="sp")
+    for a in p._actions:
+        if a.dest == "speedup":   # the RTL builds 1 and 2 (router-spec §R1); a co-simulation defaults to 1
+            a.help = "router speedup S, 1 or 2 [default 1]"
     p.add_argument("--load", type=float, default=None, help="offered load during --cycles [default 0.3]")
     p.add_argument("--cycles", type=int, default=200, help="cycles with packet creation [default 200]")
     p.add_argument("--batch", type=int, default=None, help="instead: packets per terminal at cycle 0")
@@ -57,11 +61,13 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         raise UsageError(f"radixnet cosim: error: --load must be in (0, 1], got {args.load}")
     if args.cycles < 1:
         raise UsageError(f"radixnet cosim: error: --cycles must be an integer >= 1, got {args.cycles}")
-    for name in ("speedup", "link_latency"):
-        if getattr(args, name) not in (None, 1):
-            raise UsageError(f"radixnet cosim: error: --{name.replace('_', '-')}: the RTL router is built with 1 "
-                             f"(router-spec §R1), got {getattr(args, name)}")
-    args.speedup = 1
+    if args.link_latency not in (None, 1):
+        raise UsageError(f"radixnet cosim: error: --link-latency: the RTL router is built with 1 "
+                         f"(router-spec §R1), got {args.link_latency}")
+    if args.speedup not in (None, 1, 2):
+        raise UsageError(f"radixnet cosim: error: --speedup: the RTL router is built with 1 or 2 "
+                         f"(router-spec §R1), got {args.speedup}")
+    args.speedup = args.speedup or 1
     cfg = sim_config(args)
 
     if args.router is not None:
@@ -83,7 +89,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                    data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
                                    ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
-                                   router_model=cfg.model.name)
+                                   router_model=cfg.model.name, speedup=cfg.speedup)
         else:
             verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or 0.3,
                                     cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
@@ -91,7 +97,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                     terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
                                     build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
                                     ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
-                                    router_model=cfg.model.name)
+                                    router_model=cfg.model.name, speedup=cfg.speedup)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
@@ -103,7 +109,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         print(f"{'MATCH' if ok else 'MISMATCH'}: {verdict['packets'] - verdict['mismatches']} of "
               f"{verdict['packets']} {what} at the golden model's port and cycle "
               f"({cfg.net.family} {cfg.net.params}, {cfg.routing}, {cfg.traffic}, V={cfg.vcs} B={cfg.vc_depth} "
-              f"L={cfg.packet_length}, router model {cfg.model.name})")
+              f"L={cfg.packet_length} S={cfg.speedup}, router model {cfg.model.name})")
         if "router" in verdict:
             print(f"  credits returned: {verdict['credit_mismatches']} differ from the golden model")
         else:

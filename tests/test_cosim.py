@@ -286,7 +286,7 @@ def test_cli_fault_exit_status_1():
 
 @pytest.mark.parametrize("args, needle", [
     (["--sim", "ghdl"], "--sim"),
-    (["--speedup", "2"], "--speedup"),
+    (["--speedup", "3"], "--speedup"),
     (["--fault", "nope"], "--fault"),
     (["--terminals", "pcie"], "--terminals"),
     (["--data-width", "20"], "--data-width"),

@@ -591,3 +591,31 @@ def test_core_synthesizes(tmp_path, family, kw):
     stats = synth((tmp_path / core["file"]).read_text(), core["module"])
     assert stats.latches == 0 and not any(t.startswith("$mem") for t in stats.cell_types)
     assert stats.flip_flops > 0
+
+
+def test_core_with_rom_equals_router_speedup_2():
+    """The same with speedup 2 under both models (§R8b): two lanes, output queues."""
+    for model in ("single-cycle", "iq"):
+        net = build("fbfly", k=4, n=2)
+        ref = Router(net, 1, 2, 3, 8, router_model=model, speedup=2)
+        core = Router(net, 1, 2, 3, 8, external_rom=True, router_model=model, speedup=2)
+        assert _run_pair(ref, CoreWithRoms(core), 160, 5) > 60
+
+
+@needs_verilator
+@pytest.mark.parametrize("argv", [
+    ["fbfly", "--k", "4", "--n", "2", "--axis"],
+    ["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"],
+])
+def test_speedup_2_tree_lints_clean(tmp_path, capsys, argv):
+    """``--speedup 2`` (``make rtl ... SPEEDUP=2``), under ``iq``: the tree lints clean and the manifest
+    records ``speedup: 2``; ``--speedup 3`` is one line and exit code 2."""
+    out = tmp_path / "t"
+    assert rtlgen_main([*argv, "--router-model", "iq", "--speedup", "2", "--lint", "--data-width", "32",
+                        "--out", str(out)]) == 0, capsys.readouterr().err
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["speedup"] == 2 and man["router_model"] == "iq"
+    assert "S=2, router model iq" in capsys.readouterr().out
+    assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--speedup", "3", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--speedup" in err[0] and not (tmp_path / "d").exists()
