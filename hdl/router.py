@@ -160,8 +160,8 @@ from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import (RoundRobinArbiter, check_int, later_than, lowest_one, next_ptr, onehot_index, ptr_width, reject,
-                      rr_first)
+from .arbiter import (RoundRobinArbiter, check_int, later_than, lowest_one, next_ptr, onehot_index, or_all, ptr_width,
+                      reject, rr_first)
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
@@ -494,12 +494,7 @@ class Router(IqStages, wiring.Component):
         outs = self._crossbar(m, [a.flit[p][s] for p in range(P) for s in range(S)], a.sel, "crossbar")
         for p in range(P):
             m.d.comb += ius[p].pop_ivc.eq(self._pops(a.g[p], a.v[p]))
-        for o in range(P):
-            if S == 1:
-                go, fo = outs[o][0]
-                m.d.comb += [self.out_flit_op[o].eq(fo), self.out_valid_op[o].eq(go)]
-            else:
-                self._feed_queue(m, oqs[o], outs[o])
+        self._drive_links(m, outs, oqs, m.d.comb)
 
         # ---- state updates of a grant (§R2 phase 2, §R5 wormhole)
         for o in range(P):
@@ -553,19 +548,21 @@ class Router(IqStages, wiring.Component):
             outs.append(lanes)
         return outs
 
-    def _feed_queue(self, m: Module, oq, lanes):
-        """Write an output's crossbar lanes (in grant order) into its output queue."""
-        for j, (go, fo) in enumerate(lanes):
-            m.d.comb += [oq.in_flit_lane[j].eq(fo), oq.in_valid_lane[j].eq(go)]
+    def _drive_links(self, m: Module, outs, oqs, domain):
+        """The links from the crossbar's output lanes: ``S = 1``, lane 0 drives ``out_*`` in ``domain``
+        (``m.d.comb`` for ``single-cycle``, ``m.d.sync`` for ``iq``'s output registers); ``S = 2``, the lanes
+        write each output's queue (:meth:`_output_queues`) in grant order, and the queue drives ``out_*``."""
+        for o, lanes in enumerate(outs):
+            if oqs is None:
+                go, fo = lanes[0]
+                domain += [self.out_flit_op[o].eq(fo), self.out_valid_op[o].eq(go)]
+                continue
+            for j, (go, fo) in enumerate(lanes):
+                m.d.comb += [oqs[o].in_flit_lane[j].eq(fo), oqs[o].in_valid_lane[j].eq(go)]
 
     def _pops(self, g, v):
         """An input unit's ``pop_ivc``: one bit per granted lane's VC."""
-        V = self.n_vcs
-        bits = [Mux(gs, 1 << vs, 0)[:V] for gs, vs in zip(g, v)]
-        out = bits[0]
-        for b in bits[1:]:
-            out = out | b
-        return out
+        return or_all([Mux(gs, 1 << vs, 0)[:self.n_vcs] for gs, vs in zip(g, v)])
 
     def _output_vc_updates(self, m: Module, o: int, takes, holds):
         """Output ``o``'s credits and VC holds after this cycle's grants (§R2 phase 2, §R5 wormhole).

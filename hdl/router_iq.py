@@ -98,7 +98,7 @@ class IqStages:
             st_op = [Signal(pw, name=f"st_op_ip_{p}") for p in range(P)]
             st_to_o = {o: Cat(*[st_valid[p][0] & (st_op[p] == o) for p in range(P)]) for o in range(P)}
             st_sel = [[(st_to_o[o].any(), onehot_index(st_to_o[o], P))] for o in range(P)]
-            eject_count, blocked = None, {}
+            oqs, eject_count, blocked = None, None, {}
             for o in range(P):
                 if is_eject[o] and V * B <= 2:   # at S = 1 at most two flits are on their way out
                     full = Signal(name=f"eject_full_op_{o}")
@@ -146,9 +146,4 @@ class IqStages:
 
         # ---- ST: the crossbar from the ST registers into the output registers (S = 1) or queues (the link)
         outs = self._crossbar(m, [st_flit[p][s] for p in range(P) for s in range(S)], st_sel, "crossbar")
-        for o in range(P):
-            if S == 1:
-                go, fo = outs[o][0]
-                m.d.sync += [self.out_flit_op[o].eq(fo), self.out_valid_op[o].eq(go)]
-            else:
-                self._feed_queue(m, oqs[o], outs[o])
+        self._drive_links(m, outs, oqs, m.d.sync)
