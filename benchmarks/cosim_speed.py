@@ -40,6 +40,15 @@ CONFIGS = [
      dict(routing="2dfb-adaptive", vcs=2, vc_depth=2, threshold=1, traffic="2dfb-adversarial", terminals="flit")),
     ("2dfb k=8 n=1 (64 ports), 2dfb-adaptive, one radix-22 router", "2dfb", {"k": 8, "n": 1},
      dict(routing="2dfb-adaptive", vcs=2, vc_depth=4, threshold=2, traffic="2dfb-adversarial", router=-1)),
+    # high radix (issue 11): the 64-ary 1-flat's one router, and Kim's radix-63 router of the 32-ary 2-flat
+    ("fbfly k=64 n=1, one radix-64 router, V=2 B=4, single-cycle", "fbfly", {"k": 64, "n": 1},
+     dict(vcs=2, vc_depth=4, router=-1)),
+    ("fbfly k=64 n=1, one radix-64 router, V=2 B=4, iq", "fbfly", {"k": 64, "n": 1},
+     dict(vcs=2, vc_depth=4, router=-1, router_model="iq")),
+    ("fbfly k=32 n=2, one radix-63 router, V=2 B=4, single-cycle", "fbfly", {"k": 32, "n": 2},
+     dict(vcs=2, vc_depth=4, router=-1)),
+    ("fbfly k=32 n=2, one radix-63 router, V=2 B=4, iq", "fbfly", {"k": 32, "n": 2},
+     dict(vcs=2, vc_depth=4, router=-1, router_model="iq")),
 ]
 
 
@@ -61,8 +70,9 @@ def main() -> None:
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     print(f"# co-simulation speed on {cpu_model()}; load {args.load}, {args.cycles} cycles of traffic")
-    print("| configuration | Verilog s | Verilator build s | cycles/s | vs golden | vs 1,000 cycles/s | packets |")
-    print("|---|---|---|---|---|---|---|")
+    print("| configuration | Verilog s | Verilog MB | Verilator build s | cycles/s | vs golden | vs 1,000 cycles/s "
+          "| packets |")
+    print("|---|---|---|---|---|---|---|---|")
     root = tempfile.mkdtemp(prefix="cosim-bench-") if args.fresh else "build/cosim"
     for label, fam, params, kw in CONFIGS:
         if args.only and args.only not in label:
@@ -77,7 +87,8 @@ def main() -> None:
             v = cosim_network(net, load=args.load, cycles=args.cycles, build_root=root, **kw)
         g = golden_speed(net, args.load, args.cycles, **kw)
         ok = "" if v["mismatches"] == 0 else f" ({v['mismatches']} MISMATCHES)"
-        print(f"| {label} | {v['verilog_s']:.1f} | {v['build_s']:.1f} | {v['cycles_per_s']:.0f} | "
+        print(f"| {label} | {v['verilog_s']:.1f} | {v['verilog_bytes'] / 1e6:.1f} | {v['build_s']:.1f} | "
+              f"{v['cycles_per_s']:.0f} | "
               f"1/{g / v['cycles_per_s']:.0f} | {v['cycles_per_s'] / REF_COCOTB:.2f}x | {v['packets']}{ok} |",
               flush=True)
 

@@ -155,7 +155,7 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
 
     The verdict has ``router``, ``packets`` (traversals of this router), ``mismatches`` (traversals that
     differ), ``first`` (the first ones, with their golden paths), ``credit_mismatches``, ``cycles``,
-    ``cycles_per_s``, ``error`` and the timings.
+    ``cycles_per_s``, ``error``, the timings and ``verilog_bytes`` (size of the flat Verilog).
     """
     from ..hdl.rtlgen import flat_verilog
     from .run import SIMULATORS, _check, replay
@@ -177,5 +177,5 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     for m in verdict["first"]:
         p = by_id.get(m["id"], {"src": -1, "dst": -1, "created": -1, "hops": []})  # id -1: not a golden flit
         m.update(src=p["src"], dst=p["dst"], created=p["created"], golden_path=p["hops"])
-    verdict.update(router=ev["router"], golden_s=t1 - t0, verilog_s=t2 - t1)
+    verdict.update(router=ev["router"], golden_s=t1 - t0, verilog_s=t2 - t1, verilog_bytes=len(verilog))
     return verdict

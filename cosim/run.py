@@ -186,7 +186,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     -------
     dict
         The testbench's verdict (``packets``, ``mismatches``, ``first``, ``stall_cycles``, ...) plus
-        ``golden_s``, ``verilog_s``, ``build_s``, ``sim_s``, ``build_dir``, ``waves`` (a path or None).
+        ``golden_s``, ``verilog_s``, ``verilog_bytes`` (size of the flat Verilog), ``build_s``, ``sim_s``,
+        ``build_dir``, ``waves`` (a path or None).
 
     Raises
     ------
@@ -255,7 +256,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     golden_by_id = {p["id"]: p for p in packets}
     for m in verdict["first"]:
         m["golden_path"] = golden_by_id[m["id"]]["hops"]
-    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1)
+    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1, verilog_bytes=len(verilog))
     return verdict
 
 

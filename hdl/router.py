@@ -12,8 +12,9 @@ with the greedy allocator (:data:`ADAPTIVE`), ``ugal-s``, ``clos-ad`` and
 One router of a :class:`radixnet.gen.Network`, composed of the units of
 issue 4: per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
 buffers of ``B`` flits), per input VC a
-:class:`~radixnet.hdl.route_table.RouteCompute` (the route tables of
-``radixnet.gen.routing.compile_table``), per network output and VC class an
+:class:`~radixnet.hdl.route_table.RouteDecode` reading the router's one route
+ROM (its row of the tables of ``radixnet.gen.routing.compile_table``, a
+memory with a read port per input VC), per network output and VC class an
 :class:`~radixnet.hdl.vc_select.OutputVCSelect` on the output's
 :class:`~radixnet.hdl.credits.CreditCounter` s, a
 :class:`~radixnet.hdl.arbiter.RoundRobinArbiter` per input (over its VCs) and
@@ -110,12 +111,14 @@ counters' violations).
 
 Route ROM outside the router (``external_rom=True``)
 ----------------------------------------------------
-By default every input VC's :class:`~radixnet.hdl.route_table.RouteCompute`
-holds this router's own route ROM, so with ``sp`` no two routers have the same
+By default the router holds its own route ROM (one memory, :attr:`rom_ints`,
+with a combinational read port per input VC, each decoded by a
+:class:`~radixnet.hdl.route_table.RouteDecode`; the Verilog holds the table
+once, however many ports read it), so with ``sp`` no two routers have the same
 hardware. With ``external_rom=True`` the router is a **core** that depends
 only on its port count, which ports eject, ``V``, ``B``, the classes and the
-flit widths: each input VC uses a :class:`~radixnet.hdl.route_table.RouteDecode`
-instead, and the router gets two more ports per input port ``p`` and VC ``v``:
+flit widths: the ROM leaves the router, and it gets two more ports per input
+port ``p`` and VC ``v``:
 
 * ``route_addr_ip_ivc[p][v]`` (out, ``ptr_width(T)`` bits): the lookup
   address, the ``dest`` field of the VC's front flit (a function of registers);
@@ -155,10 +158,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from amaranth import Cat, Const, Module, Mux, Signal, Value
+from amaranth import Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.lib.memory import Memory
 
 from .arbiter import (RoundRobinArbiter, check_int, later_than, lowest_one, next_ptr, onehot_index, or_all, ptr_width,
                       reject, rr_first)
@@ -400,6 +404,7 @@ class Router(IqStages, wiring.Component):
         is_eject = [o in self.eject_ports for o in range(P)]
         errors = []
         self._is_eject, self._errors = is_eject, errors
+        self._route_tables = {}   # per allocation state: the tables of _new_route / _held_route
         iq = self.model.pipelined
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
@@ -564,6 +569,25 @@ class Router(IqStages, wiring.Component):
         """An input unit's ``pop_ivc``: one bit per granted lane's VC."""
         return or_all([Mux(gs, 1 << vs, 0)[:self.n_vcs] for gs, vs in zip(g, v)])
 
+    def _granted_headers(self, m: Module, sel, flits, pre: str):
+        """Per output, the ``(valid, header)`` of each grant ``sel[o]`` names: a small crossbar of the lanes'
+        ``vc``, ``head`` and ``tail`` bits (what :meth:`_output_vc_updates` reads), ``P`` of them instead of
+        ``P * P`` per-lane comparisons (the ``iq`` model updates credits and holds at its SA/VA grants)."""
+        P, S = self.n_ports, self.speedup
+        hdr = data.StructLayout({"vc": self.flit_layout["vc"].shape, "head": 1, "tail": 1})
+        lanes = [Cat(flits[p][s].vc, flits[p][s].head, flits[p][s].tail) for p in range(P) for s in range(S)]
+        n = ptr_width(P * S)
+        flat = Cat(*lanes, Const(0, ((1 << n) - len(lanes)) * hdr.size))
+        out = []
+        for o in range(P):
+            grants = []
+            for j, (valid, src) in enumerate(sel[o]):
+                h = Signal(hdr, name=f"{pre}_hdr_op_{o}" + ("" if S == 1 else f"_{j}"))
+                m.d.comb += h.eq(flat.word_select(src, hdr.size))
+                grants.append((valid, h))
+            out.append(grants)
+        return out
+
     def _output_vc_updates(self, m: Module, o: int, takes, holds):
         """Output ``o``'s credits and VC holds after this cycle's grants (§R2 phase 2, §R5 wormhole).
 
@@ -589,54 +613,74 @@ class Router(IqStages, wiring.Component):
                 m.d.sync += busy[v].eq(0)
 
     # ------------------------------------------------------------------ per-VC request pieces (both allocators)
-    def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None):
+    def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None, state: str = ""):
         """``(ok, ovc)`` of a new route to ``port`` in class ``cls`` on the start-of-cycle state (§R5).
 
         A network port: the idle VC of the class with the most credits (``OutputVCSelect``); an ejection
         port: its implicit VC 0, unless a packet holds it. ``vcsel`` (per (output, class)) and ``busy``
-        (per output) replace the start-of-cycle selectors and holds (a sequential step's state).
+        (per output) replace the start-of-cycle selectors and holds (a sequential step's state, named
+        ``state``). The choice is one indexed read of a table over (output, class), built once per state
+        (:meth:`_route_table`), not a case over the outputs per requester.
         """
+        ok_tab, ov_tab = self._route_table(m, vcsel, busy, state)
+        idx = Cat(cls[:ptr_width(self.n_classes)], port)
+        ok, ov = Signal(name=f"new_ok_{tag}"), Signal(ptr_width(self.n_vcs), name=f"new_ovc_{tag}")
+        m.d.comb += [ok.eq(ok_tab.bit_select(idx, 1)), ov.eq(ov_tab.word_select(idx, len(ov)))]
+        return ok, ov
+
+    def _route_table(self, m: Module, vcsel, busy, state: str):
+        """Built once per ``state`` (``""``: the start of the cycle). Per (output ``o``, class ``k``) at index ``o << kb | k`` (``kb = ptr_width(K)``, padded with 0 up
+        to a power of two): may a new route take it, and which output VC (:meth:`_new_route`)."""
+        key = ("new", state)
+        if key in self._route_tables:
+            return self._route_tables[key]
         vcsel = self._vcsel if vcsel is None else vcsel
         busy = self._busy if busy is None else busy
         P, K, vw = self.n_ports, self.n_classes, ptr_width(self.n_vcs)
-        ok, ov = Signal(name=f"new_ok_{tag}"), Signal(vw, name=f"new_ovc_{tag}")
-        with m.Switch(port):
-            for o in range(P):
-                with m.Case(o):
-                    if self._is_eject[o]:
-                        m.d.comb += [ok.eq(~busy[o][0]), ov.eq(0)]
-                    else:
-                        with m.Switch(cls):
-                            for k in range(K):
-                                with m.Case(k):
-                                    sel = vcsel[(o, k)]
-                                    m.d.comb += [ok.eq(sel.valid), ov.eq(sel.ovc)]
-                            with m.Default():
-                                m.d.comb += [ok.eq(0), ov.eq(0)]
-            with m.Default():
-                m.d.comb += [ok.eq(0), ov.eq(0)]
-        return ok, ov
+        kb, pb = ptr_width(K), ptr_width(P)
+        oks, ovs = [], []
+        for o in range(1 << pb):
+            for k in range(1 << kb):
+                if o >= P or (k >= K and not self._is_eject[o]):
+                    oks.append(Const(0, 1)), ovs.append(Const(0, vw))
+                elif self._is_eject[o]:
+                    oks.append(~busy[o][0]), ovs.append(Const(0, vw))
+                else:
+                    oks.append(vcsel[(o, k)].valid), ovs.append(vcsel[(o, k)].ovc)
+        sfx = f"_{state}" if state else ""
+        ok_tab = Signal(len(oks), name=f"new_ok_op_cls{sfx}")
+        ov_tab = Signal(len(ovs) * vw, name=f"new_ovc_op_cls{sfx}")
+        m.d.comb += [ok_tab.eq(Cat(*oks)), ov_tab.eq(Cat(*ovs))]
+        self._route_tables[key] = (ok_tab, ov_tab)
+        return ok_tab, ov_tab
 
-    def _held_route(self, m: Module, o_held, ov_held, tag: str, used=None):
+    def _held_route(self, m: Module, o_held, ov_held, tag: str, used=None, state: str = ""):
         """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port always).
 
-        ``used[o][v]`` (optional): credits earlier grants of this cycle took (a sequential step's state).
+        ``used[o][v]`` (optional): credits earlier grants of this cycle took (a sequential step's state,
+        named ``state``). One indexed read of a table over (output, VC), built once per state.
         """
-        P, V = self.n_ports, self.n_vcs
-        ok = Signal(name=f"act_ok_{tag}")
-        with m.Switch(o_held):
-            for o in range(P):
-                with m.Case(o):
-                    if self._is_eject[o]:
-                        m.d.comb += ok.eq(1)
+        key = ("held", state)
+        if key not in self._route_tables:
+            P, V = self.n_ports, self.n_vcs
+            pb, vb = ptr_width(P), ptr_width(V)
+            bits = []
+            for o in range(1 << pb):
+                for v in range(1 << vb):
+                    if o >= P or v >= V:
+                        bits.append(Const(0, 1))
+                    elif self._is_eject[o]:
+                        bits.append(Const(1, 1) if v == 0 else Const(0, 1))
                     elif used is None:
-                        avail = Cat(*[c.avail for c in self._credits[o]])
-                        m.d.comb += ok.eq(avail.bit_select(ov_held, 1) if V > 1 else avail[0])
+                        bits.append(self._credits[o][v].avail)
                     else:
-                        left = Cat(*[c.count > u for c, u in zip(self._credits[o], used[o])])
-                        m.d.comb += ok.eq(left.bit_select(ov_held, 1) if V > 1 else left[0])
-            with m.Default():
-                m.d.comb += ok.eq(0)
+                        bits.append(self._credits[o][v].count > used[o][v])
+            tab = Signal(len(bits), name="held_ok_op_ovc" + (f"_{state}" if state else ""))
+            m.d.comb += tab.eq(Cat(*bits))
+            self._route_tables[key] = tab
+        tab = self._route_tables[key]
+        ok = Signal(name=f"act_ok_{tag}")
+        m.d.comb += ok.eq(tab.bit_select(Cat(ov_held[:ptr_width(self.n_vcs)], o_held), 1))
         return ok
 
     def _hops_out(self, m: Module, eject, hops, tag: str):
@@ -675,6 +719,11 @@ class Router(IqStages, wiring.Component):
         if adaptive:
             q_o = {o: ql.q for o, ql in self._qlen.items()}
             avail_o = {o: Cat(*[self._vcsel[(o, k)].valid for k in range(K)]) for o in self._credits}
+        if not adaptive and not self.external_rom:
+            # one ROM of the router's table with a read port per input VC (§R7a); synthesis replicates
+            # it as the device needs, and the Verilog holds the table once, not P * V times
+            m.submodules.route_rom = rom = Memory(shape=unsigned(self.rom_word_bits),
+                                                  depth=len(self.rom_ints), init=self.rom_ints)
         req = [Signal(V, name=f"{pre}req_ip_{p}_ivc") for p in range(P)]
         req_o = [[Signal(pw, name=f"{pre}req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         dep = [[Signal(lay, name=f"{pre}dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
@@ -685,13 +734,15 @@ class Router(IqStages, wiring.Component):
                 tag = f"ip_{p}_ivc_{v}"
                 if adaptive:
                     rc = self._decider()
-                elif self.external_rom:
+                else:   # the ROM word of the head's dest, from outside or from the router's one ROM
                     rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
                                      cls_bits=self.rom_cls_bits)
-                    m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
-                                 rc.word.eq(self.route_word_ip_ivc[p][v])]
-                else:
-                    rc = RouteCompute.from_table(self.table, self.router_id, P)
+                    if self.external_rom:
+                        m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
+                                     rc.word.eq(self.route_word_ip_ivc[p][v])]
+                    else:
+                        rp = rom.read_port(domain="comb")
+                        m.d.comb += [rp.addr.eq(rc.addr), rc.word.eq(rp.data)]
                 m.submodules[f"route_{tag}"] = rc
                 if adaptive:
                     self._connect_decider(m, rc, f, p, q_o, avail_o)
@@ -785,18 +836,18 @@ class Router(IqStages, wiring.Component):
             asks = Cat(*[lane_req[i] & (lane_o[i] == o) for i in range(n)])
             if blocked_op is not None and blocked_op.get(o) is not None:
                 asks = Mux(blocked_op[o], 0, asks)
+            ask = Signal(n, name=f"{pre}ask_op_{o}_lane")   # a signal: the arbiter reads it whole
+            m.d.comb += ask.eq(asks)
             if S == 1:
                 arb = RoundRobinArbiter(P)
                 m.submodules[f"{pre}out_arb_op_{o}"] = arb
-                m.d.comb += arb.req.eq(asks)
+                m.d.comb += arb.req.eq(ask)
                 # moves only when some input asks (§R6 step 4); the planted fault freezes it
                 m.d.comb += arb.update.eq(0 if self.fault == "out_arb_fixed" else 1)
                 for i in range(n):
                     gnt_lane[i].append(arb.gnt[i])
                 sel.append([(arb.gnt.any(), onehot_index(arb.gnt, P))])
                 continue
-            ask = Signal(n, name=f"{pre}ask_op_{o}_lane")
-            m.d.comb += ask.eq(asks)
             ptr = Signal(pw, name=f"{pre}ptr_out_op_{o}")
             lane_ptr = Signal(ptr_width(n), name=f"{pre}ptr_out_op_{o}_lane")
             m.d.comb += lane_ptr.eq(ptr * S)
@@ -1006,8 +1057,8 @@ class Router(IqStages, wiring.Component):
                     rc = self._decider()
                     m.submodules[f"route_{vtag}"] = rc
                     self._connect_decider(m, rc, hdr, w.port, q_o, avail_o)
-                    new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag, sel_o, busy_now)
-                    act_ok = self._held_route(m, e.act_o, e.act_ov, vtag, used)
+                    new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag, sel_o, busy_now, state=tag)
+                    act_ok = self._held_route(m, e.act_o, e.act_ov, vtag, used, state=tag)
                     o_req = Signal(pw, name=f"req_op_{vtag}")
                     m.d.comb += o_req.eq(Mux(e.active, e.act_o, rc.port))
                     free = Signal(name=f"free_{vtag}")
@@ -1098,7 +1149,8 @@ class Router(IqStages, wiring.Component):
         sel = []
         for o in range(P):
             if S == 1:
-                to_o = Cat(*[g[p][0] & (pick_o[p][0] == o) for p in range(P)])
+                to_o = Signal(P, name=f"seq_to_op_{o}_ip")   # a signal: onehot_index reads each bit
+                m.d.comb += to_o.eq(Cat(*[g[p][0] & (pick_o[p][0] == o) for p in range(P)]))
                 sel.append([(to_o.any(), onehot_index(to_o, P))])
                 continue
             n = P * S

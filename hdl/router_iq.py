@@ -45,7 +45,7 @@ from __future__ import annotations
 from amaranth import Cat, Module, Signal
 from amaranth.lib import data
 
-from .arbiter import onehot_index, ptr_width
+from .arbiter import ptr_width
 
 __all__ = ["IqStages"]
 
@@ -63,7 +63,6 @@ class IqStages:
 
         P, V, B, S = self.n_ports, self.n_vcs, self.vc_depth, self.speedup
         lay = self.flit_layout
-        pw = ptr_width(P)
         is_eject = self._is_eject
         fields = ADAPTIVE_COMMIT_FIELDS if self.routing is not None else COMMIT_FIELDS
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
@@ -94,29 +93,28 @@ class IqStages:
                     for p in range(P)]
         st_flit = [[Signal(lay, name=f"st_flit_ip_{p}" + ("" if S == 1 else f"_lane_{s}")) for s in range(S)]
                    for p in range(P)]
-        if S == 1:
-            st_op = [Signal(pw, name=f"st_op_ip_{p}") for p in range(P)]
-            st_to_o = {o: Cat(*[st_valid[p][0] & (st_op[p] == o) for p in range(P)]) for o in range(P)}
-            st_sel = [[(st_to_o[o].any(), onehot_index(st_to_o[o], P))] for o in range(P)]
-            oqs, eject_count, blocked = None, None, {}
-            for o in range(P):
-                if is_eject[o] and V * B <= 2:   # at S = 1 at most two flits are on their way out
+        # the SA's grant order per output, registered with the flits: the crossbar's select in ST comes
+        # from registers, and with S = 2 it is the order the flits join the output queue
+        st_sel = [[(Signal(name=f"st_sel_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
+                    Signal(ptr_width(P * S), name=f"st_sel_op_{o}" + ("" if S == 1 else f"_{j}")))
+                   for j in range(S)] for o in range(P)]
+        oqs, _, _ = self._output_queues(m, bypass=False)
+        eject_count, blocked = ({}, {}) if S > 1 else (None, {})
+        for o in range(P):
+            if not is_eject[o]:
+                continue
+            in_st = sum(valid for valid, _ in st_sel[o])
+            if S == 1:   # at most two flits are on their way out: the ST and the output register
+                if V * B <= 2:
                     full = Signal(name=f"eject_full_op_{o}")
-                    m.d.comb += full.eq(st_to_o[o].any() + self.out_valid_op[o] >= V * B)
+                    m.d.comb += full.eq(in_st + self.out_valid_op[o] >= V * B)
                     blocked[o] = full
-        else:   # the SA's grant order per output, registered with the flits (the order they join the queue)
-            st_sel = [[(Signal(name=f"st_sel_valid_op_{o}_{j}"), Signal(ptr_width(P * S), name=f"st_sel_op_{o}_{j}"))
-                       for j in range(S)] for o in range(P)]
-            oqs, _, _ = self._output_queues(m, bypass=False)
-            eject_count, blocked = {}, {}
-            for o in range(P):
-                if not is_eject[o]:
-                    continue
-                n = Signal(range(V * B + S + 1), name=f"eject_count_op_{o}")
-                m.d.comb += n.eq(oqs[o].count + sum(valid for valid, _ in st_sel[o]))
-                full = Signal(name=f"eject_full_op_{o}")
-                m.d.comb += full.eq(n >= V * B)
-                eject_count[o], blocked[o] = n, full
+                continue
+            n = Signal(range(V * B + S + 1), name=f"eject_count_op_{o}")
+            m.d.comb += n.eq(oqs[o].count + in_st)
+            full = Signal(name=f"eject_full_op_{o}")
+            m.d.comb += full.eq(n >= V * B)
+            eject_count[o], blocked[o] = n, full
         sa = self._separable(m, sa_req, act_o, sa_dep, "sa_", blocked, mode="sa", eject_count=eject_count)
 
         # ---- grants: pops, ST registers, bindings and committed headers
@@ -124,8 +122,6 @@ class IqStages:
             m.d.comb += ius[p].pop_ivc.eq(self._pops(sa.g[p], sa.v[p]))
             for s in range(S):
                 m.d.sync += [st_valid[p][s].eq(sa.g[p][s]), st_flit[p][s].eq(sa.flit[p][s])]
-                if S == 1:
-                    m.d.sync += st_op[p].eq(sa.o[p][0])
                 for v in range(V):
                     with m.If(va.g[p][s] & (va.v[p][s] == v)):
                         m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(va.o[p][s]),
@@ -133,16 +129,16 @@ class IqStages:
                         m.d.sync += [commit[p][v][k].eq(va.flit[p][s][k]) for k in fields]
                     with m.If(sa.g[p][s] & (sa.v[p][s] == v) & sa.flit[p][s].tail):
                         m.d.sync += active[p][v].eq(0)
-        if S > 1:
-            for o in range(P):
-                for (rv, rs), (valid, src) in zip(st_sel[o], sa.sel[o]):
-                    m.d.sync += [rv.eq(valid), rs.eq(src)]
+        for o in range(P):
+            for (rv, rs), (valid, src) in zip(st_sel[o], sa.sel[o]):
+                m.d.sync += [rv.eq(valid), rs.eq(src)]
 
         # ---- output VCs: SA takes a credit and a tail releases; VA holds for a packet longer than a flit
-        def lanes_to(g, o_, flit, o):
-            return [(g[p][s] & (o_[p][s] == o), flit[p][s]) for p in range(P) for s in range(S)]
+        # (per output, the headers of its grants, selected by the allocators' sel as the crossbar is)
+        takes = self._granted_headers(m, sa.sel, sa.flit, "sa")
+        holds = self._granted_headers(m, va.sel, va.flit, "va")
         for o in range(P):
-            self._output_vc_updates(m, o, lanes_to(sa.g, sa.o, sa.flit, o), lanes_to(va.g, va.o, va.flit, o))
+            self._output_vc_updates(m, o, takes[o], holds[o])
 
         # ---- ST: the crossbar from the ST registers into the output registers (S = 1) or queues (the link)
         outs = self._crossbar(m, [st_flit[p][s] for p in range(P) for s in range(S)], st_sel, "crossbar")

@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -100,6 +101,10 @@ from pathlib import Path
 from amaranth.back import rtlil
 
 __all__ = ["SCHEMES", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
+
+
+#: a line holding only an ``hdlname`` attribute in Yosys's Verilog (dropped by :func:`flat_verilog`)
+HDLNAME_LINE = re.compile(r'^[ \t]*\(\* hdlname = "[^"\n]*" \*\)\n', re.M)
 
 
 def flat_verilog(component, name: str) -> str:
@@ -130,7 +135,10 @@ def flat_verilog(component, name: str) -> str:
     yosys = find_yosys(lambda ver: ver >= (0, 40))
     script = [f"read_rtlil <<rtlil\n{text}\nrtlil", f"hierarchy -top {name}", "proc -nomux -norom",
               "flatten", "memory_collect", "opt_clean", "write_verilog -norename"]
-    return yosys.run(["-q", "-"], "\n".join(script), ignore_warnings=True)
+    text = yosys.run(["-q", "-"], "\n".join(script), ignore_warnings=True)
+    # flatten tags every inlined wire with its hierarchical name, (* hdlname = "sub wire" *) on a line of its
+    # own; the wire's name says the same (\sub.wire), so the tags go: a tenth of a radix-64 router's text
+    return HDLNAME_LINE.sub("", text)
 
 
 def _port_map(net, r: int, pt) -> list[dict]:

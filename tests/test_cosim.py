@@ -219,6 +219,17 @@ def test_router_level_2dfb_64_port_switch():
     assert_router_match(v)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["single-cycle", "iq"])
+@pytest.mark.parametrize("params", [{"k": 64, "n": 1}, {"k": 32, "n": 2}], ids=["radix64", "kim-radix63"])
+def test_router_level_high_radix(params, model):
+    """High radix (issue 11): the 64-ary 1-flat's router and Kim's radix-63 router of the 32-ary 2-flat
+    (32 terminals, 31 neighbours), V = 2, under both router models; each is under 10 MB of Verilog."""
+    v = run_router("fbfly", params, load=0.6, cycles=200, vcs=2, vc_depth=4, seed=3, router_model=model)
+    assert_router_match(v)
+    assert v["verilog_bytes"] < 10_000_000
+
+
 def test_router_level_fault_is_caught():
     """The frozen output-arbiter pointer shows up at router level too (the busiest fbfly router)."""
     v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed")
