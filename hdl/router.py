@@ -642,8 +642,9 @@ class Router(IqStages, wiring.Component):
         return ok, ov
 
     def _route_table(self, m: Module, vcsel, busy, state: str):
-        """Built once per ``state`` (``""``: the start of the cycle). Per (output ``o``, class ``k``) at index ``o << kb | k`` (``kb = ptr_width(K)``, padded with 0 up
-        to a power of two): may a new route take it, and which output VC (:meth:`_new_route`)."""
+        """Per (output ``o``, class ``k``), at index ``o << kb | k`` (``kb = ptr_width(K)``; padded with 0 up
+        to a power of two): may a new route take it, and which output VC (:meth:`_new_route`). Built once
+        per ``state`` (``""``: the start of the cycle)."""
         key = ("new", state)
         if key in self._route_tables:
             return self._route_tables[key]
