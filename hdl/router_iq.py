@@ -21,7 +21,8 @@ the cycle (registers only):
   output VC, releases the output VC and the binding on a tail, and loads the
   flit -- a head with the committed header -- into the **ST register** of its
   input (``st_valid_ip``, ``st_op_ip_<p>``, ``st_flit_ip_<p>``).
-* **ST**: the crossbar reads the ST registers and writes the **output
+* **ST**: the crossbar reads the ST registers, under each output's SA
+  grant registered with them (``st_sel_op_<o>``), and writes the **output
   registers**, which drive ``out_valid_op`` / ``out_flit_op`` -- the link --
   in the next cycle.
 * **Credits**: ``credit_out_ip_ivc`` is a register: a slot freed by an SA
@@ -32,7 +33,8 @@ Zero-load timeline at one router (§R10.1): a head written at the edge ending
 ``a - 1`` is in VA in ``a``, SA ``a + 1``, ST ``a + 2``, on the output link
 in ``a + 3``. The paths are register to register: buffer -> route -> VC
 choice -> VA arbiters -> binding registers; binding registers -> SA arbiters
--> buffer read -> ST register; ST register -> crossbar -> output register.
+-> buffer read -> ST and select registers; ST and select registers -> crossbar
+-> output register.
 The sequential chain sits in VA only, in series with no crossbar.
 
 The §R2 output queue of an ejection port (depth ``V * B``) holds the flits in
