@@ -645,6 +645,7 @@ class Router(IqStages, wiring.Component):
         """Per (output ``o``, class ``k``), at index ``o << kb | k`` (``kb = ptr_width(K)``; padded with 0 up
         to a power of two): may a new route take it, and which output VC (:meth:`_new_route`). Built once
         per ``state`` (``""``: the start of the cycle)."""
+        assert (vcsel is None and busy is None) == (state == ""), "a step's state needs its own name"
         key = ("new", state)
         if key in self._route_tables:
             return self._route_tables[key]
@@ -674,6 +675,7 @@ class Router(IqStages, wiring.Component):
         ``used[o][v]`` (optional): credits earlier grants of this cycle took (a sequential step's state,
         named ``state``). One indexed read of a table over (output, VC), built once per state.
         """
+        assert (used is None) == (state == ""), "a step's state needs its own name"
         key = ("held", state)
         if key not in self._route_tables:
             P, V = self.n_ports, self.n_vcs

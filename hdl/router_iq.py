@@ -102,21 +102,19 @@ class IqStages:
                    for j in range(S)] for o in range(P)]
         oqs, _, _ = self._output_queues(m, bypass=False)
         eject_count, blocked = ({}, {}) if S > 1 else (None, {})
-        for o in range(P):
-            if not is_eject[o]:
-                continue
+        for o in (o for o in range(P) if is_eject[o]):
             in_st = sum(valid for valid, _ in st_sel[o])
-            if S == 1:   # at most two flits are on their way out: the ST and the output register
-                if V * B <= 2:
-                    full = Signal(name=f"eject_full_op_{o}")
-                    m.d.comb += full.eq(in_st + self.out_valid_op[o] >= V * B)
-                    blocked[o] = full
+            if S > 1:   # the output queue and the ST registers bound for the port
+                n = Signal(range(V * B + S + 1), name=f"eject_count_op_{o}")
+                m.d.comb += n.eq(oqs[o].count + in_st)
+                eject_count[o] = held = n
+            elif V * B <= 2:   # at S = 1 at most two flits are on their way out: ST and output register
+                held = in_st + self.out_valid_op[o]
+            else:
                 continue
-            n = Signal(range(V * B + S + 1), name=f"eject_count_op_{o}")
-            m.d.comb += n.eq(oqs[o].count + in_st)
             full = Signal(name=f"eject_full_op_{o}")
-            m.d.comb += full.eq(n >= V * B)
-            eject_count[o], blocked[o] = n, full
+            m.d.comb += full.eq(held >= V * B)
+            blocked[o] = full
         sa = self._separable(m, sa_req, act_o, sa_dep, "sa_", blocked, mode="sa", eject_count=eject_count)
 
         # ---- grants: pops, ST registers, bindings and committed headers
