@@ -79,7 +79,7 @@ ValueError: InputUnit: depth (flits per VC buffer) must be an int with depth >= 
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Signal
+from amaranth import Cat, Module, Mux, Shape, Signal, unsigned
 from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
@@ -104,6 +104,10 @@ class InputUnit(wiring.Component):
         ``ptr_width(n_vcs)`` bits.
     check : bool
         Also emit assertions (simulation and Verilog) for the protocol violations.
+    side_shape : int or amaranth shape, optional
+        A side-band stored with every flit (written from ``in_side``, read as ``front_side_ivc``): the
+        ``iq`` router's lookahead route (router-spec §R10.4), looked up as the flit arrives. Default
+        None: no side-band.
 
     Attributes
     ----------
@@ -123,9 +127,14 @@ class InputUnit(wiring.Component):
         Occupancy of each VC buffer (a register).
     error : Signal(1), out
         Sticky: an overflow, underflow or bad VC happened since reset (never under the protocol).
+    in_side : Signal(side_shape), in (``side_shape`` only)
+        The side-band of ``in_flit``, stored with it.
+    front_side_ivc : list of Signal(side_shape), out (``side_shape`` only)
+        The side-band stored with each front flit.
     """
 
-    def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True):
+    def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
+                 side_shape=None):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         if not isinstance(flit_layout, data.StructLayout) or "vc" not in flit_layout.members:
@@ -139,7 +148,9 @@ class InputUnit(wiring.Component):
             reject(self, f"check (emit the protocol assertions) must be a bool, got {check!r}")
         self.flit_layout = flit_layout
         self.check = check
-        super().__init__({
+        self.side_shape = side_shape
+        side = {} if side_shape is None else {"in_side": In(side_shape), "front_side_ivc": Out(side_shape).array(n_vcs)}
+        super().__init__({**side,
             "in_flit": In(flit_layout),
             "in_valid": In(1),
             "pop_ivc": In(n_vcs),
@@ -153,6 +164,17 @@ class InputUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n, depth = self.n_vcs, self.depth
+        sided = self.side_shape is not None
+        # what a slot stores: the flit, and the side-band above it (plain bits, so that the Verilog does not
+        # name every field of every read port twice)
+        fw = self.flit_layout.size
+        entry = unsigned(fw + Shape.cast(self.side_shape).width) if sided else self.flit_layout
+        in_entry = Cat(self.in_flit, self.in_side) if sided else self.in_flit
+
+        def front(v, value):   # drive VC v's front flit (and side-band) from a stored entry
+            if not sided:
+                return [self.front_flit_ivc[v].eq(value)]
+            return [self.front_flit_ivc[v].eq(value[:fw]), self.front_side_ivc[v].eq(value[fw:])]
 
         def wrap_inc(ptr):
             return Mux(ptr == depth - 1, 0, ptr + 1)
@@ -187,10 +209,10 @@ class InputUnit(wiring.Component):
 
             if depth == 1:
                 # a single flit: a register (a 1-entry Memory would have a 0-bit address)
-                slot = Signal(self.flit_layout, name=f"buf_ivc_{v}", reset_less=True)  # as a Memory
+                slot = Signal(entry, name=f"buf_ivc_{v}", reset_less=True)  # as a Memory
                 with m.If(push_ivc[v]):
-                    m.d.sync += slot.eq(self.in_flit)
-                m.d.comb += self.front_flit_ivc[v].eq(slot)
+                    m.d.sync += slot.eq(in_entry)
+                m.d.comb += front(v, slot)
                 continue
             head = Signal(range(depth), name=f"head_ivc_{v}")
             tail = Signal(range(depth), name=f"tail_ivc_{v}")
@@ -198,15 +220,15 @@ class InputUnit(wiring.Component):
                 m.d.sync += tail.eq(wrap_inc(tail))
             with m.If(pop_ok_ivc[v]):
                 m.d.sync += head.eq(wrap_inc(head))
-            m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=self.flit_layout, depth=depth, init=[])
+            m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=entry, depth=depth, init=[])
             wp = mem.write_port()
             rp = mem.read_port(domain="comb")
             m.d.comb += [
                 wp.addr.eq(tail),
-                wp.data.eq(self.in_flit),
+                wp.data.eq(in_entry),
                 wp.en.eq(push_ivc[v]),
                 rp.addr.eq(head),
-                self.front_flit_ivc[v].eq(rp.data),
+                *front(v, rp.data),
             ]
 
         m.d.comb += self.front_valid_ivc.eq(Cat(*[c != 0 for c in self.count_ivc]))

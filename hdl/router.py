@@ -14,7 +14,8 @@ issue 4: per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
 buffers of ``B`` flits), per input VC a
 :class:`~radixnet.hdl.route_table.RouteDecode` reading the router's one route
 ROM (its row of the tables of ``radixnet.gen.routing.compile_table``, a
-memory with a read port per input VC), per network output and VC class an
+memory with a read port per input VC; under ``iq`` a read per input port on
+arrival, the route stored with the flit, §R10.4), per network output and VC class an
 :class:`~radixnet.hdl.vc_select.OutputVCSelect` on the output's
 :class:`~radixnet.hdl.credits.CreditCounter` s, a
 :class:`~radixnet.hdl.arbiter.RoundRobinArbiter` per input (over its VCs) and
@@ -125,6 +126,11 @@ port ``p`` and VC ``v``:
 * ``route_word_ip_ivc[p][v]`` (in, ``ptr_width(P) + 2`` bits): the ROM word at
   that address, packed as ``RouteCompute`` stores it
   (``port | eject << pw | ok << (pw + 1)``, :attr:`rom_ints`).
+
+Under ``iq`` (:attr:`lookahead`, §R10.4) the lookup is on arrival, one per
+input port: ``route_addr_ip[p]`` is the ``dest`` of ``in_flit_ip[p]`` (a
+combinational function of an input) and ``route_word_ip[p]`` the word, stored
+with the flit.
 
 Everything else (VC class from ``hops``, ``hops + 1``, VC choice, allocation)
 is unchanged, so a core whose ``route_word`` inputs come from combinational
@@ -280,6 +286,13 @@ class Router(IqStages, wiring.Component):
         Per input port and VC, the ROM address: the front flit's ``dest``.
     route_word_ip_ivc : list of list of Signal(ptr_width(P) + 2), in (``external_rom`` only)
         Per input port and VC, the ROM word at ``route_addr_ip_ivc[p][v]`` (:attr:`rom_ints`).
+    route_addr_ip, route_word_ip : list of Signal, out / in (``external_rom`` under :attr:`lookahead`)
+        The same per input port, for the arriving flit (``in_flit_ip[p].dest``), instead of the two above.
+    lookahead : bool
+        The route is looked up as a flit arrives and stored with it (``iq`` with a route table, §R10.4).
+    route_reads : list of str
+        The ROM's read ports, by suffix: ``ip_<p>`` under :attr:`lookahead`, else ``ip_<p>_ivc_<v>``
+        (:func:`radixnet.hdl.topgen.rom_verilog`'s ``reads``); empty for a routing decided in logic.
     rom_words : list of (ok, eject, port)
         This router's ROM, one word per destination terminal.
     rom_ints : list of int
@@ -381,7 +394,17 @@ class Router(IqStages, wiring.Component):
             "credit_in_op_ovc": In(n_vcs).array(P),
             "error": Out(1),
         }
-        if external_rom:
+        #: the route is looked up as a flit arrives and stored with it in the VC buffer (``iq`` with a route
+        #: table, router-spec §R10.4): one ROM read per input port, and none in VA
+        self.lookahead = self.model.pipelined and routing is None
+        #: the ROM's read ports, by suffix (``ip_<p>`` per input port under lookahead, else ``ip_<p>_ivc_<v>``)
+        self.route_reads = [] if routing is not None else \
+            [f"ip_{p}" for p in range(P)] if self.lookahead else \
+            [f"ip_{p}_ivc_{v}" for p in range(P) for v in range(n_vcs)]
+        if external_rom and self.lookahead:
+            members["route_addr_ip"] = Out(self.rom_addr_bits).array(P)
+            members["route_word_ip"] = In(self.rom_word_bits).array(P)
+        elif external_rom:
             members["route_addr_ip_ivc"] = Out(self.rom_addr_bits).array(P, n_vcs)
             members["route_word_ip_ivc"] = In(self.rom_word_bits).array(P, n_vcs)
         super().__init__(members)
@@ -407,11 +430,20 @@ class Router(IqStages, wiring.Component):
         iq = self.model.pipelined
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
+        self._rom = None   # the route ROM (_route_decoder), added on its first read
+        # lookahead (§R10.4): the route of each arriving flit, stored with it
+        side = data.StructLayout({"port": pw, "valid": 1, "cls": ptr_width(K), "hops_out": HOPS_BITS}) \
+            if self.lookahead else None
         ius = []
         for p in range(P):
-            iu = InputUnit(V, B, lay, check=self.check)
+            iu = InputUnit(V, B, lay, check=self.check, side_shape=side)
             m.submodules[f"input_ip_{p}"] = iu
             m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
+            if self.lookahead:
+                ext = (self.route_addr_ip[p], self.route_word_ip[p]) if self.external_rom else None
+                rc = self._route_decoder(m, f"ip_{p}", self.in_flit_ip[p], ext)
+                m.d.comb += [iu.in_side.port.eq(rc.port), iu.in_side.valid.eq(rc.valid),
+                             iu.in_side.cls.eq(rc.cls), iu.in_side.hops_out.eq(rc.hops_out)]
             if iq:
                 m.d.sync += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
             else:
@@ -625,6 +657,25 @@ class Router(IqStages, wiring.Component):
             with m.Elif(release):
                 m.d.sync += busy[v].eq(0)
 
+    def _route_decoder(self, m: Module, tag: str, f, ext=None) -> RouteDecode:
+        """A :class:`~radixnet.hdl.route_table.RouteDecode` (submodule ``route_<tag>``) of flit ``f``'s
+        ``dest`` and ``hops``, reading the router's one route ROM (a read port each; synthesis replicates
+        it as the device needs, and the Verilog holds the table once) or, with ``external_rom``, the
+        ``(addr, word)`` ports ``ext``."""
+        rc = RouteDecode(self.n_ports, self.net.num_terminals, n_classes=self.n_classes, dest_bits=len(f.dest),
+                         cls_bits=self.rom_cls_bits)
+        m.submodules[f"route_{tag}"] = rc
+        m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+        if ext is not None:
+            m.d.comb += [ext[0].eq(rc.addr), rc.word.eq(ext[1])]
+            return rc
+        if self._rom is None:
+            m.submodules.route_rom = self._rom = Memory(shape=unsigned(self.rom_word_bits),
+                                                        depth=len(self.rom_ints), init=self.rom_ints)
+        rp = self._rom.read_port(domain="comb")
+        m.d.comb += [rp.addr.eq(rc.addr), rc.word.eq(rp.data)]
+        return rc
+
     # ------------------------------------------------------------------ per-VC request pieces (both allocators)
     def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None, state: str = ""):
         """``(ok, ovc)`` of a new route to ``port`` in class ``cls`` on the start-of-cycle state (§R5).
@@ -735,11 +786,6 @@ class Router(IqStages, wiring.Component):
         if adaptive:
             q_o = {o: ql.q for o, ql in self._qlen.items()}
             avail_o = {o: Cat(*[self._vcsel[(o, k)].valid for k in range(K)]) for o in self._credits}
-        if not adaptive and not self.external_rom:
-            # one ROM of the router's table with a read port per input VC (§R7a); synthesis replicates
-            # it as the device needs, and the Verilog holds the table once, not P * V times
-            m.submodules.route_rom = rom = Memory(shape=unsigned(self.rom_word_bits),
-                                                  depth=len(self.rom_ints), init=self.rom_ints)
         req = [Signal(V, name=f"{pre}req_ip_{p}_ivc") for p in range(P)]
         req_o = [[Signal(pw, name=f"{pre}req_op_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
         dep = [[Signal(lay, name=f"{pre}dep_flit_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
@@ -750,21 +796,15 @@ class Router(IqStages, wiring.Component):
                 tag = f"ip_{p}_ivc_{v}"
                 if adaptive:
                     rc = self._decider()
-                else:   # the ROM word of the head's dest, from outside or from the router's one ROM
-                    rc = RouteDecode(P, self.net.num_terminals, n_classes=K, dest_bits=len(f.dest),
-                                     cls_bits=self.rom_cls_bits)
-                    if self.external_rom:
-                        m.d.comb += [self.route_addr_ip_ivc[p][v].eq(rc.addr),
-                                     rc.word.eq(self.route_word_ip_ivc[p][v])]
-                    else:
-                        rp = rom.read_port(domain="comb")
-                        m.d.comb += [rp.addr.eq(rc.addr), rc.word.eq(rp.data)]
-                m.submodules[f"route_{tag}"] = rc
-                if adaptive:
+                    m.submodules[f"route_{tag}"] = rc
                     self._connect_decider(m, rc, f, p, q_o, avail_o)
                     hops_out = self._hops_out(m, rc.eject, f.hops, tag)
-                else:
-                    m.d.comb += [rc.dest.eq(f.dest), rc.hops.eq(f.hops)]
+                elif self.lookahead:   # looked up on arrival, stored with the flit (§R10.4)
+                    rc = iu.front_side_ivc[v]
+                    hops_out = rc.hops_out
+                else:   # the ROM word of the head's dest
+                    ext = (self.route_addr_ip_ivc[p][v], self.route_word_ip_ivc[p][v]) if self.external_rom else None
+                    rc = self._route_decoder(m, tag, f, ext)
                     hops_out = rc.hops_out
                 new_ok, new_ov = self._new_route(m, rc.port, rc.cls, tag)
                 is_act = active[p][v]

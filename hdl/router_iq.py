@@ -29,10 +29,13 @@ the cycle (registers only):
   grant in cycle ``g`` is signalled upstream in ``g + 1`` and counted there
   from ``g + 2`` (§R10: ``Tl + credit_delay``).
 
+With a route table the route is looked up as a flit arrives and stored with it in its VC buffer
+(§R10.4 "Lookahead route", :attr:`Router.lookahead`): VA reads it with the front flit.
+
 Zero-load timeline at one router (§R10.1): a head written at the edge ending
 ``a - 1`` is in VA in ``a``, SA ``a + 1``, ST ``a + 2``, on the output link
-in ``a + 3``. The paths are register to register: buffer -> route -> VC
-choice -> VA arbiters -> binding registers; binding registers -> SA arbiters
+in ``a + 3``. The paths are register to register: link -> route ROM -> VC buffer;
+buffer (stored route, or the decision) -> VC choice -> VA arbiters -> binding registers; binding registers -> SA arbiters
 -> buffer read -> ST and select registers; ST and select registers -> crossbar
 -> output register.
 The sequential chain sits in VA only, in series with no crossbar.

@@ -324,9 +324,8 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
             core = cores[configs[key]]
             core["routers"].append(r)
             rom, name = f"route_rom_{r}", f"router_{r}"
-            reads = [f"ip_{p}_ivc_{v}" for p in range(router.n_ports) for v in range(n_vcs)]
             write(rom, topgen.rom_verilog(rom, router.rom_ints, addr_bits=router.rom_addr_bits,
-                                          n_ports=router.n_ports, reads=reads, comment=f"router {r} of {net.family}",
+                                          n_ports=router.n_ports, reads=router.route_reads, comment=f"router {r} of {net.family}",
                                           word_bits=router.rom_word_bits))
             write(name, topgen.wrapper_verilog(name, core["module"], core["_ports"], rom, n_ports=router.n_ports,
                                                n_vcs=n_vcs, comment=f"router {r} of {net.family}"))
@@ -362,18 +361,21 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                                              "requester (hdl/route_adaptive.py), built from router r's "
                                              "coordinates, flat Verilog from Amaranth/Yosys; no route table"}
     elif shared:
+        # a ROM read per input VC at the front flit, or (iq, router-spec §R10.4) per input port on arrival
+        rd, cp, rp, what = ("port", "ip__<p>", "ip_<p>", "the arriving flit's dest") if built[0].lookahead \
+            else ("VC", "ip_ivc__<p>__<v>", "ip_<p>_ivc_<v>", "the front flit's dest")
         manifest["scheme"] = {
             "name": "shared",
             "description": "router_core_<k>: Router(external_rom=True) per distinct (ports, ejection ports, V, B, "
                            "classes, flit widths), flat Verilog from Amaranth/Yosys; route_rom_<r>: router r's "
                            "route ROM written from the table as Verilog text: a localparam table indexed by dest "
-                           "with one read port per input VC; router_<r>: structural wrapper, the core plus its "
-                           "ROM, with the default Router's ports",
-            "core_ports": {"out": "route_addr_ip_ivc__<p>__<v> (the front flit's dest)",
-                           "in": "route_word_ip_ivc__<p>__<v> (the ROM word at that address)"},
+                           f"with one read port per input {rd}; router_<r>: structural wrapper, the core plus "
+                           "its ROM, with the default Router's ports",
+            "core_ports": {"out": f"route_addr_{cp} ({what})",
+                           "in": f"route_word_{cp} (the ROM word at that address)"},
             "rom": {"module": "route_rom_<r>",
-                    "ports": {"addr_ip_<p>_ivc_<v>": built[0].rom_addr_bits,
-                              "word_ip_<p>_ivc_<v>": "ptr_width(P) + 2"},
+                    "ports": {f"addr_{rp}": built[0].rom_addr_bits,
+                              f"word_{rp}": "ptr_width(P) + 2"},
                     "address": "dest (destination terminal)",
                     "word": "{ok, eject, port}: port in bits [ptr_width(P)-1:0], eject above it, ok on top; "
                             "0 where the table has no route and past the last terminal"},

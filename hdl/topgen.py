@@ -16,9 +16,10 @@ not 256 flattenings:
 * :func:`wrapper_verilog`: module ``router_<r>``, the ports of the default
   Router (``in_flit_ip__<p>``, ``in_valid_ip``, ``credit_out_ip_ivc__<p>``,
   ``out_flit_op__<p>``, ``out_valid_op``, ``credit_in_op_ovc__<p>``,
-  ``error``, ``clk``, ``rst``): the core plus one ROM instance per input VC,
-  fed by the core's ``route_addr_ip_ivc__<p>__<v>`` and driving its
-  ``route_word_ip_ivc__<p>__<v>``;
+  ``error``, ``clk``, ``rst``): the core plus one ROM instance with a read
+  port per input VC, fed by the core's ``route_addr_ip_ivc__<p>__<v>`` and
+  driving its ``route_word_ip_ivc__<p>__<v>`` (under the ``iq`` model's
+  lookahead, router-spec §R10.4, one per input port: ``route_*_ip__<p>``);
 * :func:`network_top_verilog`: module ``network_top``, the routers wired per
   the Network's channels exactly as :class:`~radixnet.hdl.network.NetworkTop`
   (flit and valid downstream, credits upstream; an unused input is tied to 0)
@@ -176,13 +177,14 @@ def _router_ports(n_ports: int, n_vcs: int, flit_bits: int) -> list[tuple[str, s
 
 def wrapper_verilog(name: str, core: str, core_ports: list[tuple[str, str, int]], rom: str, *, n_ports: int,
                     n_vcs: int, comment: str = "") -> str:
-    """Module ``name``: core ``core`` and ROM ``rom`` (:func:`rom_verilog`), one ROM read port per input VC.
+    """Module ``name``: core ``core`` and ROM ``rom`` (:func:`rom_verilog`), one ROM read port per input VC
+    (per input port under the ``iq`` model's lookahead).
 
     ``core_ports`` are the core's ports (:func:`verilog_ports` of its Verilog); its
     ``route_addr_ip_ivc__<p>__<v>`` / ``route_word_ip_ivc__<p>__<v>`` go to the ROM instances,
     the others are the wrapper's ports (the default Router's, checked here).
     """
-    route = {n: (d, w) for d, n, w in core_ports if n.startswith(("route_addr_ip_ivc__", "route_word_ip_ivc__"))}
+    route = {n: (d, w) for d, n, w in core_ports if n.startswith(("route_addr_ip", "route_word_ip"))}
     outer = [p for p in core_ports if p[1] not in route]
     flit = {w for d, n, w in outer if n.startswith("in_flit_ip__")}
     if len(flit) != 1:
@@ -191,24 +193,27 @@ def wrapper_verilog(name: str, core: str, core_ports: list[tuple[str, str, int]]
     if sorted(outer) != sorted(want):
         raise ValueError(f"wrapper_verilog: core {core} ports differ from a Router's: "
                          f"{sorted(set(outer) ^ set(want))[:4]}")
-    if len(route) != 2 * n_ports * n_vcs:
-        raise ValueError(f"wrapper_verilog: core {core} has {len(route)} route ports, want {2 * n_ports * n_vcs}")
-    out = [f"// router wrapper ({_TOOL}): core {core} + route ROM {rom} (one read port per input VC)"]
+    # a read port per input VC (route_*_ip_ivc__<p>__<v>), or per input port under the iq model's
+    # lookahead (route_*_ip__<p>, router-spec §R10.4)
+    per_vc = any(n.startswith("route_addr_ip_ivc__") for n in route)
+    reads = [(f"ip_ivc__{p}__{v}", f"ip_{p}_ivc_{v}") for p in range(n_ports) for v in range(n_vcs)] if per_vc \
+        else [(f"ip__{p}", f"ip_{p}") for p in range(n_ports)]
+    if sorted(route) != sorted(f"route_{k}_{c}" for c, _ in reads for k in ("addr", "word")):
+        raise ValueError(f"wrapper_verilog: core {core} has {len(route)} route ports, want {2 * len(reads)} "
+                         f"(one read per input {'VC' if per_vc else 'port'})")
+    out = [f"// router wrapper ({_TOOL}): core {core} + route ROM {rom} "
+           f"(one read port per input {'VC' if per_vc else 'port'})"]
     if comment:
         out.append(f"// {comment}")
     out += [f"module {name} (", _header(want), ");"]
-    for p in range(n_ports):
-        for v in range(n_vcs):
-            for kind in ("addr", "word"):
-                w = route[f"route_{kind}_ip_ivc__{p}__{v}"][1]
-                out.append(f"  wire {_rng(w)}route_{kind}_ip_{p}_ivc_{v};")
+    for c, x in reads:
+        for kind in ("addr", "word"):
+            out.append(f"  wire {_rng(route[f'route_{kind}_{c}'][1])}route_{kind}_{x};")
     out.append(f"  {core} core (")
     conns = [f"    .{n}({n})" for _, n, _ in want]
-    conns += [f"    .route_{k}_ip_ivc__{p}__{v}(route_{k}_ip_{p}_ivc_{v})"
-              for p in range(n_ports) for v in range(n_vcs) for k in ("addr", "word")]
+    conns += [f"    .route_{k}_{c}(route_{k}_{x})" for c, x in reads for k in ("addr", "word")]
     out += [",\n".join(conns), "  );"]
-    conns = [f"    .{k}_ip_{p}_ivc_{v}(route_{k}_ip_{p}_ivc_{v})"
-             for p in range(n_ports) for v in range(n_vcs) for k in ("addr", "word")]
+    conns = [f"    .{k}_{x}(route_{k}_{x})" for _, x in reads for k in ("addr", "word")]
     out += [f"  {rom} rom (", ",\n".join(conns), "  );", "endmodule", ""]
     return "\n".join(out)
 

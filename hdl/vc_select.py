@@ -141,7 +141,8 @@ class OutputVCSelect(wiring.Component):
             level, depth = nxt, depth + 1
         best_key, best_idx = level[0]
 
-        m.d.comb += self.valid.eq((best_key != 0) & in_range)
+        # the best key is nonzero iff some key of the class is: the OR of them, beside the compare tree, not after it
+        m.d.comb += self.valid.eq(class_keys.any() & in_range)
         if k == 1:
             m.d.comb += self.ovc.eq(best_idx)
         else:

@@ -60,12 +60,14 @@ class CoreWithRoms(wiring.Component):
                     m.d.comb += b.eq(a)
                 else:
                     m.d.comb += a.eq(b)
-        for p in range(c.n_ports):
-            for v in range(c.n_vcs):
-                rom = Memory(shape=c.rom_word_bits, depth=len(c.rom_ints), init=c.rom_ints)
-                m.submodules[f"rom_{p}_{v}"] = rom
-                rp = rom.read_port(domain="comb")
-                m.d.comb += [rp.addr.eq(c.route_addr_ip_ivc[p][v]), c.route_word_ip_ivc[p][v].eq(rp.data)]
+        # a ROM per read: per input VC, or per input port under iq's lookahead (router-spec §R10.4)
+        reads = [(c.route_addr_ip[p], c.route_word_ip[p]) for p in range(c.n_ports)] if c.lookahead else \
+            [(c.route_addr_ip_ivc[p][v], c.route_word_ip_ivc[p][v]) for p in range(c.n_ports) for v in range(c.n_vcs)]
+        for i, (addr, word) in enumerate(reads):
+            rom = Memory(shape=c.rom_word_bits, depth=len(c.rom_ints), init=c.rom_ints)
+            m.submodules[f"rom_{i}"] = rom
+            rp = rom.read_port(domain="comb")
+            m.d.comb += [rp.addr.eq(addr), word.eq(rp.data)]
         return m
 
 
