@@ -59,7 +59,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Row", "rows", "run_row", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
+from amaranth import Module, Signal, Value
+from amaranth.lib import wiring
+
+__all__ = ["Row", "RegisteredIO", "rows", "run_row", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
            "path_stages"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
@@ -69,6 +72,52 @@ XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilin
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 _ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
+
+
+def _flat(x) -> list:
+    """The signals of a port: a signal or view, or nested lists of them (``Out(...).array(P, V)``)."""
+    return [y for e in x for y in _flat(e)] if isinstance(x, list) else [x]
+
+
+class RegisteredIO(wiring.Component):
+    """The timing harness of a core: the core's ports, each bit registered once (the neighbours' registers).
+
+    Out of context, nextpnr times only register-to-register paths, so a bare core's paths from its input
+    pins and to its output pins would go unmeasured -- under ``single-cycle`` that is its longest real
+    path, registers -> allocation -> crossbar -> ``out_*`` -> the next router's input buffer. The
+    harness's output registers stand for that buffer (and the upstream credit counter), its input
+    registers for the upstream router's output (and the downstream credit register).
+
+    Parameters
+    ----------
+    core : amaranth.lib.wiring.Component
+        The router (any component; ``clk``/``rst`` are the domain's, not ports).
+
+    Attributes
+    ----------
+    bits : int
+        Harness flip-flops (the core's port bits), which the report subtracts from nextpnr's count.
+    """
+
+    def __init__(self, core):
+        self.core = core
+        self.members = dict(core.signature.members.items())
+        self.bits = sum(len(Value.cast(x)) for n in self.members for x in _flat(getattr(core, n)))
+        super().__init__(self.members)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = self.core
+        for n, mem in self.members.items():
+            for i, (ours, theirs) in enumerate(zip(_flat(getattr(self, n)), _flat(getattr(self.core, n)))):
+                reg = Signal(len(Value.cast(ours)), name=f"io_{n}_{i}")
+                if mem.flow == wiring.In:
+                    m.d.sync += reg.eq(ours)
+                    m.d.comb += theirs.eq(reg)
+                else:
+                    m.d.sync += reg.eq(theirs)
+                    m.d.comb += ours.eq(reg)
+        return m
 
 
 class UsageError(Exception):
@@ -172,14 +221,14 @@ def path_stages(path: list) -> list[str]:
     nextpnr names each cell after the signal it drives plus a suffix of mapped primitives
     (``..._TRELLIS_FF_Q_2_DI_LUT4_Z...``, ``...$DPRAM_COMB3``); the prefix is the Amaranth signal.
 
-    >>> path_stages([{"from": {"cell": "input_ip_4.buf_ivc_0.0.1$DPRAM_COMB3"}},
+    >>> path_stages([{"from": {"cell": "core.input_ip_4.buf_ivc_0.0.1$DPRAM_COMB3"}},
     ...              {"from": {"cell": "va_out_arb_op_1.ptr_reg_TRELLIS_FF_Q_2_DI_LUT4_Z"}},
     ...              {"from": {"cell": "va_out_arb_op_1.ptr_reg_TRELLIS_FF_Q_2"}}])
     ['input_ip_4.buf_ivc_0.0.1', 'va_out_arb_op_1.ptr_reg']
     """
     out: list[str] = []
     for seg in path:
-        name = _SUFFIX.sub("", seg["from"]["cell"]).lstrip("\\")
+        name = _SUFFIX.sub("", seg["from"]["cell"]).lstrip("\\").removeprefix("core.")   # RegisteredIO's core
         if name and (not out or out[-1] != name):   # a Yosys-internal ($...) cell names no signal
             out.append(name)
     return out
@@ -195,7 +244,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     from .rtlgen import flat_verilog
     from .synth_report import cached_row, store_row
 
-    args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx}
+    args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     key = _key(row, args, versions)
     path = cache / f"{row.name}.json"
     got = None if force else cached_row(path, key)
@@ -208,7 +257,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     log(f"{row.name}: generating Verilog")
     with _ELABORATE:
         router = row.router()
-        text = flat_verilog(router, "router_top")
+        top = RegisteredIO(router)
+        text = flat_verilog(top, "router_top")
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
         Path(tmp, "router_top.v").write_text(text)
         log(f"{row.name}: synth_ecp5 ({len(text) // 1000} kB of Verilog)")
@@ -240,11 +290,11 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         "fmax_mhz": round(fmax, 2), "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1),
-        "luts": used.get("TRELLIS_COMB", 0), "ffs": used.get("TRELLIS_FF", 0),
+        "luts": used.get("TRELLIS_COMB", 0), "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
         "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2),
-        "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+"), "lutram": xsum(r"RAM\d+\w*"),
+        "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
                    "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),
         "xilinx_s": round(xil_s, 1), "versions": versions, "key": key,
