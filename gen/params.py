@@ -20,10 +20,13 @@ radixnet.gen.params.ParamError: --k: must be an integer >= 2 (got 1)
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["Param", "ParamError", "validate", "REQUIRED"]
+__all__ = ["Param", "ParamError", "validate", "REQUIRED", "check_out_dir", "check_out_file"]
 
 
 class ParamError(ValueError):
@@ -31,7 +34,11 @@ class ParamError(ValueError):
 
     def __init__(self, name: str, message: str) -> None:
         self.name = name
+        self.message = message
         super().__init__(f"--{name.replace('_', '-')}: {message}")
+
+    def __reduce__(self):  # picklable: a worker process's error reaches the parent as the same one line
+        return (type(self), (self.name, self.message))
 
 
 class _Required:
@@ -160,3 +167,77 @@ def validate(params: Sequence[Param], values: dict[str, Any],
     if check is not None:
         check(out)
     return out
+
+
+# ------------------------------------------------------------------ output paths
+def _nearest_existing(path: Path) -> Path:
+    p = path.absolute()
+    while not os.path.lexists(p) and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_out_dir(path: Any, name: str = "out") -> Path:
+    """Check, before any work, that ``path`` can be (or is) a directory radixnet may write into.
+
+    Nothing is created: an existing directory is probed with a temporary file, a missing one by
+    creating (and removing) a temporary directory in its nearest existing ancestor.
+
+    Raises
+    ------
+    ParamError
+        Naming ``--name``: an empty string, an existing file, or a place that cannot be written.
+
+    Examples
+    --------
+    >>> check_out_dir("")
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.ParamError: --out: must name a directory (got an empty string)
+    """
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if text is None or not str(text).strip():
+        raise ParamError(name, "must name a directory (got an empty string)")
+    p = Path(text)
+    try:
+        if p.exists() and not p.is_dir():
+            raise ParamError(name, f"{text} exists and is not a directory")
+        base = p if p.is_dir() else _nearest_existing(p)
+        if not base.is_dir():
+            raise ParamError(name, f"cannot create directory {text}: {base} is not a directory")
+    except OSError as e:
+        raise ParamError(name, f"cannot use {text}: {e.strerror or e}") from None
+    try:
+        if base == p:
+            with tempfile.TemporaryFile(dir=base):
+                pass
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".radixnet-probe-", dir=base))
+    except OSError as e:
+        what = f"write into {text}" if base == p else f"create directory {text} (in {base})"
+        raise ParamError(name, f"cannot {what}: {e.strerror or e}") from None
+    return p
+
+
+def check_out_file(path: Any, name: str) -> Path:
+    """Check, before any work, that ``path`` names a file radixnet may create or overwrite.
+
+    Raises
+    ------
+    ParamError
+        Naming ``--name``: an empty string, a directory, or a place that cannot be written.
+    """
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if text is None or not str(text).strip():
+        raise ParamError(name, "must name a file (got an empty string)")
+    p = Path(text)
+    if p.is_dir():
+        raise ParamError(name, f"{text} is a directory, not a file")
+    parent = p.absolute().parent
+    if not parent.is_dir():
+        raise ParamError(name, f"cannot write {text}: {parent} is not a directory")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ParamError(name, f"cannot write {text}: permission denied")
+    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ParamError(name, f"cannot write {text}: cannot create files in {parent}")
+    return p

@@ -39,6 +39,47 @@ class SimulationError(RuntimeError):
     """The watchdog stopped a run (a deadlock or livelock), with the blocked channels named."""
 
 
+#: Inclusive bounds of :class:`SimConfig`'s integer fields (the CLI states them in ``--help``). The upper
+#: bounds keep every run finite and its arrays small enough to allocate; the memory estimate
+#: (:meth:`SimConfig.memory_estimate`) guards the product of sizes.
+LIMITS: dict[str, tuple[int, int]] = {
+    "vcs": (1, 256), "vc_depth": (1, 4096), "packet_length": (1, 1024), "speedup": (1, 16),
+    "link_latency": (1, 1024), "measure": (10, 10_000_000), "ugal_threshold": (0, 1_000_000),
+    "threshold": (0, 1_000_000), "vc_classes": (1, 256), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
+}
+#: Packets per terminal of batch mode (``--batch``), at most.
+BATCH_LIMIT = 1_000_000
+#: Share of the machine's RAM a simulation may plan to use unless ``max_memory`` says otherwise.
+MEMORY_FRACTION = 0.5
+
+
+def memory_limit() -> int:
+    """The default memory limit in bytes: :data:`MEMORY_FRACTION` of the RAM, read at run time."""
+    return int(_ram() * MEMORY_FRACTION)
+
+
+def _ram() -> int:
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 8 << 30
+
+
+def _gib(n: float) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def _check_int(name: str, v: Any) -> None:
+    lo, hi = LIMITS[name]
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise ParamError(name.replace("_", "-"), f"must be an integer in [{lo}, {hi}] (got {v})")
+
+
 @dataclass
 class SimConfig:
     """One simulation configuration; :meth:`validate` is the one place it is checked.
@@ -86,6 +127,8 @@ class SimConfig:
         ``sp``; fewer are refused when they make the channel-dependency graph cyclic).
     traffic_opts : dict
         Options of the traffic pattern (e.g. ``hotspot_fraction``).
+    max_memory : int, optional
+        Bytes a run may plan to allocate (:meth:`memory_estimate`); default :func:`memory_limit`.
     """
 
     net: Network
@@ -106,10 +149,23 @@ class SimConfig:
     vc_classes: int | None = None
     threshold: int = 4
     traffic_opts: dict = field(default_factory=dict)
+    max_memory: int | None = None
 
     def validate(self) -> "SimConfig":
+        # cheap checks first: every integer within LIMITS (derived vcs / vc_depth are checked once known)
+        for name in LIMITS:
+            v = getattr(self, name)
+            if v is not None:
+                _check_int(name, v)
+        if self.max_memory is not None and (isinstance(self.max_memory, bool)
+                                            or not isinstance(self.max_memory, (int, np.integer))
+                                            or not 1 <= self.max_memory <= _ram()):
+            raise ParamError("max-memory", f"must be a size from 1 byte to this machine's RAM, {_gib(_ram())} "
+                                           f"(got {self.max_memory} bytes)")
         self.model = get_router_model(self.router_model)
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
+        # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)
+        make_pattern(self.traffic, self.net, seed=self.seed, **self.traffic_opts)
         r = plan.routing
         code = plan.code
         net = self.net
@@ -133,18 +189,77 @@ class SimConfig:
                 self.vcs = ncls
             else:
                 self.vcs = 2 * ncls if ncls <= 4 else ncls  # one FIFO per class limits input-queued throughput (HOL)
-        for name, lo in (("vcs", 1), ("packet_length", 1), ("speedup", 1), ("link_latency", 1), ("window", 10),
-                         ("measure", 10), ("watchdog", 10)):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < lo:
-                raise ParamError(name.replace("_", "-"), f"must be an integer >= {lo} (got {v})")
+        if ncls > LIMITS["vcs"][1]:
+            raise ParamError("vcs", f"{self.routing} on this {net.family} network needs {ncls} VC classes, more "
+                                    f"than the {LIMITS['vcs'][1]} VCs per port allowed")
+        _check_int("vcs", self.vcs)
         if self.vcs % ncls:
             raise ParamError("vcs", f"{self.routing} needs a multiple of {ncls} VC classes (got {self.vcs})")
         if self.vc_depth is None:
             self.vc_depth = max(1, 32 // self.vcs)
-        if self.vc_depth < 1:
-            raise ParamError("vc-depth", f"must be an integer >= 1 (got {self.vc_depth})")
+        _check_int("vc_depth", self.vc_depth)
+        self.check_memory()
         return self
+
+    def memory_estimate(self, batch: int = 0, trace: bool = False) -> dict[str, int]:
+        """Bytes the :class:`Simulator` of this (validated) configuration allocates, by part, roughly.
+
+        ``routers`` (input buffers and output queues: routers x ports x VCs x depth), ``links`` (flit
+        and credit pipelines: channels x link latency x VCs), ``injection`` (one window's random draws:
+        window x terminals), ``tables`` (route tables: routers^2), ``packets`` (the packet ring; in batch
+        mode ``batch`` packets per terminal, traced or not). A run in saturation also queues packets at
+        its sources, which this does not count.
+        """
+        net = self.net
+        R, P, V, B = net.num_routers, net.max_radix, int(self.vcs), int(self.vc_depth)
+        C, T, Tl, S = net.num_channels, net.num_terminals, int(self.link_latency), int(self.speedup)
+        Tc = self.model.credit_latency(Tl)
+        w = 8  # int64
+        oq = V * B + S + 1
+        parts = {"routers": w * R * P * (V * (B + 10) + 3 * oq + 8) + w * P * P * V,
+                 "links": w * ((C + T) * (2 * Tl + Tc * V + V)),
+                 "injection": 9 * int(self.window) * T,
+                 "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
+        hmax = 2 * len(net.coord_names) + 2
+        if getattr(self, "_table", None) is not None:
+            hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
+        per_packet = w * (14 * 3 + 20 + (6 * hmax * 3 if trace else 0))  # ring (x2 rounding, x1.5 growing) + batch arrays
+        parts["packets"] = per_packet * max(1 << 14, T * int(batch))
+        return parts
+
+    def check_memory(self, batch: int = 0, trace: bool = False) -> None:
+        """Refuse (ParamError) a run whose :meth:`memory_estimate` exceeds ``max_memory``."""
+        parts = self.memory_estimate(batch, trace)
+        total = sum(parts.values())
+        limit = memory_limit() if self.max_memory is None else int(self.max_memory)
+        if total > limit:
+            top = max(parts, key=parts.get)
+            what = {"routers": "routers x ports x --vcs x --vc-depth", "links": "channels x --link-latency x --vcs",
+                    "injection": "terminals", "tables": "routers^2 route tables",
+                    "packets": "terminals x --batch" if batch else "the packet table"}[top]
+            src = "--max-memory" if self.max_memory is not None else f"{MEMORY_FRACTION:g} of this machine's RAM"
+            raise ParamError("max-memory", f"this simulation needs about {_gib(total)} (mostly {top}: {what}), "
+                                           f"more than the limit of {_gib(limit)} ({src}); make it smaller or "
+                                           f"raise --max-memory")
+
+    def check_load(self, load: Any) -> None:
+        """Refuse (ParamError) an offered load outside (0, 1] or one whose measurement labels no packet."""
+        if isinstance(load, bool) or not isinstance(load, (int, float, np.floating, np.integer)) \
+                or not 0 < load <= 1:
+            raise ParamError("load", f"must be in (0, 1] flits/terminal/cycle (got {load})")
+        expect = load / self.packet_length * self.measure * self.net.num_terminals
+        if expect < 1:
+            need = int(np.ceil(self.packet_length / (load * self.net.num_terminals)))
+            raise ParamError("measure", f"{self.measure} cycles at load {load:g} with {self.packet_length}-flit "
+                                        f"packets on {self.net.num_terminals} terminals label {expect:.2g} packets "
+                                        f"on average: give --measure >= {need} (<= {LIMITS['measure'][1]}) or a "
+                                        f"higher load")
+
+    def check_batch(self, batch: Any, trace: bool = False) -> None:
+        """Refuse (ParamError) a batch size outside [1, BATCH_LIMIT] or one that needs too much memory."""
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or not 1 <= batch <= BATCH_LIMIT:
+            raise ParamError("batch", f"must be an integer in [1, {BATCH_LIMIT}] packets per terminal (got {batch})")
+        self.check_memory(batch, trace)
 
 
     def _compile(self, plan) -> int:
@@ -493,8 +608,7 @@ class Simulator:
     # ------------------------------------------------------------ measurement
     def run_load(self, load: float, progress=None) -> dict[str, Any]:
         """Kim §3.2: warm up to steady state, label a measurement interval, drain it; report statistics."""
-        if not (0 < load <= 1):
-            raise ParamError("load", f"must be in (0, 1] flits/terminal/cycle (got {load})")
+        self.cfg.check_load(load)
         cfg = self.cfg
         wall0 = time.perf_counter()
         W, T = cfg.window, self.T
@@ -579,8 +693,7 @@ class Simulator:
         Returns ``cycles`` (first creation to last ejection) and ``normalized`` = cycles / batch, the
         quantity of Kim's Fig. 5, which approaches 1/throughput as the batch grows.
         """
-        if batch < 1:
-            raise ParamError("batch", f"must be an integer >= 1 (got {batch})")
+        self.cfg.check_batch(batch, self.trace_on)
         wall0 = time.perf_counter()
         src = np.tile(np.arange(self.T, dtype=np.int64), batch)  # round r: one packet per terminal
         dst = self.pattern.destinations(src, self.rng).astype(np.int64)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..gen import ParamError, build
+from ..gen.params import check_out_dir
 from ..gen.router_model import get_router_model
 
 from .sim import SimConfig, Simulator
@@ -193,7 +194,7 @@ def run_study(name: str, out: str | os.PathLike, **kw: Any) -> dict[str, Any]:
     if name not in STUDIES:
         raise ParamError("study", f"must be one of {', '.join(STUDIES)} (got {name!r})")
     kw["router_model"] = get_router_model(kw.get("router_model", "single-cycle")).name
-    outp = Path(out)
+    outp = check_out_dir(out, "out")  # an empty string, a file, a place that cannot be written: before any work
     result = STUDIES[name].run(outp, **kw)
     result["study"] = name
     result["router_model"] = kw["router_model"]

@@ -41,10 +41,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from radixnet.gen import ParamError
+from radixnet.gen.params import check_out_dir
 
 from .sim import SimConfig, SimulationError, Simulator
 
-__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
+__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
            "run_point", "summary_rows", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
@@ -56,6 +57,8 @@ FINGERPRINT_FIELDS = ("traffic", "traffic_opts", "vcs", "vc_depth", "speedup", "
                       "ugal_threshold", "measure")
 
 _DIGITS = 9  # loads are rounded to 1e-9: grid arithmetic and keys compare exactly
+#: Points of ``--loads`` at most.
+MAX_LOADS = 100_000
 
 
 def parse_loads(spec: str) -> list[float]:
@@ -97,12 +100,17 @@ def parse_loads(spec: str) -> list[float]:
             raise ParamError("loads", f"step must be > 0 (got {parts[2]!r})")
         if stop < start:
             raise ParamError("loads", f"stop must be >= start (got {spec!r})")
-        n = math.floor((stop - start) / step + 1e-9)
-        if n > 100_000:
-            raise ParamError("loads", f"more than 100000 loads (got {spec!r})")
+        span = (stop - start) / step + 1e-9
+        if not span < MAX_LOADS:  # n + 1 points; also catches an overflow to inf
+            raise ParamError("loads", f"at most {MAX_LOADS} loads (got {spec!r}: "
+                                      f"{'more than 10^308' if not math.isfinite(span) else math.floor(span) + 1})")
+        n = math.floor(span)
         loads = [round(start + i * step, _DIGITS) for i in range(n + 1)]
     else:
-        loads = [round(num(x), _DIGITS) for x in text.split(",")] if text else []
+        parts = text.split(",") if text else []
+        if len(parts) > MAX_LOADS:
+            raise ParamError("loads", f"at most {MAX_LOADS} loads (got {len(parts)})")
+        loads = [round(num(x), _DIGITS) for x in parts]
     if not loads:
         raise ParamError("loads", f"must be {allowed} (got {spec!r})")
     bad = [x for x in loads if not 0 < x <= 1]
@@ -278,10 +286,11 @@ class Sweep:
         self.jobs = (os.cpu_count() or 1) if jobs is None else jobs
         if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
             raise ParamError("jobs", f"must be an integer >= 1 (got {jobs})")
+        for r, c in self.cfgs.items():  # every point checked here, in the parent, before any file or worker
+            for x in self.loads:
+                c.check_load(x)
         self.seed = base.seed
-        self.out = Path(out)
-        if self.out.exists() and not self.out.is_dir():
-            raise ParamError("out", f"{self.out} exists and is not a directory")
+        self.out = check_out_dir(out, "out")  # empty, a file, not writable: refused before any file is written
         self.on_point = on_point
         self.store = PointStore(self.out / "points.jsonl")
         #: points the watchdog stopped in this run (not recorded; they run again next time)

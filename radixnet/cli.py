@@ -123,6 +123,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     for o in opts:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
                        help="traffic option")
+    from radixnet.golden.sim import LIMITS
     for name, kind, help_ in (("vcs", int, "VCs per port [default: two per VC class]"),
                               ("vc-depth", int, "flits per VC buffer [default: 32 per port / vcs]"),
                               ("packet-length", int, "flits per packet [default 1]"),
@@ -135,7 +136,29 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
                               ("threshold", int, "2dfb-adaptive only: T_h, queue length in flits [default 4]"),
                               ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
                               ("seed", int, "random seed [default 0]")):
-        p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=help_)
+        lo, hi = LIMITS[name.replace("-", "_")]
+        p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N",
+                       help=f"{help_[:-1]}; an integer in [{lo}, {hi}]]")
+    p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
+                   help="memory a run may plan to use, bytes or with K/M/G/T (e.g. 8G); larger runs are refused "
+                        "before any work; at most this machine's RAM [default: half of it]")
+
+
+def _size_arg(name: str):
+    def conv(x: str) -> int:
+        t = x.strip().upper().removesuffix("B").removesuffix("I")
+        mult = 1
+        if t and t[-1] in "KMGT":
+            mult = 1 << (10 * ("KMGT".index(t[-1]) + 1))
+            t = t[:-1]
+        try:
+            v = float(t)
+        except ValueError:
+            v = float("nan")
+        if not (v >= 1 and v * mult < 2**62):
+            raise argparse.ArgumentTypeError(f"--{name} must be a size >= 1 byte such as 512M or 8G (got {x!r})")
+        return int(v * mult)
+    return conv
 
 
 def _int_arg(name: str):
@@ -144,6 +167,15 @@ def _int_arg(name: str):
             return int(x)
         except ValueError:
             raise argparse.ArgumentTypeError(f"--{name} must be an integer (got {x!r})") from None
+    return conv
+
+
+def _float_arg(name: str):
+    def conv(x: str) -> float:
+        try:
+            return float(x)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--{name} must be a number (got {x!r})") from None
     return conv
 
 
@@ -157,7 +189,7 @@ def sim_config(args: argparse.Namespace):
     net = build(args.topo, **values)
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
                                         "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
-                                        "seed")
+                                        "seed", "max_memory")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
@@ -179,31 +211,42 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     p = _Parser(prog="radixnet sim", description="Simulate a network cycle by cycle (docs/router-spec.md); "
                                                  "measurement per Kim et al. §3.2.")
     add_sim_args(p, topo)
-    p.add_argument("--load", type=float, default=None, help="offered load, flits/terminal/cycle, in (0, 1]")
-    p.add_argument("--batch", type=int, default=None, help="batch mode: packets per terminal (Kim Fig. 5)")
+    from radixnet.golden.sim import BATCH_LIMIT
+    p.add_argument("--load", type=_float_arg("load"), default=None,
+                   help="offered load, flits/terminal/cycle, in (0, 1]")
+    p.add_argument("--batch", type=_int_arg("batch"), default=None,
+                   help=f"batch mode: packets per terminal (Kim Fig. 5), an integer in [1, {BATCH_LIMIT}]")
     p.add_argument("--trace", default=None, metavar="FILE", help="write every packet as JSON Lines (spec §R9)")
     p.add_argument("--json", action="store_true", help="print JSON")
     args = p.parse_args(list(argv))
     if (args.load is None) == (args.batch is None):
         raise UsageError("radixnet sim: error: give exactly one of --load or --batch")
     cfg = sim_config(args)
+    tracing = args.trace is not None
+    if args.load is not None:  # every check before any work or file
+        cfg.check_load(args.load)
+    else:
+        cfg.check_batch(args.batch, tracing)
+    if tracing:
+        from radixnet.gen.params import check_out_file
+        check_out_file(args.trace, "trace")
     from radixnet.golden.sim import SimulationError, Simulator, TraceWriter
-    sim = Simulator(cfg, trace=args.trace is not None)
+    sim = Simulator(cfg, trace=tracing)
     fh = None
-    if args.trace:
-        try:
-            fh = open(args.trace, "w", encoding="utf-8")
-        except OSError as e:
-            raise ParamError("trace", f"cannot write {args.trace}: {e.strerror}") from None
-        sim.on_ejected = TraceWriter(fh)
     try:
-        result = sim.run_load(args.load) if args.load is not None else sim.run_batch(args.batch)
-    except SimulationError as e:
-        print(f"radixnet sim: {e}", file=sys.stderr)
-        return 1
-    finally:
-        if fh:
-            fh.close()
+        if tracing:
+            fh = open(args.trace, "w", encoding="utf-8")
+            sim.on_ejected = TraceWriter(fh)
+        try:
+            result = sim.run_load(args.load) if args.load is not None else sim.run_batch(args.batch)
+        except SimulationError as e:
+            print(f"radixnet sim: {e}", file=sys.stderr)
+            return 1
+        finally:
+            if fh:
+                fh.close()
+    except OSError as e:  # the trace file: opening, or a write that fails (a full disk, /dev/full)
+        raise ParamError("trace", f"cannot write {args.trace}: {e.strerror or e}") from None
     report = {"topo": cfg.net.family, "params": cfg.net.params, "routing": cfg.routing, "traffic": cfg.traffic,
               "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
               "seed": cfg.seed, **result}
@@ -302,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("radixnet: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout closed early (`| head`): no traceback, and none at exit's flush either
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -35,10 +35,10 @@ def _parser(topo: str) -> _Parser:
     p._option_string_actions["--routing"].help = (  # a list here, one routing in `radixnet sim`
         "comma-separated routings, each one of " + ", ".join(ROUTINGS) + " [default min]")
     p.add_argument("--loads", default="0.05:0.95:0.05", metavar="SPEC",
-                   help="start:stop:step (stop included when on the grid) or a comma list; each in (0, 1] "
-                        "[default 0.05:0.95:0.05]")
+                   help="start:stop:step (stop included when on the grid) or a comma list; each in (0, 1], "
+                        "at most 100000 loads [default 0.05:0.95:0.05]")
     p.add_argument("--out", required=True, metavar="DIR", help="sweep directory (created; resumed when it exists)")
-    p.add_argument("--jobs", default=None, metavar="N", help="worker processes [default: CPU count; 1: in-process]")
+    p.add_argument("--jobs", default=None, metavar="N", help="worker processes, 1 to 256 [default: CPU count; 1: in-process]")
     p.add_argument("--no-plot", action="store_true", help="write no PNG/SVG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
     return p
@@ -59,8 +59,8 @@ def _jobs(text: str | None) -> int | None:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 1:
-        raise ParamError("jobs", f"must be an integer >= 1 (got {text!r})")
+    if not 1 <= n <= 256:
+        raise ParamError("jobs", f"must be an integer in [1, 256] (got {text!r})")
     return n
 
 
