@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..gen import Network, ParamError
+from ..gen.params import Param
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
                            compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table, compile_hdor,
@@ -75,9 +76,13 @@ def _gib(n: float) -> str:
 
 
 def _check_int(name: str, v: Any) -> None:
+    """An int (not a bool, not a float) within ``LIMITS[name]``; the range and its message are a
+    :class:`~radixnet.gen.params.Param`'s, as for the family parameters."""
     lo, hi = LIMITS[name]
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
-        raise ParamError(name.replace("_", "-"), f"must be an integer in [{lo}, {hi}] (got {v})")
+    param = Param(name, int, None, "", minimum=lo, maximum=hi)
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ParamError(param.name, f"must be {param.allowed()} (got {v})")
+    param.convert(v)
 
 
 @dataclass
