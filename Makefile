@@ -39,9 +39,11 @@ test-slow:
 clean:
 	rm -rf build .pytest_cache sim_build
 
-# make rtl TOPO=<family> [ARGS="--k 4 --n 2 [--axis] [--lint]"] [VCS=V] [DEPTH=4] [ROUTER_MODEL=iq] [SPEEDUP=2]: in build/rtl/<family>/
+# make rtl TOPO=<family> [ARGS="--k 4 --n 2 [--axis] [--lint]"] [VCS=V] [DEPTH=4] [ROUTER_MODEL=iq] [SPEEDUP=2] [EGRESS_DEPTH=E]: in build/rtl/<family>/
 # one router_core_<k>.v per distinct core, per router a route ROM and wrapper, network_top.v (and with
 # --axis switch_top.v with AXI4-Stream ports), manifest.json (hdl/rtlgen.py; S = 1)
+# EGRESS_DEPTH=E: each terminal an E-beat egress FIFO whose slots are its ejection port's credits, so an
+# AXI sink may hold tready low (docs/router-spec.md §R3a); default: ideal sinks that never stall
 TOPO    ?=
 ARGS    ?=
 VCS     ?=
@@ -53,11 +55,12 @@ ROUTING ?=
 # the router pipeline (docs/router-spec.md §R10): single-cycle (default) or iq (VA | SA | ST | link)
 ROUTER_MODEL ?=
 SPEEDUP ?=
+EGRESS_DEPTH ?=
 RTL_OUT ?= build/rtl/$(TOPO)
 .PHONY: rtl
 rtl:
 	@[ -n "$(TOPO)" ] || { echo "make rtl: TOPO=<family> is required, e.g. make rtl TOPO=fbfly ARGS=\"--k 4 --n 2\"" >&2; exit 2; }
-	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(ROUTING),--routing $(ROUTING)) $(if $(ROUTER_MODEL),--router-model $(ROUTER_MODEL)) $(if $(SPEEDUP),--speedup $(SPEEDUP)) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
+	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(ROUTING),--routing $(ROUTING)) $(if $(ROUTER_MODEL),--router-model $(ROUTER_MODEL)) $(if $(SPEEDUP),--speedup $(SPEEDUP)) $(if $(EGRESS_DEPTH),--egress-depth $(EGRESS_DEPTH)) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
 
 # make cosim TOPO=<family> [ARGS="--k 2 --n 2"] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS="--load 0.5 ..."]:
 # replay the golden model's packets into the generated network RTL and compare every packet

@@ -149,7 +149,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
-                  threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1) -> dict:
+                  threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
+                  sink_stall: float = 0.0) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -181,6 +182,10 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         The router pipeline (router-spec §R10), golden model and RTL alike: ``single-cycle`` or ``iq``.
     speedup : int
         The routers' speedup ``S`` (§R1), golden model and RTL alike: 1 or 2.
+    egress_depth, sink_stall : int, float
+        The terminals' egress FIFOs and their sinks' stall probability (§R3a), golden model and RTL
+        alike: the testbench drives each sink's ``tready`` (``axis``) or takes flits (``flit``) by the
+        golden kernel's ``sink_ready`` hash.
 
     Returns
     -------
@@ -212,7 +217,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
                         ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                        speedup=speedup)
+                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if rtl_routing in NEEDS_INTER and terminals == "axis":
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
@@ -221,21 +226,25 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
                              traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
-                             router_model=router_model, speedup=speedup)
+                             router_model=router_model, speedup=speedup, egress_depth=egress_depth,
+                             sink_stall=sink_stall)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                             routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                            speedup=speedup)
+                            speedup=speedup, egress_depth=egress_depth)
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                          routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                         speedup=speedup)
+                         speedup=speedup, egress_depth=egress_depth)
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
-    spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length}
+    from ..golden.kernel import stall_threshold
+
+    spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
+            "E": cfg.egress_depth, "sseed": int(cfg.seed) & 0xFFFFFFFF, "sthr": stall_threshold(cfg.sink_stall)}
     if terminals == "axis":
         import random
 

@@ -11,7 +11,9 @@ oldest packet's beats are offered (``tvalid``) one per cycle, each taken when
 V``, has a credit). Each packet has a length in bytes from the job (its last
 beat partial, ``tkeep`` accordingly) and pseudo-random payload bytes whose
 first four bytes are its id. The sinks hold ``m_axis_tready`` high (ideal
-sinks, §R3) and collect every beat.
+sinks, §R3), or with an egress depth ``E >= 1`` and a stall probability drive
+it from the golden kernel's ``sink_ready(seed, terminal, cycle)`` (§R3a), and
+collect every beat taken.
 
 Checked per packet against the golden trace (§R9): the cycle its first beat
 was taken (the head flit's injection), the terminal it leaves at, the cycle of
@@ -31,6 +33,7 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from radixnet.cosim.verdict import finish, judge, start
+from radixnet.golden.kernel import sink_ready
 
 
 def packet_bytes(pid: int, length: int) -> bytes:
@@ -61,7 +64,9 @@ async def replay_axis(dut):
     offered = [False] * T
     injected, out = {}, {}                # id -> cycle; id -> dict(terminal, bytes, keep_ok, tuser, ejected)
     open_pkt = [None] * T                 # terminal -> (id, bytearray, tuser, beats, keep problems)
-    stray = stalls = max_sq = 0
+    stray = stalls = max_sq = sink_stalls = 0
+    sseed, sthr = job.get("sseed", 0), job.get("sthr", 0)
+    ready = sink_ready.py_func
     ci = done = t = 0
     t_wall = time.perf_counter()
     while t <= last_cycle and done < len(pk):
@@ -87,6 +92,11 @@ async def replay_axis(dut):
             s[k]["tuser"].value = int(p[7]) if i == 0 else 0
             s[k]["tvalid"].value = 1
             offered[k] = True
+        rdy = [1] * T
+        if sthr:   # the sinks stall as the golden model's do (§R3a)
+            for k in range(T):
+                rdy[k] = int(ready(sseed, k, t, sthr))
+                mo[k]["tready"].value = rdy[k]
         await ReadOnly()
         for k in range(T):
             if offered[k]:
@@ -100,7 +110,9 @@ async def replay_axis(dut):
                         sq[k].popleft()
                 else:
                     stalls += 1
-            if int(mo[k]["tvalid"].value):
+            if int(mo[k]["tvalid"].value) and not rdy[k]:
+                sink_stalls += 1
+            elif int(mo[k]["tvalid"].value):
                 data = int(mo[k]["tdata"].value).to_bytes(nb, "little")
                 keep = int(mo[k]["tkeep"].value)
                 nbytes = bin(keep).count("1")
@@ -146,6 +158,6 @@ async def replay_axis(dut):
             mism.append(bad)
     verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
                      cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
-                     error=int(dut.error.value))
+                     sink_stall_cycles=sink_stalls, error=int(dut.error.value))
     assert not mism and not stray and not verdict["error"], \
         f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"

@@ -11,7 +11,12 @@ when that VC has a credit, and counts the credits the router returns (usable
 from the next cycle). The flit's ``data`` carries ``(packet id · L + flit
 index) mod 2^W``, so every flit that leaves is identified. On the ejection
 ports it records every flit; a packet is ejected the cycle after its tail
-flit (§R3).
+flit (§R3). With an egress depth ``E >= 1`` (§R3a) each terminal is an
+``E``-flit egress FIFO and a sink: in cycle ``u`` the sink takes the oldest
+flit that arrived before ``u`` when ``sink_ready(seed, terminal, u)`` (the
+golden kernel's own function) says so, drives the ejection port's credit
+(``ej_credit_t``) in that cycle, and a packet is ejected in the cycle its tail
+is taken.
 
 Checked per packet, against the golden trace (§R9): the cycle its head flit
 was injected, the terminal it leaves at, the cycle it is ejected, and its
@@ -35,6 +40,7 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from radixnet.cosim.verdict import finish, judge, start
+from radixnet.golden.kernel import sink_ready
 
 
 def _pack(fields: dict, **values) -> int:
@@ -71,7 +77,13 @@ async def replay(dut):
     inj_credit = [getattr(dut, f"inj_credit_t_ivc__{t}") for t in range(T)]
     ej_flit = [getattr(dut, f"ej_flit_t__{t}") for t in range(T)]
 
-    await start(dut, {dut.inj_valid_t: 0, **{h: 0 for h in inj_flit}})
+    E = job.get("E", 0)
+    sseed, sthr = job.get("sseed", 0), job.get("sthr", 0)
+    ready = sink_ready.py_func
+    await start(dut, {dut.inj_valid_t: 0, **{h: 0 for h in inj_flit}, **({dut.ej_credit_t: 0} if E else {})})
+    efifo = [deque() for _ in range(T)]       # E >= 1: per terminal, (pid, flit index) in arrival order
+    taken = {}                                # E >= 1: id -> cycle its tail was taken (ejected, §R3a)
+    overflow = sink_stalls = 0
 
     sq = [deque() for _ in range(T)]          # per terminal: [packet, vc] in creation order
     sent = [0] * T                            # packets of each terminal created so far
@@ -110,6 +122,20 @@ async def replay(dut):
                 flit_i[s] = 0
                 sq[s].popleft()
         dut.inj_valid_t.value = valid
+        if E:   # the sinks (§R3a): each takes its FIFO's oldest flit unless the hash stalls it
+            cred = 0
+            for s in range(T):
+                if not efifo[s]:
+                    continue
+                if not ready(sseed, s, t, sthr):
+                    sink_stalls += 1
+                    continue
+                pid, i = efifo[s].popleft()
+                cred |= 1 << s
+                if pid >= 0 and i == L - 1:
+                    taken[pid] = t
+                    done += 1
+            dut.ej_credit_t.value = cred
         await ReadOnly()
         for s in range(T):
             c = int(inj_credit[s].value)
@@ -125,7 +151,10 @@ async def replay(dut):
             key = data_to_flit.get(_get(fields, x, "data"))
             pid, i = key if key is not None else (-1, -1)
             arrived.setdefault(pid, []).append((t, e, i, _get(fields, x, "head"), _get(fields, x, "tail")))
-            if pid >= 0 and i == L - 1:
+            if E:
+                efifo[e].append((pid, i))
+                overflow += len(efifo[e]) > E
+            elif pid >= 0 and i == L - 1:
                 done += 1
         await RisingEdge(dut.clk)
         t += 1
@@ -145,13 +174,14 @@ async def replay(dut):
             if [a[2] for a in got] != list(range(L)) or got[0][3] != 1 or got[-1][4] != 1 \
                     or any(a[3] for a in got[1:]) or any(a[4] for a in got[:-1]):
                 problems.append(f"flits out of order or head/tail flags wrong: {got}")
+        rtl_ej = taken.get(pid) if E else tail[0][0] + 1 if tail else None
         bad = judge(pid, src, dst, created, g_inj, g_ej, rtl_injected=injected.get(pid),
-                    rtl_ejected=tail[0][0] + 1 if tail else None, problems=problems)
+                    rtl_ejected=rtl_ej, problems=problems)
         if bad:
             mism.append(bad)
     stray = len(arrived.get(-1, []))
     verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
                      cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
-                     error=int(dut.error.value))
-    assert not mism and not stray and not verdict["error"], \
+                     sink_stall_cycles=sink_stalls, egress_overflows=overflow, error=int(dut.error.value))
+    assert not mism and not stray and not overflow and not verdict["error"], \
         f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"

@@ -29,12 +29,14 @@ from numba import njit
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
-           "Packets", "Scratch", "decide_reference"]
+           "Packets", "Scratch", "decide_reference", "mix32", "sink_ready", "stall_threshold"]
 
 #: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls``, ``thr``), ``V`` VCs of ``B`` flits,
 #: speedup ``S``, ``L`` flits per packet, link latency ``Tl``, credit latency ``Tc`` (§R10), VA stage
-#: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``.
-Params = namedtuple("Params", "algo sequential ncls thr V B S L Tl Tc dv dst watchdog trace_on")
+#: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
+#: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
+#: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``.
+Params = namedtuple("Params", "algo sequential ncls thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
@@ -43,8 +45,11 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt")
-#: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits.
-Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit")
+#: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
+#: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
+#: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots).
+Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit epipe efifo ef_head ef_cnt "
+                            "ecpipe")
 #: Source queues: a linked list of packets per terminal.
 Sources = namedtuple("Sources", "sq_head sq_tail sq_flit pkt_next term_count")
 #: The packet table and, when tracing, each packet's hops (§R9).
@@ -56,6 +61,48 @@ Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
+
+
+_M32 = 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def mix32(x):
+    """The ``lowbias32`` integer finalizer (router-spec §R3a) of ``x mod 2**32``: a 32-bit value."""
+    x &= _M32
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & _M32
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & _M32
+    x ^= x >> 16
+    return x
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def sink_ready(sseed, s, u, sthr):
+    """§R3a: does terminal ``s``'s sink take a flit in cycle ``u``? ``h(seed, s, u) >= sthr``.
+
+    ``sthr`` is :func:`stall_threshold` of the stall probability; 0 never stalls. The co-simulation's
+    testbenches call the same function (``sink_ready.py_func``, on Python ints) to drive ``tready``.
+    """
+    return mix32(mix32(mix32(sseed) ^ (s & _M32)) ^ (u & _M32)) >= sthr
+
+
+def stall_threshold(p_stall: float) -> int:
+    """``floor(p_stall * 2**32)``: the §R3a hash threshold of a stall probability in ``[0, 1)``."""
+    return int(float(p_stall) * 4294967296.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _no_credit(r, o, ov, prm, tp, rs):
+    """Output VC (o, ov) of router r has no credit: a network VC, or with ``E >= 1`` the ejection port's (§R3a)."""
+    return (tp.out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] <= 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _eject_blocked(r, o, prm, tp, rs):
+    """A head may not take ejection port ``o``: a packet holds its implicit VC (§R5), or it has no credit (§R3a)."""
+    return rs.ovc_busy[r, o, 0] != 0 or (prm.E > 0 and rs.credit[r, o, 0] <= 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -490,7 +537,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
         # single-cycle model neither was ever set; in the iq model VA set both, §R10)
         rs.in_active[r, p, v] = 0
         rs.ovc_busy[r, o, ov] = 0
-    if not eject:
+    if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
     slot = (rs.oq_head[r, o] + rs.oq_cnt[r, o]) % Q
@@ -560,7 +607,7 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                     continue  # holds its output VC already
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
-                if grants_o[o] >= S or (out_term[r, o] < 0 and rs.credit[r, o, ov] <= 0) \
+                if grants_o[o] >= S or _no_credit(r, o, ov, prm, tp, rs) \
                         or (out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
                     continue
                 _grant(r, p, v, o, ov, pk.phase[pid], pk.decided[pid], pk.inter[pid], t, prm, tp, rs, lk, pk)
@@ -568,13 +615,13 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
                 o = dec[0]
-                if out_term[r, o] >= 0 and rs.ovc_busy[r, o, 0]:
-                    continue  # ejection port held by another packet (§R5): unavailable
+                if out_term[r, o] >= 0 and _eject_blocked(r, o, prm, tp, rs):
+                    continue  # ejection port held by another packet (§R5) or out of credits (§R3a)
                 if grants_o[o] >= S or (mode == COMBINED and out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
                     continue  # output full this cycle: wait, decision not committed
                 if mode == VA:
                     _va_commit(r, p, v, pid, o, dec[1], t, prm, tp, rs, pk, dec)
-                    if out_term[r, o] < 0:
+                    if out_term[r, o] < 0 or prm.E > 0:
                         rs.credit[r, o, dec[1]] -= 1  # q(o) + 1 for the later inputs (undone below)
                         sc.resv[nres] = o * V + dec[1]
                         nres += 1
@@ -612,7 +659,7 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                     continue
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
-                if out_term[r, o] < 0 and rs.credit[r, o, ov] <= 0:
+                if _no_credit(r, o, ov, prm, tp, rs):
                     continue
                 sc.req_o[p, v] = o
                 sc.req_v[p, v] = ov
@@ -622,8 +669,8 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
             else:
                 if mode == SA or not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
-                if out_term[r, dec[0]] >= 0 and rs.ovc_busy[r, dec[0], 0]:
-                    continue  # ejection port held by another packet (§R5): unavailable
+                if out_term[r, dec[0]] >= 0 and _eject_blocked(r, dec[0], prm, tp, rs):
+                    continue  # ejection port held by another packet (§R5) or out of credits (§R3a)
                 sc.req_o[p, v] = dec[0]
                 sc.req_v[p, v] = dec[1]
                 sc.req_ph[p, v] = dec[2]
@@ -701,8 +748,9 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                         continue
                     if rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, ov]:
                         continue
-                elif rs.oq_cnt[r, o] >= ej_depth or (rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, 0]):
-                    continue  # full ejection queue, or its implicit VC taken by an earlier head
+                elif rs.oq_cnt[r, o] >= ej_depth or (rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, 0]) \
+                        or (prm.E > 0 and rs.credit[r, o, 0] <= 0):
+                    continue  # full ejection queue, its implicit VC taken by an earlier head, no credit (§R3a)
                 _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, prm, tp, rs, lk,
                        pk)
             moved = True
@@ -766,6 +814,23 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                 src.sq_flit[s] = 0
             src.sq_tail[s] = pid
             new_ptr += 1
+        # ---- sinks (§R3a, E >= 1): each takes its egress FIFO's oldest flit (there since the start of the
+        # cycle) unless it stalls; the credit is usable from t + Tl
+        if prm.E > 0:
+            cs = t % Tl
+            for s in range(T):
+                if lk.ef_cnt[s] == 0 or not sink_ready(prm.sseed, s, t, prm.sthr):
+                    continue
+                h = lk.ef_head[s]
+                flit = lk.efifo[s, h]
+                lk.ef_head[s] = (h + 1) % lk.efifo.shape[1]
+                lk.ef_cnt[s] -= 1
+                lk.ecpipe[s, cs] += 1
+                ej_flits[t - t0] += 1
+                pid = flit // L
+                if flit - pid * L == L - 1:
+                    pk.ejected[pid] = t
+                moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
         for r in range(R):
             if prm.dv == 0:
@@ -798,7 +863,9 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                     lk.pipe_flit[c, slot] = flit
                     lk.pipe_vc[c, slot] = ov
                     ch_flits[c] += 1
-                else:
+                elif prm.E > 0:   # onto the ejection link, into the egress FIFO at t + Tl (§R3a)
+                    lk.epipe[tp.out_term[r, o], slot] = flit
+                else:             # an ideal terminal (§R3)
                     pid = flit // L
                     ej_flits[t - t0] += 1
                     if flit - pid * L == L - 1:
@@ -850,6 +917,17 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                 if n:
                     lk.tcredit[s, v] += n
                     lk.tcpipe[s, cslot, v] = 0
+        if prm.E > 0:   # ejection links into the egress FIFOs, and the FIFOs' credits back (§R3a)
+            for s in range(T):
+                flit = lk.epipe[s, aslot]
+                if flit >= 0:
+                    lk.efifo[s, (lk.ef_head[s] + lk.ef_cnt[s]) % lk.efifo.shape[1]] = flit
+                    lk.ef_cnt[s] += 1
+                    lk.epipe[s, aslot] = -1
+                n = lk.ecpipe[s, aslot]
+                if n:
+                    rs.credit[tp.term_router[s], tp.eject_port[s], 0] += n
+                    lk.ecpipe[s, aslot] = 0
         if moved:
             last_move = t
         elif t - last_move > prm.watchdog:
@@ -886,6 +964,7 @@ def decide_reference(known: dict) -> bool:
         dst=known["pkt_dst"], phase=known["pkt_phase"], decided=known["pkt_decided"], inter=known["pkt_inter"],
         hops=known["pkt_hops"])
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]), thr=int(known["thr"]), V=V,
-                 B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False)
+                 B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
+                 sseed=0)
     return bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), int(known.get("pid", 0)), prm, tp, rs,
                                 pk, known["dec"]))

@@ -47,7 +47,7 @@ LIMITS: dict[str, tuple[int, int]] = {
     "vcs": (1, 256), "vc_depth": (1, 4096), "packet_length": (1, 1024), "speedup": (1, 16),
     "link_latency": (1, 1024), "measure": (10, 10_000_000), "ugal_threshold": (0, 1_000_000),
     "threshold": (0, 1_000_000), "vc_classes": (1, 256), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
-    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "egress_depth": (0, 65_536),
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
@@ -134,6 +134,12 @@ class SimConfig:
         Options of the traffic pattern (e.g. ``hotspot_fraction``).
     max_memory : int, optional
         Bytes a run may plan to allocate (:meth:`memory_estimate`); default :func:`memory_limit`.
+    egress_depth : int
+        ``E``, each terminal's egress FIFO in flits and its ejection port's credits (router-spec §R3a);
+        0 (default): ideal terminals that take every flit as it arrives (§R3).
+    sink_stall : float
+        Probability in ``[0, 1)`` that a terminal's sink takes no flit in a cycle (§R3a: a hash of seed,
+        terminal and cycle, shared with the co-simulation's testbenches); above 0 needs ``egress_depth >= 1``.
     """
 
     net: Network
@@ -155,6 +161,8 @@ class SimConfig:
     threshold: int = 4
     traffic_opts: dict = field(default_factory=dict)
     max_memory: int | None = None
+    egress_depth: int = 0
+    sink_stall: float = 0.0
 
     def validate(self) -> "SimConfig":
         # cheap checks first: every integer within LIMITS (derived vcs / vc_depth are checked once known)
@@ -167,6 +175,12 @@ class SimConfig:
                                             or not 1 <= self.max_memory <= _ram()):
             raise ParamError("max-memory", f"must be a size from 1 byte to this machine's RAM, {_gib(_ram())} "
                                            f"(got {self.max_memory} bytes)")
+        st = self.sink_stall
+        if isinstance(st, bool) or not isinstance(st, (int, float, np.integer, np.floating)) or not 0 <= st < 1:
+            raise ParamError("sink-stall", f"must be a probability in [0, 1) (got {st!r}); 1 would never take a flit")
+        if st > 0 and self.egress_depth == 0:
+            raise ParamError("sink-stall", f"a sink that stalls ({st:g}) needs an egress FIFO to push back into the "
+                                           f"network: give --egress-depth >= 1 (router-spec §R3a)")
         self.model = get_router_model(self.router_model)
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)
@@ -222,7 +236,7 @@ class SimConfig:
         w = 8  # int64
         oq = V * B + S + 1
         parts = {"routers": w * R * P * (V * (B + 10) + 3 * oq + 8) + w * P * P * V,
-                 "links": w * ((C + T) * (2 * Tl + Tc * V + V)),
+                 "links": w * ((C + T) * (2 * Tl + Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 2)),
                  "injection": 9 * int(self.window) * T,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
         hmax = 2 * len(net.coord_names) + 2
@@ -359,6 +373,9 @@ class Simulator:
         self.bhead = np.zeros((R, P, V), i64)
         self.bcnt = np.zeros((R, P, V), i64)
         self.credit = np.where((self.out_ch >= 0)[:, :, None], B, 0).astype(i64) * np.ones((1, 1, V), i64)
+        E = int(cfg.egress_depth)
+        if E:   # the ejection port's implicit VC: E credits, the egress FIFO's slots (§R3a)
+            self.credit[net.ej_router, net.ej_port, 0] = E
         self.ovc_busy = np.zeros((R, P, V), i64)
         self.in_active = np.zeros((R, P, V), i64)
         self.in_o = np.zeros((R, P, V), i64)
@@ -384,6 +401,11 @@ class Simulator:
         self.cpipe = np.zeros((C, Tc, V), i64)
         self.tcpipe = np.zeros((T, Tc, V), i64)
         self.tcredit = np.full((T, V), B, i64)
+        self.epipe = np.full((T, Tl), -1, i64)      # §R3a (E >= 1): ejection links, egress FIFOs, their credits
+        self.efifo = np.zeros((T, max(E, 1)), i64)
+        self.ef_head = np.zeros(T, i64)
+        self.ef_cnt = np.zeros(T, i64)
+        self.ecpipe = np.zeros((T, Tl), i64)
         self.sq_head = np.full(T, -1, i64)
         self.sq_tail = np.full(T, -1, i64)
         self.sq_flit = np.zeros(T, i64)
@@ -396,7 +418,8 @@ class Simulator:
         self.prm = K.Params(algo=self.code, sequential=bool(cfg._sequential), ncls=int(cfg._ncls),
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
                             S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
-                            dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on)
+                            dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on,
+                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed) & 0xFFFFFFFF)
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,

@@ -130,13 +130,16 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``topo``, ``params``, :data:`FINGERPRINT_FIELDS` and ``router_model`` (unless single-cycle), in
+        ``topo``, ``params``, :data:`FINGERPRINT_FIELDS`, ``router_model`` (unless single-cycle) and
+        ``egress_depth``/``sink_stall`` (unless 0), in
         JSON-normal form (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
     fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
     if cfg.model.name != "single-cycle":  # named only when not the default, so older stores still resume
         fp["router_model"] = cfg.model.name
+    if cfg.egress_depth:  # the same for the egress backpressure (router-spec §R3a)
+        fp.update(egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall)
     return json.loads(json.dumps(fp, default=_json_default))
 
 

@@ -82,9 +82,14 @@ Egress timing (``AxisEgress``)
 A flit on ``ej_flit``/``ej_valid`` in cycle ``t`` (the router's
 ``out_flit_op``/``out_valid_op`` of an ejection port: sent in ``t``) is
 registered at the end of ``t`` and is a beat on ``m_axis_*`` from ``t + 1``
-(§R3: ejected in ``t + Tl``), provided the beats before it have been taken. The
-ejection port is an ideal sink (§R3): with ``depth = 1`` (spec-exact) the sink
-must take each beat in the cycle it appears, i.e. hold ``m_axis_tready`` high.
+(§R3: ejected in ``t + Tl``), provided the beats before it have been taken. With
+an ideal terminal (router-spec §R3, ``egress_depth`` 0) ``depth = 1`` is spec-exact
+and the sink must take each beat in the cycle it appears, i.e. hold
+``m_axis_tready`` high. With backpressure (§R3a) ``depth = E``: the beat buffer is
+the terminal's egress FIFO, ``ej_credit`` is high in each cycle a beat is taken
+(``tvalid & tready``), and the router's ejection port, holding ``E`` credits,
+never sends a flit the FIFO has no slot for; the sink may hold ``tready`` low for
+as long as it likes.
 
 Errors (sticky until reset, never under the protocol)
 -----------------------------------------------------
@@ -639,6 +644,9 @@ class AxisEgress(_AxisPort):
     m_route : View(route_layout(inter_bits)), out
         The head flit's routing header (``hops``, ``inter``, ``phase``, ``decided``, ``h1``) with
         the first beat, 0 on the others (for co-simulation checks; not part of AXI).
+    ej_credit : Signal(1), out
+        A beat was taken this cycle (``m_axis_tvalid & m_axis_tready``): a slot is free from the next
+        cycle. The credit for the ejection port (router-spec §R3a; unused with ideal terminals).
     overflow : Signal(1), out
         Sticky: a flit arrived with the buffer full and no beat taken; it was dropped.
     error : Signal(1), out
@@ -655,6 +663,7 @@ class AxisEgress(_AxisPort):
             "ej_valid": In(1),
             **self._axis_members("m"),
             "m_route": Out(self.route_layout),
+            "ej_credit": Out(1),
             "overflow": Out(1),
             "error": Out(1),
         })
@@ -706,6 +715,7 @@ class AxisEgress(_AxisPort):
             pop.eq(valid & self.m_axis_tready),
             write.eq(self.ej_valid & ((level != D) | pop)),
             lost.eq(self.ej_valid & ~write),
+            self.ej_credit.eq(pop),
         ]
         with m.If(write & ~pop):
             m.d.sync += level.eq(level + 1)

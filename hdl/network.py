@@ -19,7 +19,11 @@ Terminal ports (flit level, §R3/§R8a): terminal ``t`` injects into port
   VC ``v`` of the injection port this cycle (the terminal may use it from the
   next cycle);
 * ``ej_flit_t[t]`` / ``ej_valid_t[t]``: the flit sent on the ejection port
-  this cycle (a packet is ejected the cycle after its tail flit, §R3).
+  this cycle (a packet is ejected the cycle after its tail flit, §R3; with
+  ``egress_depth >= 1`` the cycle the terminal takes it, §R3a);
+* ``ej_credit_t[t]`` (only with ``egress_depth >= 1``): the terminal's egress
+  FIFO freed a slot this cycle (the ejection port may use the credit from the
+  next cycle, §R3a).
 
 The AXI4-Stream terminal adapters of :mod:`radixnet.hdl.axis` sit on these
 ports.
@@ -72,6 +76,9 @@ class NetworkTop(wiring.Component):
         The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
     speedup : int
         The routers' speedup ``S`` (§R1): 1 (default) or 2.
+    egress_depth : int
+        ``E`` (§R3a): 0 (default), ideal terminals; ``>= 1``, the ejection ports take credits, returned on
+        ``ej_credit_t``.
 
     Attributes
     ----------
@@ -81,13 +88,15 @@ class NetworkTop(wiring.Component):
         Per terminal, the injection port's credit returns this cycle.
     ej_flit_t, ej_valid_t : out
         Per terminal, the flit its ejection port sends this cycle, and its valid bit.
+    ej_credit_t : Signal(T), in (``egress_depth >= 1`` only)
+        Bit ``t``: terminal ``t``'s egress FIFO freed a slot this cycle.
     error : Signal(1), out
         Sticky protocol violation in any router.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1):
+                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0):
         from radixnet.gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -100,8 +109,10 @@ class NetworkTop(wiring.Component):
         self.n_terminals = int(net.num_terminals)
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
-                               routing=routing, threshold=threshold, router_model=router_model, speedup=speedup)
+                               routing=routing, threshold=threshold, router_model=router_model, speedup=speedup,
+                               egress_depth=egress_depth)
                         for r in range(net.num_routers)]
+        self.egress_depth = self.routers[0].egress_depth if self.routers else 0
         #: (src router, src port, dst router, dst port) per channel
         self.channels = [(int(net.src[c]), int(net.src_port[c]), int(net.dst[c]), int(net.dst_port[c]))
                          for c in range(net.num_channels)]
@@ -109,14 +120,17 @@ class NetworkTop(wiring.Component):
         self.flit_layout = lay
         self.widths = self.routers[0].widths
         T = self.n_terminals
-        super().__init__({
+        members = {
             "inj_flit_t": In(lay).array(T),
             "inj_valid_t": In(T),
             "inj_credit_t_ivc": Out(n_vcs).array(T),
             "ej_flit_t": Out(lay).array(T),
             "ej_valid_t": Out(T),
             "error": Out(1),
-        })
+        }
+        if self.egress_depth:
+            members["ej_credit_t"] = In(T)
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -139,6 +153,8 @@ class NetworkTop(wiring.Component):
                          self.ej_flit_t[t].eq(rs[er].out_flit_op[ep]),
                          self.ej_valid_t[t].eq(rs[er].out_valid_op[ep])]
             in_valid[ir][ip] = self.inj_valid_t[t]
+            if self.egress_depth:   # the egress FIFO's credit, on the ejection port's VC 0 (§R3a)
+                credit_in[er][ep] = self.ej_credit_t[t]
         for r, router in enumerate(rs):
             m.d.comb += router.in_valid_ip.eq(Cat(*in_valid[r]))
             for o in range(router.n_ports):

@@ -27,10 +27,12 @@ start of the cycle (registers only):
 
 1. every input VC with a front flit makes its request: a VC that holds an
    output VC (wormhole, a body/tail flit) requests that output VC if it has a
-   credit (an ejection port always accepts); otherwise the front (head) flit
+   credit (an ejection port always accepts, or with ``egress_depth >= 1`` has a
+   credit of its one VC, §R3a); otherwise the front (head) flit
    is routed by the table and asks for the output VC of its class
    ``min(hops, classes - 1)`` that is idle with the most credits, lowest
-   index on ties (VC 0 on an ejection port, if no packet holds it), and does not request without one;
+   index on ties (VC 0 on an ejection port, if no packet holds it and, with
+   ``egress_depth >= 1``, it has a credit), and does not request without one;
 2. input arbitration: input ``p`` picks one requesting VC round robin from
    ``ptr_in[p]``;
 3. output arbitration: output ``o`` grants one of the picks for it round robin
@@ -263,6 +265,10 @@ class Router(IqStages, wiring.Component):
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
         two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
         output (:class:`~radixnet.hdl.output_queue.OutputQueue`).
+    egress_depth : int
+        ``E`` (router-spec §R3a): 0 (default), the terminals are ideal sinks and ejection ports take no
+        credits; ``E >= 1``, each ejection port's VC has ``E`` credits (the terminal's egress FIFO),
+        returned on bit 0 of its ``credit_in_op_ovc``.
 
     Attributes
     ----------
@@ -278,10 +284,11 @@ class Router(IqStages, wiring.Component):
         Bit ``o``: ``out_flit_op[o]`` is a flit.
     credit_in_op_ovc : list of Signal(V), in
         Per output port, bit ``v``: the downstream router returns a credit for VC ``v`` this
-        cycle (usable from the next). Must stay 0 on ejection ports.
+        cycle (usable from the next). On an ejection port: bit 0, the egress FIFO freed a slot
+        (``egress_depth >= 1``); must stay 0 otherwise.
     error : Signal(1), out
         Sticky protocol violation (input buffer overflow/underflow/bad VC, credit
-        underflow/overflow, a credit on an ejection port); never under the protocol.
+        underflow/overflow, a credit on an ejection port that takes none); never under the protocol.
     route_addr_ip_ivc : list of list of Signal(ptr_width(T)), out (``external_rom`` only)
         Per input port and VC, the ROM address: the front flit's ``dest``.
     route_word_ip_ivc : list of list of Signal(ptr_width(P) + 2), in (``external_rom`` only)
@@ -304,7 +311,7 @@ class Router(IqStages, wiring.Component):
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
                  routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
-                 speedup: int = 1):
+                 speedup: int = 1, egress_depth: int = 0):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -316,6 +323,8 @@ class Router(IqStages, wiring.Component):
             reject(self, f"speedup (flits an input may send and an output accept per cycle, router-spec §R1) "
                          f"must be one of {', '.join(map(str, RTL_SPEEDUPS))}, got {speedup!r}")
         self.speedup = speedup
+        self.egress_depth = check_int(self, "egress_depth", "egress FIFO flits, the ejection port's credits "
+                                                            "(router-spec §R3a; 0: ideal terminals)", egress_depth, 0)
 
         if fault not in FAULTS:
             reject(self, f"fault (deliberate bug for fault-injection tests) must be one of "
@@ -456,11 +465,19 @@ class Router(IqStages, wiring.Component):
         vcsel = {}        # (o, k) -> OutputVCSelect
         busy = {}         # o -> Signal(V): output VC held by a packet
         qlen = {}         # o -> QueueLength (adaptive routings)
+        ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
+        E = self.egress_depth
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)
+                if E:
+                    cc = CreditCounter(E, check=self.check, takes=self.speedup)
+                    m.submodules[f"credit_op_{o}_ej"] = cc
+                    m.d.comb += cc.ret.eq(self.credit_in_op_ovc[o][0])
+                    errors.append(cc.error)
+                    ej_credits[o] = cc
                 bad = Signal(name=f"eject_credit_op_{o}")
-                m.d.comb += bad.eq(self.credit_in_op_ovc[o].any())
+                m.d.comb += bad.eq(self.credit_in_op_ovc[o][1 if E else 0:].any() if V > 1 or not E else 0)
                 errors.append(bad)
                 continue
             cs = []
@@ -484,6 +501,7 @@ class Router(IqStages, wiring.Component):
                 m.d.comb += [ql.credit_ovc[v].eq(cs[v].count) for v in range(V)]
                 qlen[o] = ql
         self._credits, self._vcsel, self._busy, self._qlen = credits, vcsel, busy, qlen
+        self._ej_credits = ej_credits
 
         # ---- per input VC: the output VC its packet holds (§R5 wormhole; iq: bound by VA, §R10.1)
         active = [[Signal(name=f"active_ip_{p}_ivc_{v}") for v in range(V)] for p in range(P)]
@@ -500,9 +518,10 @@ class Router(IqStages, wiring.Component):
         m.d.comb += any_err.eq(Cat(*errors).any())
         with m.If(any_err):
             m.d.sync += self.error.eq(1)
-        if self.check and self.eject_ports:
-            ej = Cat(*[self.credit_in_op_ovc[o].any() for o in self.eject_ports])
-            m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port")
+        if self.check and self.eject_ports and (V > 1 or not self.egress_depth):
+            ej = Cat(*[self.credit_in_op_ovc[o][1 if self.egress_depth else 0:].any() for o in self.eject_ports])
+            m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port"
+                               + (" VC other than 0" if self.egress_depth else ""))
         return m
 
     def _elaborate_single_cycle(self, m: Module, ius, active, act_o, act_ov):
@@ -646,10 +665,11 @@ class Router(IqStages, wiring.Component):
         for v in (range(1) if self._is_eject[o] else range(V)):
             def on(f):
                 return 1 if self._is_eject[o] else f.vc == v
-            if not self._is_eject[o]:
+            cc = self._ej_credits.get(o) if self._is_eject[o] else self._credits[o][v]
+            if cc is not None:
                 hits = [go & on(fo) for go, fo in takes]
                 # S = 1: at most one of them is a grant this cycle
-                m.d.comb += self._credits[o][v].take.eq(Cat(*hits).any() if S == 1 else sum(hits))
+                m.d.comb += cc.take.eq(Cat(*hits).any() if S == 1 else sum(hits))
             release = Cat(*[go & on(fo) & fo.tail & ~fo.head for go, fo in takes]).any()
             hold = Cat(*[go & on(fo) & fo.head & ~fo.tail for go, fo in holds]).any()
             with m.If(hold):
@@ -677,22 +697,31 @@ class Router(IqStages, wiring.Component):
         return rc
 
     # ------------------------------------------------------------------ per-VC request pieces (both allocators)
-    def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None, state: str = ""):
+    def _new_route(self, m: Module, port, cls, tag: str, vcsel=None, busy=None, state: str = "", used=None):
         """``(ok, ovc)`` of a new route to ``port`` in class ``cls`` on the start-of-cycle state (§R5).
 
         A network port: the idle VC of the class with the most credits (``OutputVCSelect``); an ejection
-        port: its implicit VC 0, unless a packet holds it. ``vcsel`` (per (output, class)) and ``busy``
-        (per output) replace the start-of-cycle selectors and holds (a sequential step's state, named
-        ``state``). The choice is one indexed read of a table over (output, class), built once per state
-        (:meth:`_route_table`), not a case over the outputs per requester.
+        port: its implicit VC 0, unless a packet holds it (or, ``egress_depth >= 1``, it has no credit,
+        §R3a). ``vcsel`` (per (output, class)), ``busy`` (per output) and ``used`` (credits earlier
+        grants took, per output and VC) replace the start-of-cycle selectors, holds and credits (a
+        sequential step's state, named ``state``). The choice is one indexed read of a table over
+        (output, class), built once per state (:meth:`_route_table`), not a case over the outputs per
+        requester.
         """
-        ok_tab, ov_tab = self._route_table(m, vcsel, busy, state)
+        ok_tab, ov_tab = self._route_table(m, vcsel, busy, state, used)
         idx = Cat(cls[:ptr_width(self.n_classes)], port)
         ok, ov = Signal(name=f"new_ok_{tag}"), Signal(ptr_width(self.n_vcs), name=f"new_ovc_{tag}")
         m.d.comb += [ok.eq(ok_tab.bit_select(idx, 1)), ov.eq(ov_tab.word_select(idx, len(ov)))]
         return ok, ov
 
-    def _route_table(self, m: Module, vcsel, busy, state: str):
+    def _ej_credit_ok(self, o: int, used):
+        """Ejection port ``o`` has a credit left (§R3a), after ``used[o][0]`` taken this cycle; 1 when it takes none."""
+        cc = self._ej_credits.get(o)
+        if cc is None:
+            return Const(1, 1)
+        return cc.avail if used is None else cc.count > used[o][0]
+
+    def _route_table(self, m: Module, vcsel, busy, state: str, used=None):
         """Per (output ``o``, class ``k``), at index ``o << kb | k`` (``kb = ptr_width(K)``; padded with 0 up
         to a power of two): may a new route take it, and which output VC (:meth:`_new_route`). Built once
         per ``state`` (``""``: the start of the cycle)."""
@@ -710,7 +739,9 @@ class Router(IqStages, wiring.Component):
                 if o >= P or (k >= K and not self._is_eject[o]):
                     oks.append(Const(0, 1)), ovs.append(Const(0, vw))
                 elif self._is_eject[o]:
-                    oks.append(~busy[o][0]), ovs.append(Const(0, vw))
+                    free = ~busy[o][0]
+                    oks.append(free if o not in self._ej_credits else free & self._ej_credit_ok(o, used))
+                    ovs.append(Const(0, vw))
                 else:
                     oks.append(vcsel[(o, k)].valid), ovs.append(vcsel[(o, k)].ovc)
         sfx = f"_{state}" if state else ""
@@ -721,7 +752,8 @@ class Router(IqStages, wiring.Component):
         return ok_tab, ov_tab
 
     def _held_route(self, m: Module, o_held, ov_held, tag: str, used=None, state: str = ""):
-        """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port always).
+        """A held route (wormhole body/tail flit) may go: its output VC has a credit (an ejection port: always,
+        or with ``egress_depth >= 1`` a credit of its VC, §R3a).
 
         ``used[o][v]`` (optional): credits earlier grants of this cycle took (a sequential step's state,
         named ``state``). One indexed read of a table over (output, VC), built once per state.
@@ -737,7 +769,7 @@ class Router(IqStages, wiring.Component):
                     if o >= P or v >= V:
                         bits.append(Const(0, 1))
                     elif self._is_eject[o]:
-                        bits.append(Const(1, 1) if v == 0 else Const(0, 1))
+                        bits.append(self._ej_credit_ok(o, used) if v == 0 else Const(0, 1))
                     elif used is None:
                         bits.append(self._credits[o][v].avail)
                     else:
@@ -969,9 +1001,12 @@ class Router(IqStages, wiring.Component):
         ok = Signal(n, name=f"second_ok_{tag}_lane")
         if self._is_eject[o]:
             room = Const(1, 1)
-            if mode != "va":
+            if mode != "va":   # a slot in the queue after f1, and (§R3a) a credit f1 did not take
                 room = Signal(name=f"second_room_{tag}")
-                m.d.comb += room.eq(eject_count[o] + 1 < V * B)
+                cc = self._ej_credits.get(o)
+                slot = eject_count[o] + 1 < V * B
+                # (with E = 1 the first took the only credit; a constant compare would trip Verilator's CMPCONST)
+                m.d.comb += room.eq(slot if cc is None else slot & (cc.count > 1) if cc.depth > 1 else 0)
             for i, lf in enumerate(lane_hdr):
                 m.d.comb += ok[i].eq(room if mode == "sa" else room & ~(lf.head & holds))
             return ok, None
@@ -1023,7 +1058,8 @@ class Router(IqStages, wiring.Component):
         on the step's state, also the VC a new route takes). The decision units
         (hdl/route_adaptive.py, one per step and VC) decide on it. A VC **would be granted** if its
         choice (or its held route) is an output with fewer than ``S`` grants (and, ``single-cycle``, an
-        ejection queue with room) and a usable VC; the first such VC in round-robin order from
+        ejection queue with room) and a usable VC (an ejection port's: a credit with ``egress_depth >= 1``);
+        the first such VC in round-robin order from
         ``ptr_in[p]`` is granted, and the step's grant updates the state the next step sees.
 
         Why one pass over the VCs per step suffices: a VC that is not granted commits nothing, so every
@@ -1069,6 +1105,7 @@ class Router(IqStages, wiring.Component):
         # the chain state entering the first step: no grants, no credits used, the start-of-cycle holds
         cnt = {o: Const(0, ptr_width(S + 1)) for o in range(P)}
         used = {o: [Const(0, ptr_width(S + 1)) for _ in range(V)] for o in net_out}
+        used.update({o: [Const(0, ptr_width(S + 1))] for o in self._ej_credits})   # §R3a
         hold = {o: [busy[o][v] for v in range(1 if is_eject[o] else V)] for o in range(P)}
         stale = self.fault == "seq_stale_state"
         results, hits = [], {o: [] for o in range(P)}   # hits[o]: per step, granted to o (service order)
@@ -1115,7 +1152,8 @@ class Router(IqStages, wiring.Component):
                     rc = self._decider()
                     m.submodules[f"route_{vtag}"] = rc
                     self._connect_decider(m, rc, hdr, w.port, q_o, avail_o)
-                    new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag, sel_o, busy_now, state=tag)
+                    new_ok, new_ov = self._new_route(m, rc.port, rc.cls, vtag, sel_o, busy_now, state=tag,
+                                                     used=used)
                     act_ok = self._held_route(m, e.act_o, e.act_ov, vtag, used, state=tag)
                     o_req = Signal(pw, name=f"req_op_{vtag}")
                     m.d.comb += o_req.eq(Mux(e.active, e.act_o, rc.port))
@@ -1163,7 +1201,7 @@ class Router(IqStages, wiring.Component):
                         # a head that is not a tail holds the VC, a tail releases it
                         m.d.comb += x.eq(Mux(on, ~tail & (head | hv), hv))
                         nh.append(x)
-                        if not is_eject[o]:
+                        if o in used:
                             u = Signal(len(used[o][v]), name=f"used_{tag}_op_{o}_ovc_{v}")
                             m.d.comb += u.eq(used[o][v] + on)
                             used[o][v] = u

@@ -170,7 +170,7 @@ def _core_key(router, ports) -> tuple:
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
-             router_model: str = "single-cycle", speedup: int = 1) -> dict:
+             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -205,6 +205,10 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     speedup : int
         ``S`` of every router (router-spec §R1, §R8b): 1 (default) or 2 (two crossbar lanes per input and
         output, an output queue of ``V * B`` flits per output); the manifest records it.
+    egress_depth : int
+        ``E`` (router-spec §R3a): 0 (default), ideal terminals (a sink must hold ``tready`` high);
+        ``>= 1``, ejection ports with ``E`` credits, ``network_top``'s ``ej_credit_t`` input, and with
+        ``axis`` egress FIFOs of ``E`` beats that return them, so a sink may stall.
     scheme : {"flat", "shared"}
         ``shared``: cores + ROMs + wrappers (module docstring; what ``make rtl`` uses);
         ``flat`` (default, the legacy output): one flat router per distinct router.
@@ -262,16 +266,19 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     shared = scheme == "shared"
     if decided:
         built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold,
-                        router_model=router_model, speedup=speedup) for r in range(net.num_routers)]
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth)
+                 for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
-                        router_model=router_model, speedup=speedup) for r in range(net.num_routers)]
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth)
+                 for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
         from .axis import AxisEgress, AxisIngress
         lay0 = built[0].flit_layout
         ingress = AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=tuser.encoding, flit_layout=lay0)
-        egress = AxisEgress(T, n_vcs, data_width, port_encoding=tuser.encoding, flit_layout=lay0)
+        egress = AxisEgress(T, n_vcs, data_width, depth=max(egress_depth, 1), port_encoding=tuser.encoding,
+                            flit_layout=lay0)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)  # only once every router's parameters are accepted
     pt = net.port_table()
@@ -346,6 +353,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     manifest = {
         "family": net.family, "params": net.params,
         "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": speedup,
+        "egress_depth": egress_depth,
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -389,17 +397,19 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                               "ej": [int(net.ej_router[t]), int(net.ej_port[t])]} for t in range(T)]
     if top:
         write("network_top", topgen.network_top_verilog(net, [e["module"] for e in routers], n_vcs=n_vcs,
-                                                        flit_bits=F))
+                                                        flit_bits=F, egress_credits=egress_depth > 0))
         manifest["top"] = {"module": "network_top", "file": "network_top.v",
                            "ports": [{"name": n, "direction": d, "width": w}
-                                     for d, n, w in topgen.network_top_ports(T, n_vcs, F)]}
+                                     for d, n, w in topgen.network_top_ports(T, n_vcs, F,
+                                                                            egress_credits=egress_depth > 0)]}
     if axis:
         ig_text, eg_text = flat_verilog(ingress, "axis_ingress"), flat_verilog(egress, "axis_egress")
         write("axis_ingress", ig_text)
         write("axis_egress", eg_text)
         write("switch_top", topgen.switch_top_verilog(
             T, data_width=data_width, tuser_width=TUSER_WIDTH, n_vcs=n_vcs, flit_bits=F,
-            ingress_ports=topgen.verilog_ports(ig_text), egress_ports=topgen.verilog_ports(eg_text)))
+            ingress_ports=topgen.verilog_ports(ig_text), egress_ports=topgen.verilog_ports(eg_text),
+            egress_credits=egress_depth > 0))
         manifest["switch_top"] = {"module": "switch_top", "file": "switch_top.v",
                                   "ports": [{"name": n, "direction": d, "width": w}
                                             for d, n, w in topgen.switch_top_ports(T, data_width, TUSER_WIDTH)]}
@@ -502,15 +512,15 @@ def _jsonable(x):
     return str(x)
 
 
-def positive_arg(name: str):
-    """argparse type: an integer >= 1, or a one-line error naming ``--name``."""
+def positive_arg(name: str, minimum: int = 1):
+    """argparse type: an integer >= ``minimum`` (default 1), or a one-line error naming ``--name``."""
     def conv(s: str) -> int:
         try:
             v = int(s)
         except ValueError:
-            v = 0
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"--{name} must be an integer >= 1 (got {s!r})")
+            v = minimum - 1
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"--{name} must be an integer >= {minimum} (got {s!r})")
         return v
     return conv
 
@@ -524,7 +534,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] [--speedup 1|2] [--vcs V] [--depth B] "
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] [--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E] "
               f"[--data-width W] [--vc-classes K]\n"
               f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
               "[--lint [--lint-mode auto|whole|split]] [--out DIR]\nfamilies: " + ", ".join(family_names()))
@@ -550,6 +560,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         ap.add_argument("--threshold", type=int, default=4)
         ap.add_argument("--router-model", choices=RTL_MODELS, default="single-cycle")
         ap.add_argument("--speedup", type=int, choices=RTL_SPEEDUPS, default=1)
+        ap.add_argument("--egress-depth", type=positive_arg("egress-depth", 0), default=0)
         ap.add_argument("--axis", action="store_true")
         ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
         ap.add_argument("--scheme", choices=SCHEMES, default="shared")
@@ -564,7 +575,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
                        classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                        threshold=args.threshold, port_encoding=args.port_encoding, router_model=args.router_model,
-                       speedup=args.speedup, log=lambda s: print(f"{prog}: {s}", flush=True))
+                       speedup=args.speedup, egress_depth=args.egress_depth, log=lambda s: print(f"{prog}: {s}", flush=True))
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)

@@ -17,8 +17,11 @@ One beat is one flit; the flit's ``data`` carries the beat and the sideband
 
 Timing (``Tl = 1``, router-spec §R3/§R9): a packet's first beat accepted in
 cycle ``t`` is its head flit injected in ``t``; its last beat appears on
-``m_axis`` in the packet's ejection cycle. ``m_axis_<t>_tready`` must be held
-high (the terminal is an ideal sink, §R3); a stall sets ``error``.
+``m_axis`` in the packet's ejection cycle. With ``egress_depth`` 0 (default)
+``m_axis_<t>_tready`` must be held high (the terminal is an ideal sink, §R3); a
+stall sets ``error``. With ``egress_depth = E >= 1`` each egress is an
+``E``-beat FIFO whose slots are the ejection port's credits (§R3a): a sink may
+stall at will, the network holds the flits back, and nothing is lost.
 
 Examples
 --------
@@ -65,23 +68,27 @@ class AxisSwitchTop(wiring.Component):
         The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
     speedup : int
         The routers' speedup ``S`` (§R1): 1 (default) or 2.
+    egress_depth : int
+        ``E`` (§R3a): 0 (default), ideal sinks; ``>= 1``, egress FIFOs of ``E`` beats with credits.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1):
+                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
-                                  speedup=speedup)
+                                  speedup=speedup, egress_depth=egress_depth)
+        self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout
         enc = self.tuser.encoding
         self.ingress = [AxisIngress(T, n_vcs, vc_depth, data_width, port_encoding=enc, flit_layout=lay)
                         for _ in range(T)]
-        self.egress = [AxisEgress(T, n_vcs, data_width, port_encoding=enc, flit_layout=lay) for _ in range(T)]
+        self.egress = [AxisEgress(T, n_vcs, data_width, depth=max(E, 1), port_encoding=enc, flit_layout=lay)
+                       for _ in range(T)]
         members = {}
         for t in range(T):
             for side, d_in, d_out in (("s", In, Out), ("m", Out, In)):
@@ -110,6 +117,8 @@ class AxisSwitchTop(wiring.Component):
                          nt.inj_flit_t[t].eq(ig.inj_flit), nt.inj_valid_t[t].eq(ig.inj_valid),
                          ig.inj_credit_vc.eq(nt.inj_credit_t_ivc[t]),
                          eg.ej_flit.eq(nt.ej_flit_t[t]), eg.ej_valid.eq(nt.ej_valid_t[t])]
+            if self.egress_depth:   # the FIFO's freed slots are the ejection port's credits (§R3a)
+                m.d.comb += nt.ej_credit_t[t].eq(eg.ej_credit)
             errors += [ig.error, eg.error]
         m.d.comb += self.error.eq(Cat(*errors).any())
         return m

@@ -218,8 +218,10 @@ def wrapper_verilog(name: str, core: str, core_ports: list[tuple[str, str, int]]
     return "\n".join(out)
 
 
-def network_top_ports(n_terminals: int, n_vcs: int, flit_bits: int) -> list[tuple[str, str, int]]:
-    """The ports of ``network_top`` (those of :class:`~radixnet.hdl.network.NetworkTop`'s Verilog)."""
+def network_top_ports(n_terminals: int, n_vcs: int, flit_bits: int, *,
+                      egress_credits: bool = False) -> list[tuple[str, str, int]]:
+    """The ports of ``network_top`` (those of :class:`~radixnet.hdl.network.NetworkTop`'s Verilog; with
+    ``egress_credits``, its ``egress_depth >= 1`` form, router-spec §R3a, also ``ej_credit_t``)."""
     T = n_terminals
     ports = [("input", "clk", 1), ("input", "rst", 1)]
     ports += [("input", f"inj_flit_t__{t}", flit_bits) for t in range(T)]
@@ -227,6 +229,8 @@ def network_top_ports(n_terminals: int, n_vcs: int, flit_bits: int) -> list[tupl
     ports += [("output", f"inj_credit_t_ivc__{t}", n_vcs) for t in range(T)]
     ports += [("output", f"ej_flit_t__{t}", flit_bits) for t in range(T)]
     ports += [("output", "ej_valid_t", T), ("output", "error", 1)]
+    if egress_credits:
+        ports.insert(len(ports) - 1, ("input", "ej_credit_t", T))   # before error
     return ports
 
 
@@ -235,13 +239,16 @@ def _cat(bits: list[str]) -> str:
     return bits[0] if len(bits) == 1 else "{" + ", ".join(reversed(bits)) + "}"
 
 
-def network_top_verilog(net, modules: list[str], *, n_vcs: int, flit_bits: int, name: str = "network_top") -> str:
+def network_top_verilog(net, modules: list[str], *, n_vcs: int, flit_bits: int, name: str = "network_top",
+                        egress_credits: bool = False) -> str:
     """Module ``name``: one instance ``router_<r>`` of ``modules[r]`` per router, wired as NetworkTop.
 
     Channel ``c`` drives input ``dst_port[c]`` of ``dst[c]`` with output ``src_port[c]`` of ``src[c]``
     (flit, valid) and returns that input's credits to the output's ``credit_in_op_ovc``; terminal
     ``t`` injects at ``(inj_router, inj_port)`` and ejects at ``(ej_router, ej_port)``; every other
-    input (flit, valid, credits) is 0; ``error`` is the OR of the routers' ``error``.
+    input (flit, valid, credits) is 0; ``error`` is the OR of the routers' ``error``. With
+    ``egress_credits`` (routers built with ``egress_depth >= 1``, router-spec §R3a) bit ``t`` of input
+    ``ej_credit_t`` is VC 0's credit of terminal ``t``'s ejection port.
     """
     R, T, V, F = int(net.num_routers), int(net.num_terminals), n_vcs, flit_bits
     if len(modules) != R:
@@ -259,6 +266,10 @@ def network_top_verilog(net, modules: list[str], *, n_vcs: int, flit_bits: int, 
         ir, ip = int(net.inj_router[t]), int(net.inj_port[t])
         in_flit[ir][ip] = f"inj_flit_t__{t}"
         in_valid[ir][ip] = f"inj_valid_t[{t}]" if T > 1 else "inj_valid_t"
+        if egress_credits:
+            er, ep = int(net.ej_router[t]), int(net.ej_port[t])
+            bit = f"ej_credit_t[{t}]" if T > 1 else "ej_credit_t"
+            credit_in[er][ep] = bit if V == 1 else f"{{{V - 1}'b0, {bit}}}"
     # outputs nothing reads (an unused port's flit, valid and credits) go to wires named *_unused,
     # which Verilator's default --unused-regexp exempts: no warning to waive in this file
     out_used = [[False] * radix[r] for r in range(R)]
@@ -279,7 +290,7 @@ def network_top_verilog(net, modules: list[str], *, n_vcs: int, flit_bits: int, 
     def cred_w(r, p):
         return f"r{r}_credit_out_{p}" + ("" if in_used[r][p] else "_unused")
 
-    ports = network_top_ports(T, V, F)
+    ports = network_top_ports(T, V, F, egress_credits=egress_credits)
     out = [f"// network top ({_TOOL}): {net.family} {net.params}, {R} routers, {T} terminals, "
            f"{int(net.num_channels)} channels; wired as radixnet.hdl.network.NetworkTop",
            f"module {name} (", _header(ports), ");"]
@@ -332,19 +343,21 @@ def switch_top_ports(n_terminals: int, data_width: int, tuser_width: int) -> lis
 def switch_top_verilog(n_terminals: int, *, data_width: int, tuser_width: int, n_vcs: int, flit_bits: int,
                        ingress_ports: list[tuple[str, str, int]], egress_ports: list[tuple[str, str, int]],
                        network: str = "network_top", ingress: str = "axis_ingress", egress: str = "axis_egress",
-                       name: str = "switch_top") -> str:
+                       name: str = "switch_top", egress_credits: bool = False) -> str:
     """Module ``name``: ``network`` with ``ingress``/``egress`` on every terminal, wired as AxisSwitchTop.
 
     ``ingress_ports`` / ``egress_ports`` are the AXI modules' ports (:func:`verilog_ports`); outputs
     the switch does not use (the egress's ``m_route`` and ``overflow``) go to wires named
-    ``*_unused`` (Verilator's default ``--unused-regexp``: not reported).
+    ``*_unused`` (Verilator's default ``--unused-regexp``: not reported). With ``egress_credits``
+    (router-spec §R3a) each egress's ``ej_credit`` drives bit ``t`` of the network's ``ej_credit_t``.
     """
     T, V, F = n_terminals, n_vcs, flit_bits
     ports = switch_top_ports(T, data_width, tuser_width)
     ig = {n: (d, w) for d, n, w in ingress_ports}
     eg = {n: (d, w) for d, n, w in egress_ports}
     for mod, have, need in ((ingress, ig, {"inj_flit": F, "inj_valid": 1, "inj_credit_vc": V, "error": 1}),
-                            (egress, eg, {"ej_flit": F, "ej_valid": 1, "error": 1})):
+                            (egress, eg, {"ej_flit": F, "ej_valid": 1, "error": 1,
+                                          **({"ej_credit": 1} if egress_credits else {})})):
         bad = [n for n, w in need.items() if n not in have or have[n][1] != w]
         if bad:
             raise ValueError(f"switch_top_verilog: module {mod} lacks port(s) {bad} of the expected width")
@@ -355,16 +368,22 @@ def switch_top_verilog(n_terminals: int, *, data_width: int, tuser_width: int, n
         out += [f"  wire {_rng(F)}inj_flit_{t};", f"  wire inj_valid_{t};", f"  wire {_rng(V)}inj_credit_{t};",
                 f"  wire {_rng(F)}ej_flit_{t};", f"  wire ingress_error_{t};", f"  wire egress_error_{t};"]
         for n, (d, w) in eg.items():
-            if d == "output" and not n.startswith("m_axis_") and n != "error":
+            if d == "output" and not n.startswith("m_axis_") and n != "error" \
+                    and not (egress_credits and n == "ej_credit"):
                 out.append(f"  wire {_rng(w)}egress_{n}_{t}_unused;")
     out += ["  wire network_error;", f"  wire {_rng(T)}ej_valid;", f"  wire {_rng(T)}inj_valid;",
             f"  assign inj_valid = {_cat([f'inj_valid_{t}' for t in range(T)])};"]
+    if egress_credits:
+        out += [f"  wire ej_credit_{t};" for t in range(T)]
+        out += [f"  wire {_rng(T)}ej_credit;", f"  assign ej_credit = {_cat([f'ej_credit_{t}' for t in range(T)])};"]
     conns = ["    .clk(clk)", "    .rst(rst)"]
     conns += [f"    .inj_flit_t__{t}(inj_flit_{t})" for t in range(T)]
     conns += ["    .inj_valid_t(inj_valid)"]
     conns += [f"    .inj_credit_t_ivc__{t}(inj_credit_{t})" for t in range(T)]
     conns += [f"    .ej_flit_t__{t}(ej_flit_{t})" for t in range(T)]
     conns += ["    .ej_valid_t(ej_valid)", "    .error(network_error)"]
+    if egress_credits:
+        conns.append("    .ej_credit_t(ej_credit)")
     out += [f"  {network} network (", ",\n".join(conns), "  );"]
     for t in range(T):
         conns = ["    .clk(clk)", "    .rst(rst)"]
@@ -382,7 +401,9 @@ def switch_top_verilog(n_terminals: int, *, data_width: int, tuser_width: int, n
         ejv = f"ej_valid[{t}]" if T > 1 else "ej_valid"
         conns += [f"    .ej_flit(ej_flit_{t})", f"    .ej_valid({ejv})", f"    .error(egress_error_{t})"]
         for n, (d, w) in eg.items():
-            if d == "output" and not n.startswith("m_axis_") and n != "error":
+            if egress_credits and n == "ej_credit":
+                conns.append(f"    .ej_credit(ej_credit_{t})")
+            elif d == "output" and not n.startswith("m_axis_") and n != "error":
                 conns.append(f"    .{n}(egress_{n}_{t}_unused)")
         extra = sorted(set(eg) - {c.split("(")[0].strip()[1:] for c in conns})
         if extra:

@@ -134,11 +134,16 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
                                                   "val/ugal on tables): VC classes [default: the routing's, "
                                                   "deadlock-free; fewer are refused with a cycle named]"),
                               ("threshold", int, "2dfb-adaptive only: T_h, queue length in flits [default 4]"),
+                              ("egress-depth", int, "each terminal's egress FIFO in flits, the ejection port's "
+                                                    "credits (docs/router-spec.md §R3a); 0: ideal sinks [default 0]"),
                               ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
                               ("seed", int, "random seed [default 0]")):
         lo, hi = LIMITS[name.replace("-", "_")]
         p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N",
                        help=f"{help_[:-1]}; an integer in [{lo}, {hi}]]")
+    p.add_argument("--sink-stall", type=_float_arg("sink-stall"), default=None, metavar="P",
+                   help="probability that a terminal's sink takes no flit in a cycle (AXI tready low; a hash of "
+                        "seed, terminal and cycle, §R3a); needs --egress-depth >= 1; a number in [0, 1) [default 0]")
     p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
                    help="memory a run may plan to use, bytes or with K/M/G/T (e.g. 8G); larger runs are refused "
                         "before any work; at most this machine's RAM [default: half of it]")
@@ -189,7 +194,7 @@ def sim_config(args: argparse.Namespace):
     net = build(args.topo, **values)
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
                                         "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
-                                        "seed", "max_memory")
+                                        "seed", "max_memory", "egress_depth", "sink_stall")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
@@ -249,7 +254,9 @@ def _cmd_sim(argv: Sequence[str]) -> int:
         raise ParamError("trace", f"cannot write {args.trace}: {e.strerror or e}") from None
     report = {"topo": cfg.net.family, "params": cfg.net.params, "routing": cfg.routing, "traffic": cfg.traffic,
               "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
-              "seed": cfg.seed, **result}
+              "seed": cfg.seed,
+              **({"egress_depth": cfg.egress_depth, "sink_stall": cfg.sink_stall} if cfg.egress_depth else {}),
+              **result}
     if args.json:
         print(json.dumps(report))
     else:

@@ -4,7 +4,7 @@
 
     radixnet cosim --topo fbfly --k 4 --n 2 --load 0.7 --cycles 300 [--packet-length 2] [--vcs 2]
                    [--vc-depth 4] [--speedup 1|2] [--router-model single-cycle|iq] [--sim verilator|icarus]
-                   [--waves] [--fault out_arb_fixed] [--json]
+                   [--egress-depth E [--sink-stall P]] [--waves] [--fault out_arb_fixed] [--json]
 
 Exit status 0 when every packet leaves the RTL at the golden model's port and
 cycle, 1 when one does not (the first differing packet is printed with its
@@ -77,6 +77,9 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         if args.terminals is not None or args.batch is not None:
             raise UsageError("radixnet cosim: error: --router drives one router's flit ports from the trace; "
                              "it takes neither --terminals nor --batch")
+        if cfg.egress_depth:
+            raise UsageError("radixnet cosim: error: --egress-depth: the router-level co-simulation drives ideal "
+                             "sinks; co-simulate egress backpressure at the network level (without --router)")
     if args.terminals is None:
         from radixnet.cosim.run import NEEDS_INTER
         args.terminals = "flit" if cfg.routing in NEEDS_INTER else "axis"
@@ -97,7 +100,8 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                     terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
                                     build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
                                     ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
-                                    router_model=cfg.model.name, speedup=cfg.speedup)
+                                    router_model=cfg.model.name, speedup=cfg.speedup,
+                                    egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall)
     except ValueError as e:
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
@@ -114,7 +118,9 @@ def cmd_cosim(argv: Sequence[str]) -> int:
             print(f"  credits returned: {verdict['credit_mismatches']} differ from the golden model")
         else:
             print(f"  source-queue stalls {verdict['stall_cycles']}, deepest source queue "
-                  f"{verdict['max_source_queue']}")
+                  f"{verdict['max_source_queue']}"
+                  + (f"; egress depth {cfg.egress_depth}, sink stalls {verdict['sink_stall_cycles']} "
+                     f"(p = {cfg.sink_stall:g})" if cfg.egress_depth else ""))
         print(f"  {verdict['cycles']} cycles; build {verdict['build_s']:.1f} s, simulation "
               f"{verdict['sim_s']:.1f} s ({verdict['cycles_per_s']:.0f} cycles/s); {verdict['build_dir']}")
         if verdict["waves"]:

@@ -333,14 +333,16 @@ def test_switch_top_ports_match_axis_switch_top(tmp_path):
 
 
 # ------------------------------------------------------------------ 3. network_top.v == NetworkTop (Icarus)
-def _amaranth_network_run(net, V, B, W, cycles, seed, load=0.6):
-    """Random §R3-respecting injection into the Amaranth NetworkTop; per cycle the inputs and outputs."""
-    top = NetworkTop(net, V, B, W)
+def _amaranth_network_run(net, V, B, W, cycles, seed, load=0.6, egress_depth=0):
+    """Random §R3-respecting injection into the Amaranth NetworkTop; per cycle the inputs and outputs. With
+    ``egress_depth`` (§R3a) each terminal returns an ejection credit for a flit it holds with probability 1/2."""
+    top = NetworkTop(net, V, B, W, egress_depth=egress_depth)
     lay, T = top.flit_layout, top.n_terminals
     rng = random.Random(seed)
     cred = [[B] * V for _ in range(T)]
     cur = [None] * T                  # (vc, dest, flits left) of the packet being sent
     npk = [0] * T
+    held = [0] * T                    # egress_depth: flits each terminal took and has not credited back
     rows = []
 
     def pack(**f):
@@ -364,13 +366,22 @@ def _amaranth_network_run(net, V, B, W, cycles, seed, load=0.6):
             ctx.set(top.inj_valid_t, valid)
             for s in range(T):
                 ctx.set(top.inj_flit_t[s].as_value(), flits[s])
+            cr = 0
+            if egress_depth:
+                for s in range(T):
+                    if held[s] and rng.random() < 0.5:
+                        held[s] -= 1
+                        cr |= 1 << s
+                ctx.set(top.ej_credit_t, cr)
             ejv, err = ctx.get(top.ej_valid_t), ctx.get(top.error)
+            for s in range(T):
+                held[s] += ejv >> s & 1
             ejf = [ctx.get(top.ej_flit_t[s].as_value()) for s in range(T)]
             icr = [ctx.get(top.inj_credit_t_ivc[s]) for s in range(T)]
             for s in range(T):
                 for v in range(V):
                     cred[s][v] += icr[s] >> v & 1
-            rows.append(((valid, flits), (ejv, ejf, icr, err)))
+            rows.append(((valid, flits, cr), (ejv, ejf, icr, err)))
             await ctx.tick()
 
     sim = Simulator(top)
@@ -385,6 +396,7 @@ module tb;
   reg clk = 1'b0;
   reg rst = 1'b0;
   reg [{T1}:0] inj_valid_t;
+  reg [{T1}:0] ej_credit_t;
 {decl}
   reg [{S1}:0] stim [0:{N1}];
   integer c, fd;
@@ -399,14 +411,14 @@ module tb;
     // a declaration's initial value without an event, so Yosys's time-0 trigger ($auto$verilog_backend)
     // never fires and a process whose inputs never change stays X (the registers' reset values are
     // their initial ones, the Amaranth simulator's state at cycle 0; no input is valid, no buffer written)
-    {{inj_valid_t, {flits}}} = 0;
+    {{{lead}, {flits}}} = 0;
     rst = 1'b1;
     @(posedge clk);
     #1;
     rst = 1'b0;
 {kick}
     for (c = 0; c < {N}; c = c + 1) begin
-      {{inj_valid_t, {flits}}} = stim[c];
+      {{{lead}, {flits}}} = stim[c];
       #1;
       $fwrite(fd, "{fmt}\\n", {outs});
       @(posedge clk);
@@ -419,14 +431,15 @@ endmodule
 """
 
 
-def _icarus_run(tree: Path, rows, T, V, F, work: Path):
-    """Replay the recorded inputs into network_top.v under Icarus; per cycle (ej_valid, ej_flits, credits, error)."""
+def _icarus_run(tree: Path, rows, T, V, F, work: Path, egress: bool = False):
+    """Replay the recorded inputs into network_top.v under Icarus; per cycle (ej_valid, ej_flits, credits, error).
+    ``egress``: the tree's network_top has ``ej_credit_t`` (router-spec §R3a), driven from the rows too."""
     N = len(rows)
     decl = "\n".join(f"  reg [{F - 1}:0] inj_flit_t__{t};\n  wire [{F - 1}:0] ej_flit_t__{t};\n"
                      f"  wire [{V - 1}:0] inj_credit_t_ivc__{t};" for t in range(T))
     decl += f"\n  wire [{T - 1}:0] ej_valid_t;\n  wire error;"
     conn = ",\n".join(["    .clk(clk)", "    .rst(rst)", "    .inj_valid_t(inj_valid_t)", "    .ej_valid_t(ej_valid_t)",
-                       "    .error(error)"] + [f"    .{n}__{t}({n}__{t})" for t in range(T)
+                       "    .error(error)"] + (["    .ej_credit_t(ej_credit_t)"] if egress else []) + [f"    .{n}__{t}({n}__{t})" for t in range(T)
                                                for n in ("inj_flit_t", "ej_flit_t", "inj_credit_t_ivc")])
     flits = ", ".join(f"inj_flit_t__{t}" for t in reversed(range(T)))
     outs = (["ej_valid_t"] + [f"ej_flit_t__{t}" for t in range(T)] + [f"inj_credit_t_ivc__{t}" for t in range(T)]
@@ -439,13 +452,15 @@ def _icarus_run(tree: Path, rows, T, V, F, work: Path):
         text = (tree / f"{r['core']}.v").read_text()
         kick += [f"    dut.router_{r['router']}.core.{n} = 1'b1;"
                  for n in re.findall(r"^\s*reg (\\\$auto\$verilog_backend\S+)\s", text, re.M)]
-    tb = _TB.format(kick="\n".join(kick), T1=T - 1, S1=T + T * F - 1, N1=N - 1, N=N, decl=decl, conn=conn, flits=flits,
+    lead = "ej_credit_t, inj_valid_t" if egress else "inj_valid_t"
+    tb = _TB.format(kick="\n".join(kick), T1=T - 1, S1=(2 if egress else 1) * T + T * F - 1, N1=N - 1, N=N, decl=decl,
+                    conn=conn, flits=flits, lead=lead,
                     fmt=" ".join(["%h"] * len(outs)), outs=", ".join(outs))
     work.mkdir(parents=True, exist_ok=True)
     (work / "tb.v").write_text(tb)
     with open(work / "stim.hex", "w") as fh:
-        for (valid, fl), _ in rows:
-            word = valid
+        for (valid, fl, cr), _ in rows:
+            word = (cr << T | valid) if egress else valid
             for f in reversed(fl):
                 word = (word << F) | f
             fh.write(f"{word:x}\n")
@@ -498,19 +513,22 @@ def test_decided_routing_refused_off_hyperx(tmp_path, capsys):
     assert "--vc-classes: clos-ad fixes its VC classes" in capsys.readouterr().err
 
 
-def test_network_top_verilog_equals_amaranth(tmp_path):
+@pytest.mark.parametrize("egress_depth", [0, 2])
+def test_network_top_verilog_equals_amaranth(tmp_path, egress_depth):
     """fbfly k=2 n=2: the structural network_top.v (cores + ROMs + wrappers, Icarus) and the Amaranth
     NetworkTop (default routers, Amaranth simulator) give identical ej_valid, ej_flit, inj_credit and
-    error every cycle on the same random traffic."""
+    error every cycle on the same random traffic; also with egress credits (router-spec §R3a: 2 per
+    ejection port, returned at random on ``ej_credit_t``, so the ejection ports stall)."""
     net, V, B, W, N = build("fbfly", k=2, n=2), 2, 2, 8, 400
     out = tmp_path / "tree"
-    man = generate(net, out, n_vcs=V, vc_depth=B, data_width=W, scheme="shared")
-    rows, F = _amaranth_network_run(net, V, B, W, N, seed=7)
+    man = generate(net, out, n_vcs=V, vc_depth=B, data_width=W, scheme="shared", egress_depth=egress_depth)
+    assert man["egress_depth"] == egress_depth
+    rows, F = _amaranth_network_run(net, V, B, W, N, seed=7, egress_depth=egress_depth)
     assert F == man["flit"]["size"]
     want = [(o[0], o[1], o[2], o[3]) for _, o in rows]
     assert sum(bin(v).count("1") for v, *_ in want) > 150          # real traffic, both routers
     assert all(e == 0 for *_, e in want)
-    got = _icarus_run(out, rows, net.num_terminals, V, F, tmp_path / "sim")
+    got = _icarus_run(out, rows, net.num_terminals, V, F, tmp_path / "sim", egress=egress_depth > 0)
     assert len(got) == N
     for t, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"cycle {t}: Verilog {g} != Amaranth {w}"
@@ -621,3 +639,28 @@ def test_speedup_2_tree_lints_clean(tmp_path, capsys, argv):
     assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--speedup", "3", "--out", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--speedup" in err[0] and not (tmp_path / "d").exists()
+
+
+@needs_verilator
+def test_egress_depth_tree(tmp_path, capsys):
+    """``--egress-depth 2 --axis`` (router-spec §R3a): the tree lints clean, ``network_top`` takes
+    ``ej_credit_t``, ``switch_top.v`` has the ports of the Amaranth AxisSwitchTop with egress FIFOs, every
+    egress's ``ej_credit`` reaches the network, and the manifest records the depth; a negative depth is one
+    line and exit code 2."""
+    from radixnet.hdl.switch import AxisSwitchTop
+
+    out = tmp_path / "t"
+    assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--axis", "--egress-depth", "2", "--vcs", "1", "--depth", "2",
+                        "--data-width", "32", "--lint", "--out", str(out)]) == 0, capsys.readouterr().err
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["egress_depth"] == 2
+    assert {"name": "ej_credit_t", "direction": "input", "width": 4} in man["top"]["ports"]
+    sw = AxisSwitchTop(build("fbfly", k=2, n=2), 1, 2, 32, egress_depth=2)
+    text = (out / "switch_top.v").read_text()
+    assert sorted(verilog_ports(flat_verilog(sw, "switch_top"))) == sorted(verilog_ports(text))
+    assert all(f".ej_credit(ej_credit_{t})" in text for t in range(4)) and ".ej_credit_t(ej_credit)" in text
+    assert "egress_ej_credit_" not in text
+    capsys.readouterr()
+    assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--egress-depth", "-1", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--egress-depth must be an integer >= 0" in err[0] and not (tmp_path / "d").exists()
