@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import time
 import uuid
 from pathlib import Path
@@ -60,6 +61,10 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
 
     from radixnet.hdl.verilog import WAIVERS
 
+    args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
+        if sim == "verilator" else []
+    if sim == "icarus":
+        verilog = icarus_source(verilog)
     key = hashlib.sha1(f"{sim}|{waves}|".encode() + verilog.encode()).hexdigest()[:16]
     bdir = root / f"{top}-{sim}-{key}"
     root.mkdir(parents=True, exist_ok=True)
@@ -71,8 +76,6 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
         bdir.mkdir(parents=True, exist_ok=True)
         src = bdir / f"{top}.v"
         src.write_text(verilog)
-        args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
-            if sim == "verilator" else []
         t0 = time.perf_counter()
         # Verilator's C++ at -O0, two compile jobs: the generated eval code is huge and straight-line, and
         # gcc's optimiser dominates the build (fbfly k=4 n=2 switch top: 54 s against ~15 min at the
@@ -95,6 +98,52 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
                 os.environ["MAKEFLAGS"] = old_flags
         ok.write_text("ok\n")
         return bdir, time.perf_counter() - t0
+
+
+_TRIGGER = re.compile(r"^(\s*)reg (\\\$auto\$verilog_backend\S*)\s+= 0;", re.M)
+_CONST_ALWAYS = re.compile(r"^(\s*)always @\*\n(\s+)([^\n;]*?) = (\d+'[hdb][0-9a-fA-F_]+);", re.M)
+
+
+def icarus_source(verilog: str) -> str:
+    """``verilog`` as Icarus must read it: every combinational process of Yosys's output runs at time 0.
+
+    Under Icarus's ``-g2012`` (SystemVerilog, which cocotb's runner sets and the design's assertions
+    need) two of Yosys's idioms leave signals X: a declaration's initial value makes no event, so the
+    time-0 trigger ``reg \\$auto$verilog_backend... = 0`` that every ``always @*`` block reads never
+    wakes one whose inputs never change; and a block that only assigns a constant (``always @* x[127:32]
+    = 96'h0;``, e.g. ``tuser``'s unused ``user`` field) has no inputs and never runs. The trigger is set
+    in an ``initial #0`` block instead (an event after every block waits on it), and a constant block
+    becomes an ``initial`` assignment.
+    """
+    verilog = _TRIGGER.sub(lambda m: f"{m[1]}reg {m[2]} ;\n{m[1]}initial #0 {m[2]}  = 1'b0;", verilog)
+    return _CONST_ALWAYS.sub(lambda m: f"{m[1]}initial\n{m[2]}{m[3]} = {m[4]};", verilog)
+
+
+def spaceless(path: Path) -> Path:
+    """``path`` (created), or when its absolute path has a space, a build root in the temporary directory.
+
+    Verilator's generated makefile refuses a directory whose path has a space (GNU make cannot build
+    there, and it sees through links), so such a ``--build-dir`` gets its builds in
+    ``$TMPDIR/radixnet-build-<digest of the path>``, linked from ``path/builds`` (the verdict's
+    ``build_dir`` names it too).
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    real = path.resolve()
+    if " " not in str(real):
+        return path
+    import tempfile
+
+    root = Path(tempfile.gettempdir()) / f"radixnet-build-{hashlib.sha1(str(real).encode()).hexdigest()[:12]}"
+    if " " in str(root):
+        raise CosimError(f"--build-dir {path} has a space in its path, and so has the temporary directory "
+                         f"{root.parent}: Verilator cannot build there")
+    if root.is_symlink():   # not ours to build through
+        raise CosimError(f"{root} is a link; remove it or give --build-dir a path without spaces")
+    root.mkdir(exist_ok=True)
+    link = path / "builds"
+    if not link.is_symlink():
+        link.symlink_to(root, target_is_directory=True)
+    return root
 
 
 def rtl_route(cfg):
@@ -275,7 +324,7 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
 
     The verdict gets ``build_s``, ``sim_s``, ``build_dir``, ``test_dir`` and ``waves`` (a VCD path or None).
     """
-    bdir, build_s = _build(verilog, top_name, sim, waves, Path(build_root), verbose)
+    bdir, build_s = _build(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose)
     jobdir = bdir / "jobs"
     jobdir.mkdir(exist_ok=True)
     jid = uuid.uuid4().hex[:12]

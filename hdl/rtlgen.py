@@ -100,7 +100,7 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
-__all__ = ["SCHEMES", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
+__all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
 
 #: a line holding only an ``hdlname`` attribute in Yosys's Verilog (dropped by :func:`flat_verilog`)
@@ -512,65 +512,100 @@ def _jsonable(x):
     return str(x)
 
 
-def positive_arg(name: str, minimum: int = 1):
-    """argparse type: an integer >= ``minimum`` (default 1), or a one-line error naming ``--name``."""
+def positive_arg(name: str, minimum: int = 1, maximum: int | None = None):
+    """argparse type: an integer in ``[minimum, maximum]`` (default: ``>= 1``), or a one-line error naming ``--name``."""
     def conv(s: str) -> int:
         try:
             v = int(s)
         except ValueError:
             v = minimum - 1
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"--{name} must be an integer >= {minimum} (got {s!r})")
+        if v < minimum or (maximum is not None and v > maximum):
+            want = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+            raise argparse.ArgumentTypeError(f"--{name} must be an integer {want} (got {s!r})")
         return v
     return conv
+
+
+#: upper bounds of the generator's numeric options (past them a build takes hours or all the memory)
+RTL_LIMITS = {"vcs": 256, "depth": 4096, "data-width": 4096, "egress-depth": 65_536, "vc-classes": 256,
+              "threshold": 1_000_000}
+
+
+def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
+    """The options of ``prog FAMILY``, each with what it sets and what it allows."""
+    from ..gen.routing import ROUTINGS
+    from .router import DECIDED, RTL_MODELS, RTL_SPEEDUPS
+
+    class _P(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    ap = _P(prog=f"{prog} {fam.name}", description=f"Write the Verilog of a {fam.name} network (router cores, route "
+            "ROMs, network top; with --axis the AXI4-Stream switch top) and manifest.json.")
+    for prm in fam.params:
+        ap.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None, metavar="V",
+                        help=f"{prm.help} [{prm.allowed()}]")
+    lim = RTL_LIMITS
+    ap.add_argument("--vcs", type=positive_arg("vcs", 1, lim["vcs"]), default=None, metavar="V",
+                    help=f"VCs per port, a multiple of the routing's classes [default: one per class; <= {lim['vcs']}]")
+    ap.add_argument("--depth", type=positive_arg("depth", 1, lim["depth"]), default=4, metavar="B",
+                    help=f"flits per VC buffer [default 4; <= {lim['depth']}]")
+    ap.add_argument("--data-width", type=positive_arg("data-width", 1, lim["data-width"]), default=64, metavar="W",
+                    help=f"payload bits of a flit; with --axis the tdata width, a multiple of 8 [default 64; "
+                         f"<= {lim['data-width']}]")
+    ap.add_argument("--vc-classes", type=positive_arg("vc-classes", 1, lim["vc-classes"]), default=None,
+                    metavar="K", help="table routings: VC classes [default: the routing's own, deadlock-free]")
+    ap.add_argument("--routing", default="sp", metavar="R",
+                    help="a deterministic table routing (sp, dor, hdor, dest-tag, min) or, on the HyperX families, "
+                         f"one decided in logic ({', '.join(DECIDED)}) [default sp; docs/router-spec.md §R7]")
+    ap.add_argument("--threshold", type=positive_arg("threshold", 0, lim["threshold"]), default=4, metavar="X",
+                    help="UGAL/CLOS AD bias theta (flit-hops) or the 2DFB's T_h (flits) [default 4]")
+    ap.add_argument("--router-model", choices=RTL_MODELS, default="single-cycle",
+                    help="router pipeline (docs/router-spec.md §R10) [default single-cycle]")
+    ap.add_argument("--speedup", type=int, choices=RTL_SPEEDUPS, default=1,
+                    help="flits an input may send and an output accept per cycle (§R1, §R8b) [default 1]")
+    ap.add_argument("--egress-depth", type=positive_arg("egress-depth", 0, lim["egress-depth"]), default=0,
+                    metavar="E", help="each terminal's egress FIFO in beats, the ejection port's credits (§R3a); "
+                                      "0: ideal sinks that hold tready high [default 0]")
+    ap.add_argument("--axis", action="store_true", help="also write switch_top.v with NetFPGA-style AXI4-Stream ports")
+    ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None,
+                    help="--axis: tuser port fields [default: onehot up to 8 terminals, binary above]")
+    ap.add_argument("--scheme", choices=SCHEMES, default="shared",
+                    help="shared: cores + route ROMs + wrappers; flat: one whole router per distinct router "
+                         "[default shared]")
+    ap.add_argument("--lint", action="store_true", help="lint the tree with verilator --lint-only -Wall")
+    ap.add_argument("--lint-mode", choices=("auto", "whole", "split"), default="auto",
+                    help="--lint: the whole tree at once, or each core alone and the rest against stubs "
+                         "[default auto: split above 16 routers]")
+    ap.add_argument("--out", default=None, metavar="DIR", help="output directory [default build/rtl/FAMILY]")
+    assert set(ROUTINGS) >= set(DECIDED)
+    return ap
 
 
 def main(argv=None, prog: str = "rtlgen") -> int:
     """Command line; returns the exit status (2 on a refused configuration, with one line on stderr)."""
     from radixnet.gen import ParamError, build, family_names, get_family
+    from radixnet.gen.params import check_out_dir
     from radixnet.gen.routing import DeadlockError
-
-    from .router import RTL_MODELS, RTL_SPEEDUPS
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] [--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E] "
-              f"[--data-width W] [--vc-classes K]\n"
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] "
+              f"[--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E] [--data-width W] [--vc-classes K]\n"
               f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
-              "[--lint [--lint-mode auto|whole|split]] [--out DIR]\nfamilies: " + ", ".join(family_names()))
+              f"[--lint [--lint-mode auto|whole|split]] [--out DIR]\n"
+              f"'{prog} FAMILY --help' describes every option; families: " + ", ".join(family_names()))
         return 0
     fam_name, rest = argv[0], argv[1:]
     try:
         if fam_name not in family_names():
             raise ValueError(f"unknown family {fam_name!r} (one of {', '.join(family_names())})")
         fam = get_family(fam_name)
-
-        class _P(argparse.ArgumentParser):
-            def error(self, message):
-                raise ValueError(message)
-
-        ap = _P(prog=f"rtlgen {fam_name}")
-        for prm in fam.params:
-            ap.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None)
-        ap.add_argument("--vcs", type=positive_arg("vcs"), default=None)
-        ap.add_argument("--depth", type=positive_arg("depth"), default=4)
-        ap.add_argument("--data-width", type=positive_arg("data-width"), default=64)
-        ap.add_argument("--vc-classes", type=int, default=None)
-        ap.add_argument("--routing", default="sp")
-        ap.add_argument("--threshold", type=int, default=4)
-        ap.add_argument("--router-model", choices=RTL_MODELS, default="single-cycle")
-        ap.add_argument("--speedup", type=int, choices=RTL_SPEEDUPS, default=1)
-        ap.add_argument("--egress-depth", type=positive_arg("egress-depth", 0), default=0)
-        ap.add_argument("--axis", action="store_true")
-        ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None)
-        ap.add_argument("--scheme", choices=SCHEMES, default="shared")
-        ap.add_argument("--lint", action="store_true")
-        ap.add_argument("--lint-mode", choices=("auto", "whole", "split"), default="auto")
-        ap.add_argument("--out", default=None)
-        args = ap.parse_args(rest)
+        args = arg_parser(prog, fam).parse_args(rest)
+        out = Path(check_out_dir(args.out) if args.out is not None else Path("build") / "rtl" / fam_name)
+        check_out_dir(out)   # before any work (an empty --out is refused above, not taken as ".")
         values = {prm.name: getattr(args, prm.name) for prm in fam.params if getattr(args, prm.name) is not None}
         net = build(fam_name, **values)
-        out = Path(args.out) if args.out else Path("build") / "rtl" / fam_name
         t0 = time.perf_counter()
         man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
                        classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,

@@ -17,13 +17,20 @@ import json
 import sys
 from typing import Sequence
 
-__all__ = ["cmd_cosim"]
+__all__ = ["cmd_cosim", "MAX_CYCLES", "MAX_BATCH", "MAX_WIDTH"]
+
+#: ``--cycles`` at most: a cocotb replay runs about 1,000 cycles a second, so this is about a day
+MAX_CYCLES = 100_000_000
+#: ``--batch`` packets per terminal at most
+MAX_BATCH = 100_000
+#: ``--data-width`` bits at most
+MAX_WIDTH = 4096
 
 
 def cmd_cosim(argv: Sequence[str]) -> int:
     """Run ``radixnet cosim`` (see the module docstring)."""
     from radixnet.cli import UsageError, _Parser, _peek_topo, add_sim_args, sim_config
-    from radixnet.cosim.run import SIMULATORS, cosim_network, describe_mismatch
+    from radixnet.cosim.run import SIMULATORS, CosimError, cosim_network, describe_mismatch
     from radixnet.gen import family_names
     from radixnet.hdl.router import FAULTS
 
@@ -39,10 +46,13 @@ def cmd_cosim(argv: Sequence[str]) -> int:
         if a.dest == "speedup":   # the RTL builds 1 and 2 (router-spec §R1); a co-simulation defaults to 1
             a.help = "router speedup S, 1 or 2 [default 1]"
     p.add_argument("--load", type=float, default=None, help="offered load during --cycles [default 0.3]")
-    p.add_argument("--cycles", type=int, default=200, help="cycles with packet creation [default 200]")
-    p.add_argument("--batch", type=int, default=None, help="instead: packets per terminal at cycle 0")
+    p.add_argument("--cycles", type=int, default=200,
+                   help=f"cycles with packet creation, in [1, {MAX_CYCLES}] [default 200]")
+    p.add_argument("--batch", type=int, default=None,
+                   help=f"instead: packets per terminal at cycle 0, in [1, {MAX_BATCH}]")
     p.add_argument("--data-width", type=int, default=32,
-                   help="axis: tdata bits (multiple of 8, >= 32); flit: payload bits [default 32]")
+                   help=f"axis: tdata bits (multiple of 8, >= 32); flit: payload bits; at most {MAX_WIDTH} "
+                        f"[default 32]")
     p.add_argument("--terminals", default=None,
                    help="axis (AXI4-Stream switch top) or flit (bare network top) [default axis; flit for val "
                         "and ugal, whose head flits carry the golden model's intermediate router]")
@@ -52,15 +62,25 @@ def cmd_cosim(argv: Sequence[str]) -> int:
     p.add_argument("--router", type=int, default=None, metavar="R",
                    help="router level: build router R alone and drive its ports from the golden trace "
                         "(-1: the busiest router); single-flit packets")
-    p.add_argument("--build-dir", default="build/cosim", help="build cache [default build/cosim]")
+    p.add_argument("--build-dir", default="build/cosim",
+                   help="build cache (a path with spaces works: the build runs through a link) [default build/cosim]")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     args = p.parse_args(list(argv))
     if args.load is not None and args.batch is not None:
         raise UsageError("radixnet cosim: error: give at most one of --load or --batch")
     if args.load is not None and not 0 < args.load <= 1:
         raise UsageError(f"radixnet cosim: error: --load must be in (0, 1], got {args.load}")
-    if args.cycles < 1:
-        raise UsageError(f"radixnet cosim: error: --cycles must be an integer >= 1, got {args.cycles}")
+    if not 1 <= args.cycles <= MAX_CYCLES:
+        raise UsageError(f"radixnet cosim: error: --cycles must be an integer in [1, {MAX_CYCLES}] (a cocotb "
+                         f"replay runs ~1,000 cycles/s), got {args.cycles}")
+    if args.batch is not None and not 1 <= args.batch <= MAX_BATCH:
+        raise UsageError(f"radixnet cosim: error: --batch must be an integer in [1, {MAX_BATCH}] packets per "
+                         f"terminal, got {args.batch}")
+    if not 1 <= args.data_width <= MAX_WIDTH:
+        raise UsageError(f"radixnet cosim: error: --data-width must be an integer in [1, {MAX_WIDTH}], "
+                         f"got {args.data_width}")
+    from radixnet.gen.params import check_out_dir
+    check_out_dir(args.build_dir, "build-dir")   # ParamError: one line, exit 2
     if args.link_latency not in (None, 1):
         raise UsageError(f"radixnet cosim: error: --link-latency: the RTL router is built with 1 "
                          f"(router-spec §R1), got {args.link_latency}")
@@ -102,7 +122,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                                     ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
                                     router_model=cfg.model.name, speedup=cfg.speedup,
                                     egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall)
-    except ValueError as e:
+    except (ValueError, CosimError) as e:   # CosimError: the simulator failed (its log is named)
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
         and not verdict.get("credit_mismatches")

@@ -663,4 +663,4 @@ def test_egress_depth_tree(tmp_path, capsys):
     capsys.readouterr()
     assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--egress-depth", "-1", "--out", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--egress-depth must be an integer >= 0" in err[0] and not (tmp_path / "d").exists()
+    assert len(err) == 1 and "--egress-depth must be an integer in [0, 65536]" in err[0] and not (tmp_path / "d").exists()
