@@ -63,7 +63,8 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                    help="router level: build router R alone and drive its ports from the golden trace "
                         "(-1: the busiest router); single-flit packets")
     p.add_argument("--build-dir", default="build/cosim",
-                   help="build cache (a path with spaces works: the build runs through a link) [default build/cosim]")
+                   help="build cache; under a path with a space the builds go to $TMPDIR, linked from "
+                        "DIR/builds (Verilator cannot build there) [default build/cosim]")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     args = p.parse_args(list(argv))
     if args.load is not None and args.batch is not None:
