@@ -46,7 +46,7 @@ from radixnet.gen.params import check_out_dir
 from .sim import SimConfig, SimulationError, Simulator
 
 __all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
-           "run_point", "summary_rows", "write_csvs"]
+           "run_point", "summary_rows", "worker_init", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
 CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
@@ -180,9 +180,50 @@ def run_point(cfg: SimConfig, load: float) -> dict[str, Any]:
         return {"offered_load": load, "error": str(e)}
 
 
-def _worker_init() -> None:
-    # Ctrl-C is handled by the parent, which terminates the workers; no traceback from each of them.
+def worker_init(parent: int | None = None) -> None:
+    """Initialise a sweep worker process: it ignores Ctrl-C and dies with its parent.
+
+    Ctrl-C is handled by the parent, which terminates the workers (no traceback from each of them). If
+    the parent dies without doing so (``kill -9``), the worker must not run on: on Linux the kernel
+    sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``); elsewhere, or if that fails, a daemon thread polls
+    the parent's pid every second and ends the process.
+
+    Parameters
+    ----------
+    parent : int, optional
+        The parent's pid (``os.getpid()`` in the parent); the worker exits at once if its parent is
+        already another process (the parent died before this ran).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is None:
+        return
+    if _set_parent_death_signal() and os.getppid() == parent:
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+    import threading
+
+    def watch() -> None:
+        import time
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="radixnet-parent-watch", daemon=True).start()
+
+
+def _set_parent_death_signal() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where that is not available."""
+    import sys
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 class PointStore:
@@ -402,7 +443,8 @@ class Sweep:
             return self.done
         import multiprocessing
         ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
-        ex = ProcessPoolExecutor(max_workers=min(self.jobs, len(queue)), mp_context=ctx, initializer=_worker_init)
+        ex = ProcessPoolExecutor(max_workers=min(self.jobs, len(queue)), mp_context=ctx, initializer=worker_init,
+                                 initargs=(os.getpid(),))  # workers die with this process (kill -9 included)
         running: dict[Any, tuple[str, float]] = {}
         try:
             while queue or running:
