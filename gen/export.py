@@ -3,13 +3,15 @@
 ``json``
     :meth:`Network.to_json` (exact round trip with :meth:`Network.from_json`).
 ``graphml``
-    Router nodes (with coordinates and ``terminals``), one directed edge per
-    channel with ``src_port``, ``dst_port``, ``tag``, ``lane``.
+    Router nodes (with coordinates and ``terminals``, the terminals injecting
+    there, and ``ejecting`` where a network ejects elsewhere), one directed edge
+    per channel with ``src_port``, ``dst_port``, ``tag``, ``lane``.
 ``edgelist``
     One line ``u v`` per physical bidirectional link (parallel lanes repeat
     the line); header comments give the family, parameters and terminals per
-    router. Read back by the ``file`` family. Networks with unidirectional
-    channels are refused (use graphml).
+    router (``C``, or runs ``C*N ...`` when routers differ). Read back by the
+    ``file`` family. Networks with unidirectional channels are refused (use
+    graphml).
 ``booksim-anynet``
     BookSim2's ``anynet`` file: one line per router, ``router R node T ...
     router S ...``; BookSim makes each listed router link bidirectional and
@@ -29,16 +31,80 @@ from .params import ParamError
 
 FORMATS = ("graphml", "edgelist", "booksim-anynet", "json")
 
+#: Bytes the rendering of a format needs per channel, terminal and router (measured with tracemalloc,
+#: rounded up: networkx's GraphML writer about 5 KB per channel, JSON's Python lists about 450 B).
+EXPORT_BYTES = {"graphml": {"channel": 6144, "terminal": 0, "router": 1024},
+                "json": {"channel": 512, "terminal": 160, "router": 64},
+                "booksim-anynet": {"channel": 256, "terminal": 128, "router": 256},
+                "edgelist": {"channel": 64, "terminal": 0, "router": 16}}
+
+
+def memory_estimate(fmt: str, routers: int, channels: int, terminals: int) -> int:
+    """Bytes :func:`export` needs to write a network of this size in ``fmt``.
+
+    Parameters
+    ----------
+    fmt : str
+        One of :data:`FORMATS` (0 for any other).
+    routers, channels, terminals : int
+        The network's size (known before it is built).
+
+    Returns
+    -------
+    int
+        Bytes, from :data:`EXPORT_BYTES`.
+    """
+    per = EXPORT_BYTES.get(fmt)
+    if per is None:
+        return 0
+    return per["channel"] * int(channels) + per["terminal"] * int(terminals) + per["router"] * int(routers)
+
+
+def check_format(fmt: str) -> str:
+    """Check an export format before any work.
+
+    Parameters
+    ----------
+    fmt : str
+        The format asked for.
+
+    Returns
+    -------
+    str
+        ``fmt``, one of :data:`FORMATS`.
+
+    Raises
+    ------
+    ParamError
+        Naming ``--export`` and the formats.
+    """
+    if fmt not in FORMATS:
+        raise ParamError("export", f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    return fmt
+
+
+def _runs(counts: np.ndarray) -> str:
+    """``"4"`` when every router has 4, else runs ``"32*24 0*24"`` (value*length), in router order."""
+    if counts.size == 0 or np.all(counts == counts[0]):
+        return str(int(counts[0])) if counts.size else "0"
+    cut = np.flatnonzero(np.diff(counts)) + 1
+    starts = np.concatenate([[0], cut])
+    lengths = np.diff(np.concatenate([starts, [counts.size]]))
+    return " ".join(f"{int(counts[s])}*{int(n)}" for s, n in zip(starts, lengths))
+
 
 def export(net: Network, fmt: str, path: str) -> None:
     """Write ``net`` to ``path`` in ``fmt`` (one of :data:`FORMATS`)."""
-    if fmt not in FORMATS:
-        raise ParamError("export", f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    check_format(fmt)
+    text = render(net, fmt)
     try:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(render(net, fmt))
+            f.write(text)
     except OSError as e:
-        raise ParamError("export", f"cannot write {path}: {e.strerror}") from None
+        raise ParamError("export", f"cannot write {path}: {e.strerror or e}") from None
+    if fmt == "booksim-anynet" and np.any(net.lane > 0):  # after the file is written: the error alone otherwise
+        print("radixnet: note: booksim-anynet keeps one channel per router pair; parallel lanes written once",
+              file=sys.stderr)
 
 
 def render(net: Network, fmt: str) -> str:
@@ -53,9 +119,7 @@ def render(net: Network, fmt: str) -> str:
     fwd = np.flatnonzero(net.src < net.dst)
     if fmt == "edgelist":
         head = [f"# radixnet {net.family} {json.dumps(net.params)}",
-                f"# routers {net.num_routers}; terminals per router: "
-                + (str(int(net.terminals_per_router()[0])) if np.all(net.terminals_per_router()
-                                                                   == net.terminals_per_router()[0]) else "varies"),
+                f"# routers {net.num_routers}; terminals per router: {_runs(net.terminals_per_router())}",
                 "# u v  (one line per bidirectional link; repeated lines are parallel links)"]
         return "\n".join(head + [f"{net.src[c]} {net.dst[c]}" for c in fwd]) + "\n"
     # booksim-anynet
@@ -66,9 +130,6 @@ def render(net: Network, fmt: str) -> str:
     nbrs = [set() for _ in range(net.num_routers)]
     for c in fwd:
         nbrs[net.src[c]].add(int(net.dst[c]))
-    if np.any(net.lane > 0):
-        print("radixnet: note: booksim-anynet keeps one channel per router pair; parallel lanes written once",
-              file=sys.stderr)
     for r in range(net.num_routers):
         parts = [f"router {r}"] + [f"node {t}" for t in tpr[r]] + [f"router {s}" for s in sorted(nbrs[r])]
         lines.append(" ".join(parts))
@@ -81,8 +142,12 @@ def _graphml(net: Network) -> str:
     import networkx as nx
     g = net.to_networkx()
     tpr = net.terminals_per_router()
+    ejecting = np.bincount(net.ej_router, minlength=net.num_routers)
     for r in g.nodes:
         g.nodes[r]["terminals"] = int(tpr[r])
+    if not np.array_equal(ejecting, tpr):  # an indirect network: where terminals eject, too
+        for r in g.nodes:
+            g.nodes[r]["ejecting"] = int(ejecting[r])
     g.graph.update({"family": net.family, "params": json.dumps(net.params)})
     buf = io.BytesIO()
     nx.write_graphml(g, buf)

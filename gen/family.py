@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .network import Network
-from .params import Param, ParamError, validate
+from .params import REQUIRED, Param, ParamError, validate
+from .resources import check_memory, memory_budget, network_memory
 
-__all__ = ["Family", "Knowledge", "register", "get_family", "family_names", "build", "MAX_ROUTERS",
-           "MAX_CHANNELS"]
+__all__ = ["Family", "Knowledge", "Size", "register", "get_family", "family_names", "build", "estimate",
+           "MAX_ROUTERS", "MAX_CHANNELS"]
 
 #: Largest network built without ``allow_huge`` (refused before work starts).
 MAX_ROUTERS = 4_000_000
@@ -78,6 +79,9 @@ class Family:
         Structural facts for metrics.
     reference : str
         Paper and section the construction follows.
+    terminals : callable(params, routers) -> int, optional
+        Terminals of the network, for the memory estimate; default ``c`` per router when the family
+        has a ``c`` parameter, else one per router.
     """
 
     name: str
@@ -88,6 +92,26 @@ class Family:
     check: Callable[[dict[str, Any]], None] | None = None
     knowledge: Callable[[Network], Knowledge] | None = None
     reference: str = ""
+    terminals: Callable[[dict[str, Any], int], int] | None = None
+
+    def count_terminals(self, params: dict[str, Any], routers: int) -> int:
+        """Terminals of the network of ``params``, without building it.
+
+        Parameters
+        ----------
+        params : dict
+            Validated parameters.
+        routers : int
+            Its routers (from ``size``).
+
+        Returns
+        -------
+        int
+        """
+        if self.terminals is not None:
+            return int(self.terminals(params, routers))
+        c = params.get("c")
+        return int(routers) * (int(c) if isinstance(c, int) and not isinstance(c, bool) else 1)
 
     def validate(self, values: dict[str, Any]) -> dict[str, Any]:
         return validate(self.params, values, self.check)
@@ -120,8 +144,122 @@ def get_family(name: str) -> Family:
         raise ParamError("topo", f"unknown family {name!r} (one of {', '.join(sorted(_REGISTRY))})") from None
 
 
-def build(name: str, *, allow_huge: bool = False, **values: Any) -> Network:
+@dataclass(frozen=True)
+class Size:
+    """The size of a network, known before it is built (:func:`estimate`).
+
+    Attributes
+    ----------
+    params : dict
+        The validated parameters.
+    routers, channels, terminals : int
+        The counts.
+    """
+
+    params: dict[str, Any]
+    routers: int
+    channels: int
+    terminals: int
+
+    def memory(self) -> dict[str, int]:
+        """Bytes of building it: ``peak`` and ``kept`` (:func:`radixnet.gen.resources.network_memory`)."""
+        return network_memory(self.routers, self.channels, self.terminals)
+
+    def describe(self) -> str:
+        """``"4 routers, 12 channels, 400,000,000 terminals"``."""
+        return f"{self.routers:,} routers, {self.channels:,} channels, {self.terminals:,} terminals"
+
+
+def estimate(name: str, *, allow_huge: bool = False, max_memory: int | None = None, **values: Any) -> Size:
+    """Validate parameters and size the network without building it.
+
+    Refuses counts above :data:`MAX_ROUTERS` / :data:`MAX_CHANNELS` (unless ``allow_huge``), naming the
+    parameter that makes the network large, and a network whose construction needs more memory than
+    ``max_memory`` (default :func:`radixnet.gen.resources.memory_limit`).
+
+    Parameters
+    ----------
+    name : str
+        The family.
+    allow_huge : bool
+        Skip the router and channel count limits (not the memory limit).
+    max_memory : int, optional
+        Bytes building may plan to use (``--max-memory``); a graph file is read under the same limit.
+    **values
+        The family's parameters (raw: strings from the CLI or Python values).
+
+    Returns
+    -------
+    Size
+        The validated parameters and the counts.
+
+    Raises
+    ------
+    ParamError
+        A bad parameter; a size past the limits (naming a parameter the family has); ``--max-memory``.
+
+    Examples
+    --------
+    >>> s = estimate("fbfly", k=4, n=2)
+    >>> s.routers, s.channels, s.terminals
+    (4, 12, 16)
+    >>> estimate("torus", dims=[4000, 4000])
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.ParamError: --dims: torus with --dims 4000,4000 has 16,000,000 routers and 64,000,000 channels; at most 4,000,000 routers and 64,000,000 channels are allowed
+    """
+    fam = get_family(name)
+    with memory_budget(max_memory):  # a graph file is read under the same limit
+        params = fam.validate(values)
+        routers, channels = (int(x) for x in fam.size(params))
+        if not allow_huge and (routers > MAX_ROUTERS or channels > MAX_CHANNELS):
+            given = " ".join(f"--{k.replace('_', '-')} {_show(v)}" for k, v in values.items() if v is not None)
+            raise ParamError(_largest_param(fam, values, routers + channels),
+                             f"{name} with {given or 'the default parameters'} has {routers:,} routers and "
+                             f"{channels:,} channels; at most {MAX_ROUTERS:,} routers and {MAX_CHANNELS:,} "
+                             f"channels are allowed")
+        size = Size(params, routers, channels, fam.count_terminals(params, routers))
+        check_memory({"network": size.memory()["peak"]}, max_memory, what=f"building {name} ({size.describe()})",
+                     hint="give smaller parameters")
+    return size
+
+
+def _show(v: Any) -> str:
+    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+
+def _largest_param(fam: Family, values: dict[str, Any], total: int) -> str:
+    """The given parameter whose default shrinks the network most (the one to name in a size error)."""
+    best, name = total, None
+    for p in fam.params:
+        if values.get(p.name) is None or p.default is REQUIRED or p.type not in (int, list):
+            continue
+        try:
+            rest = fam.validate({k: v for k, v in values.items() if k != p.name})
+            smaller = sum(int(x) for x in fam.size(rest))
+        except (ParamError, ValueError, TypeError, OverflowError):
+            continue
+        if smaller < best:
+            best, name = smaller, p.name
+    if name is None:  # nothing given shrinks it: the first integer parameter given, else the first
+        given = [p.name for p in fam.params if values.get(p.name) is not None and p.type in (int, list)]
+        name = given[0] if given else fam.params[0].name
+    return name
+
+
+def build(name: str, *, allow_huge: bool = False, max_memory: int | None = None, **values: Any) -> Network:
     """Validate parameters, refuse impossible sizes, and build a Network.
+
+    Parameters
+    ----------
+    name : str
+        The family.
+    allow_huge : bool
+        Skip the :data:`MAX_ROUTERS` / :data:`MAX_CHANNELS` limits (not the memory limit).
+    max_memory : int, optional
+        Bytes building may plan to use (:func:`estimate`); default half of this machine's RAM.
+    **values
+        The family's parameters.
 
     Examples
     --------
@@ -131,14 +269,14 @@ def build(name: str, *, allow_huge: bool = False, **values: Any) -> Network:
     Traceback (most recent call last):
     ...
     radixnet.gen.params.ParamError: --k: must be an integer >= 2 (got 1)
+    >>> build("fbfly", c=100_000_000, max_memory=8 << 30)
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.ParamError: --max-memory: building fbfly (4 routers, 12 channels, 400,000,000 terminals) needs about 29.8 GiB (network 29.8 GiB), more than the limit of 8 GiB (--max-memory); give smaller parameters or raise --max-memory
     """
-    fam = get_family(name)
-    params = fam.validate(values)
-    routers, channels = fam.size(params)
-    if not allow_huge and (routers > MAX_ROUTERS or channels > MAX_CHANNELS):
-        raise ParamError("size", f"{name} with these parameters has {routers:,} routers and {channels:,} channels; "
-                                 f"at most {MAX_ROUTERS:,} routers and {MAX_CHANNELS:,} channels are allowed")
-    return fam.build(params)
+    size = estimate(name, allow_huge=allow_huge, max_memory=max_memory, **values)
+    with memory_budget(max_memory):
+        return get_family(name).build(size.params)
 
 
 def knowledge(net: Network) -> Knowledge:

@@ -236,8 +236,11 @@ def resolve(name: str, net: Network) -> Plan:
     ...
     radixnet.gen.params.ParamError: --routing: hdor needs --topo ttn or tesh (got torus); torus takes min, val, ugal, ugal-s, ugal-l, ugal-g, sp, dor
     """
-    r = get_routing(name)
     fam = net.family
+    if name not in ROUTINGS:
+        raise ParamError("routing", f"must be one of {', '.join(accepted_routings(net))} (what {fam} takes; "
+                                    f"got {name!r})")
+    r = get_routing(name)
     if r.families is not None and fam not in r.families:
         raise ParamError("routing", f"{name} needs --topo {' or '.join(r.families)} (got {fam}); {fam} takes "
                                     f"{', '.join(accepted_routings(net))}")
@@ -349,25 +352,31 @@ def compile_table(net: Network, classes: int | None = None) -> RouteTable:
     if not np.all(np.isfinite(dist[np.ix_(src_r, dst_r)])):
         raise ParamError("topo", "some terminal cannot reach another: the network is not connected")
     dist = np.where(np.isfinite(dist), dist, -1).astype(np.int32)
-    # channel c (s -> x) is a minimal first hop toward d iff dist[x, d] == dist[s, d] - 1
-    cand_s, cand_d, cand_p = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for c0 in range(0, net.num_channels, 4096):   # (no channels: a single router, every route local)
-        s, x, p = net.src[c0:c0 + 4096], net.dst[c0:c0 + 4096], net.src_port[c0:c0 + 4096]
-        ok = (dist[x] == dist[s] - 1) & (dist[s] > 0)
-        ci, d = np.nonzero(ok)
-        cand_s.append(s[ci]), cand_d.append(d), cand_p.append(p[ci])
-    cs, cd, cp = (np.concatenate(a).astype(np.int64) for a in (cand_s, cand_d, cand_p))
-    # among the m minimal ports of (s, d) in port order take the ((s + d) mod m)-th: spreads routes
-    # over the minimal ports (a different choice at each hop), deterministic so the dependency check
-    # below is exact
-    order = np.lexsort((cp, cd, cs))
-    cs, cd, cp = cs[order], cd[order], cp[order]
-    key = cs * R + cd
-    first = np.searchsorted(key, key, side="left")
-    count = np.searchsorted(key, key, side="right") - first
-    pick = (np.arange(key.size) - first) == ((cd + cs) % count)
+    # channel c (s -> x) is a minimal first hop toward d iff dist[x, d] == dist[s, d] - 1; among the m
+    # minimal ports of (s, d) in port order take the ((s + d) mod m)-th: spreads routes over the minimal
+    # ports (a different choice at each hop), deterministic so the dependency check below is exact.
+    # Channels are sorted by (src, src_port), so each router's channels are one run, in port order: per
+    # block of whole routers, a running count of minimal channels down each run picks the port.
     nxt = np.full((R, R), -1, dtype=np.int32)
-    nxt[cs[pick], cd[pick]] = cp[pick]
+    starts = np.searchsorted(net.src, np.arange(R + 1))
+    r0 = 0
+    while r0 < R:  # (no channels: a single router, every route local)
+        r1 = max(r0 + 1, int(np.searchsorted(starts, starts[r0] + 4096, side="right")) - 1)
+        r1 = min(r1, R)
+        c0, c1 = int(starts[r0]), int(starts[r1])
+        if c1 > c0:
+            s, x = net.src[c0:c1], net.dst[c0:c1]
+            ok = (dist[x] == dist[s] - 1) & (dist[s] > 0)             # (channels, R)
+            run = np.zeros((c1 - c0 + 1, R), np.int32)                 # minimal channels before each row
+            np.cumsum(ok, axis=0, dtype=np.int32, out=run[1:])
+            before = run[starts[r0:r1 + 1] - c0]                       # ... before each router's run
+            m = before[1:] - before[:-1]                               # (routers, R): minimal ports
+            rows = np.arange(r0, r1)[:, None]
+            pick = (rows + np.arange(R)[None, :]) % np.maximum(m, 1)    # which of them, 0-based
+            rank = run[1:] - before[s - r0]                            # 1-based rank down the router's run
+            ci, d = np.nonzero(ok & (rank == pick[s - r0] + 1))
+            nxt[s[ci], d] = net.src_port[c0 + ci]
+        r0 = r1
     diam = int(dist[np.ix_(src_r, dst_r)].max())
     classes = max(1, diam) if classes is None else int(classes)
     if classes < 1:
@@ -416,6 +425,8 @@ def channel_dependencies(net: Network, table: RouteTable) -> tuple[np.ndarray, n
     """
     K = table.classes
     R = net.num_routers
+    if net.num_channels == 0:  # one router (a 1-stage butterfly, a 1-flat): every route is local
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
     if table.cls is not None and not np.any((table.cls < 0) & ~np.eye(R, dtype=bool)):
         return _table_dependencies(net, table)
     n_pairs = np.unique(net.inj_router).size * np.unique(net.ej_router).size
@@ -502,7 +513,10 @@ def uniform_channel_load(net: Network, table: RouteTable) -> np.ndarray:
 def check_deadlock_free(net: Network, table: RouteTable) -> int:
     """Raise :class:`DeadlockError` naming one cycle if the channel-dependency graph is cyclic.
 
-    Returns the number of dependency edges checked (Dally & Seitz: acyclic CDG => deadlock-free).
+    Returns the number of dependency edges checked (Dally & Seitz: acyclic CDG => deadlock-free). A
+    hop-index table with more than :data:`MAX_WALK_HOPS` route hops is not walked: when no route is
+    longer than its classes, every dependency rises a class and the count returned is that of the
+    hop-to-hop dependencies along the routes; otherwise it is refused (ParamError naming ``--vc-classes``).
 
     Examples
     --------
@@ -515,8 +529,68 @@ def check_deadlock_free(net: Network, table: RouteTable) -> int:
     ...
     radixnet.gen.routing.DeadlockError: sp with 1 VC class on torus has a cyclic channel-dependency graph: 0->1 (class 0) -> 1->2 (class 0) -> 2->3 (class 0) -> 3->4 (class 0) -> 4->5 (class 0) -> 5->0 (class 0) -> back to the start
     """
+    if table.cls is None:
+        shortcut = _rising_classes(net, table)
+        if shortcut is not None:
+            return shortcut
     u, v, n = channel_dependencies(net, table)
     return _check_acyclic(net, u, v, n, table.classes, table.routing)
+
+
+#: Route hops (summed over the pairs of terminal routers) up to which :func:`check_deadlock_free` walks
+#: every route; beyond, a hop-index table whose class rises on every hop is acyclic by construction and
+#: any other hop-index table is refused (the walk's time and memory grow with the hops).
+MAX_WALK_HOPS = 4_000_000
+
+
+def _rising_classes(net: Network, table: RouteTable) -> int | None:
+    """For a hop-index table (``cls`` None) with more than :data:`MAX_WALK_HOPS` route hops: the number of
+    hop-to-hop dependencies when every route is at most ``classes`` hops long (then each dependency goes
+    from class h to class h + 1: acyclic, Dally & Seitz); ParamError naming ``--vc-classes`` when it is
+    not; None when the routes are short enough to walk."""
+    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
+    if net.num_channels == 0 or src_r.size * dst_r.size * max(int(table.dist.max(initial=0)), 1) <= MAX_WALK_HOPS:
+        return None  # few hops to walk: pairs x the longest shortest path (the routes of a minimal table)
+    lengths = _table_route_lengths(net, table, dst_r)
+    sub = lengths[src_r].astype(np.int64)
+    hops = int(sub.sum())
+    if hops <= MAX_WALK_HOPS:
+        return None
+    longest = int(sub.max(initial=0))
+    if longest <= table.classes:
+        return int(np.maximum(sub - 1, 0).sum())
+    raise ParamError("vc-classes", f"{table.routing} with {table.classes} VC class{'es' if table.classes > 1 else ''} "
+                                   f"on this {net.family} network: checking its channel-dependency graph would walk "
+                                   f"{hops:,} route hops (more than {MAX_WALK_HOPS:,}); give at least {longest} VC "
+                                   f"classes (the longest route), which is deadlock-free by construction")
+
+
+def _table_route_lengths(net: Network, table: RouteTable, dst_r: np.ndarray) -> np.ndarray:
+    """Hops of the table's route from every router to each router of ``dst_r`` (R x len(dst_r)).
+
+    ``table.dist`` when every next hop is a minimal one (then routes are shortest paths), else by
+    pointer doubling (:func:`_route_lengths`), which refuses routes that loop.
+    """
+    R = net.num_routers
+    out_ch = net.port_table()["out_channel"]
+    step = max(1, (1 << 21) // max(R, 1))
+    minimal = True
+    for d0 in range(0, dst_r.size, step):
+        d = dst_r[d0:d0 + step]
+        dist = table.dist[:, d]
+        port = table.next_port[:, d]
+        need = dist > 0
+        if np.any(need & (port < 0)):
+            minimal = False
+            break
+        ch = out_ch[np.arange(R)[:, None], np.maximum(port, 0)]
+        nb = net.dst[np.maximum(ch, 0)]
+        if np.any(need & ((ch < 0) | (table.dist[nb, d[None, :]] != dist - 1))):
+            minimal = False
+            break
+    if minimal:
+        return np.maximum(table.dist[:, dst_r], 0)
+    return _route_lengths(net, table.next_port, table.routing)[:, dst_r]
 
 
 def _check_acyclic(net: Network, u: np.ndarray, v: np.ndarray, n: int, K: int, what: str) -> int:

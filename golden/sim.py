@@ -25,6 +25,8 @@ import numpy as np
 
 from ..gen import Network, ParamError
 from ..gen.params import Param
+from ..gen.resources import MEMORY_FRACTION, format_bytes
+from ..gen.resources import ram_bytes as _ram
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
                            compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table, compile_hdor,
@@ -51,28 +53,10 @@ LIMITS: dict[str, tuple[int, int]] = {
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
-#: Share of the machine's RAM a simulation may plan to use unless ``max_memory`` says otherwise.
-MEMORY_FRACTION = 0.5
-
-
 def memory_limit() -> int:
-    """The default memory limit in bytes: :data:`MEMORY_FRACTION` of the RAM, read at run time."""
+    """The default memory limit in bytes: :data:`radixnet.gen.resources.MEMORY_FRACTION` of the RAM, read at
+    run time (the limit every command's estimate is held to, :mod:`radixnet.gen.resources`)."""
     return int(_ram() * MEMORY_FRACTION)
-
-
-def _ram() -> int:
-    import os
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 8 << 30
-
-
-def _gib(n: float) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.3g} {unit}"
-    return f"{int(n)} bytes"
 
 
 def _check_int(name: str, v: Any) -> None:
@@ -173,7 +157,7 @@ class SimConfig:
         if self.max_memory is not None and (isinstance(self.max_memory, bool)
                                             or not isinstance(self.max_memory, (int, np.integer))
                                             or not 1 <= self.max_memory <= _ram()):
-            raise ParamError("max-memory", f"must be a size from 1 byte to this machine's RAM, {_gib(_ram())} "
+            raise ParamError("max-memory", f"must be a size from 1 byte to this machine's RAM, {format_bytes(_ram())} "
                                            f"(got {self.max_memory} bytes)")
         st = self.sink_stall
         if isinstance(st, bool) or not isinstance(st, (int, float, np.integer, np.floating)) or not 0 <= st < 1:
@@ -257,8 +241,8 @@ class SimConfig:
                     "injection": "terminals", "tables": "routers^2 route tables",
                     "packets": "terminals x --batch" if batch else "the packet table"}[top]
             src = "--max-memory" if self.max_memory is not None else f"{MEMORY_FRACTION:g} of this machine's RAM"
-            raise ParamError("max-memory", f"this simulation needs about {_gib(total)} (mostly {top}: {what}), "
-                                           f"more than the limit of {_gib(limit)} ({src}); make it smaller or "
+            raise ParamError("max-memory", f"this simulation needs about {format_bytes(total)} (mostly {top}: {what}), "
+                                           f"more than the limit of {format_bytes(limit)} ({src}); make it smaller or "
                                            f"raise --max-memory")
 
     def check_load(self, load: Any) -> None:

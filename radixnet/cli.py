@@ -20,7 +20,7 @@ from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 from radixnet.gen.routing import DeadlockError
 
-__all__ = ["main"]
+__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help"]
 
 
 class UsageError(Exception):
@@ -41,13 +41,19 @@ def _family_parser(name: str) -> _Parser:
             ",".join(map(str, prm.default)) if isinstance(prm.default, list) else prm.default)
         p.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None, metavar="V",
                        help=f"{prm.help} [{prm.allowed()}; default {default}]")
-    p.add_argument("--seed", type=int, default=None, help="seed for randomised families")
+    p.add_argument("--seed", type=_int_arg("seed"), default=None, metavar="N",
+                   help=f"seed for randomised families and sampled metrics, an integer in [0, {2**63 - 1}]")
     p.add_argument("--metrics", action="store_true", help="compute static metrics")
-    p.add_argument("--sample", type=int, default=None, metavar="N",
-                   help="estimate distances from N sampled sources (stated in the output)")
+    p.add_argument("--sample", type=_int_arg("sample"), default=None, metavar="N",
+                   help="estimate distances from N >= 1 sampled sources (stated in the output)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "FILE"),
-                   help="write the network: graphml, edgelist, booksim-anynet or json")
+                   help="write the network: graphml, edgelist, booksim-anynet or json (all read back by "
+                        "'radixnet topo file')")
+    p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
+                   help="memory building the network, its metrics and export may plan to use, bytes or with "
+                        "K/M/G/T (e.g. 8G); larger requests are refused before any work; at most this machine's "
+                        "RAM [default: half of it]")
     return p
 
 
@@ -71,10 +77,16 @@ def _cmd_topo(argv: Sequence[str]) -> int:
     values = {prm.name: getattr(args, prm.name) for prm in fam.params if getattr(args, prm.name) is not None}
     if args.seed is not None and any(prm.name == "seed" for prm in fam.params):
         values["seed"] = args.seed
-    from radixnet.gen import build
-    net = build(name, **values)
+    if args.seed is not None and not 0 <= args.seed <= 2**63 - 1:  # every check before any work
+        raise ParamError("seed", f"must be an integer in [0, {2**63 - 1}] (got {args.seed})")
     if args.sample is not None and args.sample < 1:
         raise ParamError("sample", f"must be an integer >= 1 (got {args.sample})")
+    from radixnet.gen.export import check_format
+    if args.export:
+        from radixnet.gen.params import check_out_file
+        check_format(args.export[0])
+        check_out_file(args.export[1], "export")
+    net = topo_network(name, values, args)
     if args.export:
         from radixnet.gen.export import export
         export(net, args.export[0], args.export[1])
@@ -89,6 +101,37 @@ def _cmd_topo(argv: Sequence[str]) -> int:
     else:
         _print_table(report)
     return 0
+
+
+def topo_network(name: str, values: dict[str, Any], args: argparse.Namespace):
+    """Build family ``name`` for ``radixnet topo``, after refusing a request past the memory limit.
+
+    The network, its metrics (``args.metrics``, ``args.sample``) and its export (``args.export``) are
+    estimated from the family's size (routers, channels, terminals) before anything is allocated and
+    held to ``args.max_memory`` (default half of the RAM; :mod:`radixnet.gen.resources`).
+
+    Raises
+    ------
+    ParamError
+        A bad parameter, or ``--max-memory`` naming the figure, the limit and how to raise it.
+    """
+    from radixnet.gen import build
+    from radixnet.gen.export import memory_estimate as export_memory
+    from radixnet.gen.family import estimate
+    from radixnet.gen.metrics import memory_estimate as metrics_memory
+    from radixnet.gen.resources import check_memory
+    size = estimate(name, max_memory=args.max_memory, **values)  # refuses the build itself past the limit
+    parts = {"network": size.memory()["kept"]}
+    R, C, T = size.routers, size.channels, size.terminals
+    if args.metrics:
+        parts["metrics"] = metrics_memory(R, C, T, sample=args.sample)
+    if args.export:
+        parts[f"{args.export[0]} export"] = export_memory(args.export[0], R, C, T)
+    if len(parts) > 1:
+        doing = " and ".join(x for x, on in (("--metrics", args.metrics), ("--export", args.export)) if on)
+        check_memory(parts, args.max_memory, what=f"{name} ({size.describe()}) with {doing}",
+                     hint="give smaller parameters" + (" or --sample N" if args.metrics else ""))
+    return build(name, max_memory=args.max_memory, **values)
 
 
 def _print_table(report: dict[str, Any]) -> None:
@@ -122,7 +165,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     opts = sorted({o.name for v in PATTERN_OPTIONS.values() for o in v})
     for o in opts:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
-                       help="traffic option")
+                       help=traffic_option_help(o))
     from radixnet.golden.sim import LIMITS
     for name, kind, help_ in (("vcs", int, "VCs per port [default: two per VC class]"),
                               ("vc-depth", int, "flits per VC buffer [default: 32 per port / vcs]"),
@@ -147,6 +190,24 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
                    help="memory a run may plan to use, bytes or with K/M/G/T (e.g. 8G); larger runs are refused "
                         "before any work; at most this machine's RAM [default: half of it]")
+
+
+def traffic_option_help(name: str) -> str:
+    """``--help`` of traffic option ``name``: what it sets, for which patterns, and what it takes.
+
+    Examples
+    --------
+    >>> traffic_option_help("shift")
+    'terminal offset of shift (default T//2) [shift only; an integer >= 1]'
+    """
+    from radixnet.golden.traffic import PATTERN_OPTIONS
+    found = [(pattern, o) for pattern, opts in PATTERN_OPTIONS.items() for o in opts if o.name == name]
+    if not found:
+        return "traffic option"
+    patterns = ", ".join(dict.fromkeys(pattern for pattern, _ in found))
+    o = found[0][1]
+    default = "" if o.default is None else f"; default {o.default}"
+    return f"{o.help} [{patterns} only; {o.allowed()}{default}]"
 
 
 def _size_arg(name: str):
@@ -191,13 +252,31 @@ def sim_config(args: argparse.Namespace):
     fam = get_family(args.topo)
     values = {prm.name: getattr(args, "topo_" + prm.name) for prm in fam.params
               if getattr(args, "topo_" + prm.name) is not None}
-    net = build(args.topo, **values)
+    net = build(args.topo, max_memory=getattr(args, "max_memory", None), **values)  # refused past the limit
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
                                         "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
                                         "seed", "max_memory", "egress_depth", "sink_stall")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
+
+
+def check_routing(args: argparse.Namespace) -> None:
+    """Build the topology of parsed ``add_sim_args`` arguments and check that it takes ``args.routing``.
+
+    Raises
+    ------
+    ParamError
+        A bad topology parameter, or ``--routing`` naming the routings the topology takes.
+    """
+    from radixnet.gen import build
+    from radixnet.gen.routing import resolve
+    fam = get_family(args.topo)
+    values = {prm.name: getattr(args, "topo_" + prm.name) for prm in fam.params
+              if getattr(args, "topo_" + prm.name) is not None}
+    net = build(args.topo, max_memory=getattr(args, "max_memory", None), **values)
+    for routing in str(args.routing).split(","):
+        resolve(routing.strip(), net)
 
 
 def _peek_topo(argv: Sequence[str]) -> str:
@@ -225,6 +304,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     p.add_argument("--json", action="store_true", help="print JSON")
     args = p.parse_args(list(argv))
     if (args.load is None) == (args.batch is None):
+        check_routing(args)  # a bad topology or routing is named first, with what the topology takes
         raise UsageError("radixnet sim: error: give exactly one of --load or --batch")
     cfg = sim_config(args)
     tracing = args.trace is not None
@@ -329,14 +409,33 @@ def _cmd_cosim(argv: Sequence[str]) -> int:
     return cmd_cosim(argv)
 
 
+def version() -> str:
+    """The installed distribution's version, for ``radixnet --version``.
+
+    Returns
+    -------
+    str
+        ``importlib.metadata.version("radixnet")``, or ``unknown`` when radixnet is not installed.
+    """
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("radixnet")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without installing
+        return "unknown"
+
+
 COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex,
             "rtl": _cmd_rtl, "cosim": _cmd_cosim}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("--version", "-V"):
+        print(f"radixnet {version()}")
+        return 0
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: radixnet COMMAND ...\ncommands: " + ", ".join(COMMANDS)
+        print("usage: radixnet [--version] COMMAND ...\ncommands: " + ", ".join(COMMANDS)
               + "\n  radixnet topo list                 the topology families"
               + "\n  radixnet topo FAMILY --help        a family's parameters"
               + "\n  radixnet sim --topo fbfly --k 32 --n 2 --routing ugal-s --traffic worst-case --load 0.45")
@@ -344,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd = COMMANDS.get(argv[0])
     try:
         if cmd is None:
-            raise UsageError(f"radixnet: unknown command {argv[0]!r} (one of {', '.join(COMMANDS)})")
+            raise UsageError(f"radixnet: error: unknown command {argv[0]!r} (one of {', '.join(COMMANDS)})")
         return cmd(argv[1:])
     except (ParamError, UsageError, DeadlockError) as e:
         print(f"{e}" if isinstance(e, UsageError) else f"radixnet: error: {e}", file=sys.stderr)

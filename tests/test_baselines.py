@@ -361,11 +361,15 @@ def test_file_errors(tmp_path, content, fmt, needle):
     assert str(e.value).startswith("--path:") and needle in str(e.value)
 
 
-def test_file_directed_graphml_refused(tmp_path):
+def test_file_directed_graphml_edges_are_channels(tmp_path):
     f = tmp_path / "d.graphml"
-    nx.write_graphml(nx.DiGraph([(0, 1), (1, 0)]), str(f))
-    with pytest.raises(ParamError, match="directed"):
-        build("file", path=str(f))
+    nx.write_graphml(nx.DiGraph([(0, 1), (1, 0), (1, 2)]), str(f))  # a link 0-1 and a channel 1 -> 2
+    net = build("file", path=str(f))
+    assert sorted(zip(net.src.tolist(), net.dst.tolist())) == [(0, 1), (1, 0), (1, 2)]
+    rev = net.channel_reverse()
+    assert rev[(net.src == 1) & (net.dst == 2)].tolist() == [-1] and not net.is_bidirectional
+    out = (net.src == 1) & (net.dst == 0)
+    assert net.src_port[out] == net.dst_port[rev[out]]  # the link's two channels face each other
 
 
 def test_file_write_refuses_unidirectional(tmp_path):

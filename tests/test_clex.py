@@ -166,7 +166,7 @@ def test_paper_sizes_without_building():
     assert R <= MAX_ROUTERS and C <= MAX_CHANNELS                    # 64^3 may be built
     R, C = fam.size(fam.validate({"k": 32, "levels": 4}))
     assert R <= MAX_ROUTERS and C > MAX_CHANNELS                     # 32^4: too many channels
-    with pytest.raises(ParamError, match="--size"):
+    with pytest.raises(ParamError, match="^--k: clex with --k 32 --levels 4 has 1,048,576 routers"):
         build("clex", k=32, levels=4)     # 133,169,152 channels > MAX_CHANNELS
 
 

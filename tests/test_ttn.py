@@ -221,7 +221,7 @@ def test_parameters_refused_with_what_is_allowed():
              (dict(m=2, L=4, q=1), r"--L: must be <= 2\^\(m-q\)\+1 = 3 for m=2, q=1"),
              (dict(m=0), r"--m: must be an integer in \[1, 11\]"),
              (dict(L=1), r"--L: must be an integer in \[2, 64\]"),
-             (dict(m=3, L=4, q=0), r"--size: ttn with these parameters has 16,777,216 routers")]
+             (dict(m=3, L=4, q=0), r"--L: ttn with --m 3 --L 4 --q 0 has 16,777,216 routers")]
     for kw, msg in cases:
         with pytest.raises(ParamError, match=msg) as e:
             build("ttn", **kw)

@@ -125,10 +125,11 @@ register(Family(
     summary="butterfly k-ary n-fly: n stages of k^(n-1) radix-k routers, unidirectional, destination-tag",
     params=(
         Param("k", int, 4, "router radix (k inputs and k outputs) and digit base", minimum=2),
-        Param("n", int, 2, "stages; N = k^n terminals", minimum=1),
+        Param("n", int, 2, "stages; N = k^n terminals", minimum=1, maximum=64),
     ),
     build=_build,
     size=lambda p: (p["n"] * p["k"] ** (p["n"] - 1), (p["n"] - 1) * p["k"] ** p["n"]),
+    terminals=lambda p, routers: p["k"] ** p["n"],
     knowledge=_knowledge,
     reference="Dally & Towles ch. 4; Kim, Dally, Abts ISCA 2007 §2.1 Fig. 1(a,c), §3.3 (2 stages of radix-32)",
 ))

@@ -201,14 +201,15 @@ register(Family(
     summary="folded Clos / fat tree: k-ary n-tree (--k --n) or L levels of radix-r routers (--radix --levels)",
     params=(
         Param("k", int, None, "k-ary n-tree: down (and up) ports per router", minimum=2),
-        Param("n", int, None, "k-ary n-tree: levels (k^n terminals)", minimum=2),
+        Param("n", int, None, "k-ary n-tree: levels (k^n terminals)", minimum=2, maximum=64),
         Param("radix", int, None, "folded Clos: router radix r (even; r/2 down, r/2 up; top r down)", minimum=4),
-        Param("levels", int, None, "folded Clos: router levels L", minimum=2),
+        Param("levels", int, None, "folded Clos: router levels L", minimum=2, maximum=64),
         Param("terminals", int, None, "terminals N (default: the maximum, 2*(r/2)^L or k^n)", minimum=2),
     ),
     check=_check,
     build=_build,
     size=_size,
+    terminals=lambda p, routers: p["terminals"],
     knowledge=_knowledge,
     reference="Petrini & Vanneschi 1997 (k-ary n-trees); Kim, Dally, Abts ISCA 2007 §3.3, §4.3 (1K folded Clos)",
 ))

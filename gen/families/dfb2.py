@@ -24,7 +24,7 @@ register(Family(
     summary="2-dilated flattened butterfly: every inter-router channel doubled (Thamarakuzhi & Chandy)",
     params=(
         Param("k", int, 8, "routers per dimension (and terminals per router by default)", minimum=2),
-        Param("n", int, 1, "dimensions (8-ary 1-dim: N = 64; 8-ary 2-dim: N = 512)", minimum=1),
+        Param("n", int, 1, "dimensions (8-ary 1-dim: N = 64; 8-ary 2-dim: N = 512)", minimum=1, maximum=64),
         Param("c", int, None, "terminals per router (default k)", minimum=0),
     ),
     check=_check,

@@ -171,6 +171,7 @@ register(Family(
     check=_check,
     build=_build,
     size=_size,
+    terminals=lambda p, routers: p["p"] * routers,
     knowledge=_knowledge,
     reference="Kim, Dally, Scott, Abts, ISCA 2008, §3.1 (a = 2p = 2h, g = ah+1)",
 ))

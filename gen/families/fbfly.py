@@ -132,7 +132,7 @@ register(Family(
     summary="flattened butterfly k-ary n-flat (Kim et al. 2007), optional spare-port redundancy and sizing",
     params=(
         Param("k", int, None, "routers per dimension and terminals per router (default 4)", minimum=2),
-        Param("n", int, None, "butterfly stages; n' = n-1 dimensions (default 2)", minimum=1),
+        Param("n", int, None, "butterfly stages; n' = n-1 dimensions (default 2)", minimum=1, maximum=64),
         Param("c", int, None, "terminals per router (default k)", minimum=0),
         Param("radix", int, None, "router radix (default k'); spare ports per --spare", minimum=1),
         Param("spare", str, "none", "use of spare ports", choices=("none", "redundant")),

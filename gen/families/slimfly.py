@@ -284,7 +284,8 @@ register(Family(
     name="slimfly",
     summary="Slim Fly (MMS graph): 2q^2 routers, degree (3q-delta)/2, diameter 2",
     params=(
-        Param("q", int, 5, "prime power with q mod 4 in {0,1,3}: 3, 4, 5, 7, 8, 9, 11, 13, ..."),
+        Param("q", int, 5, "prime power with q mod 4 in {0,1,3}: 3, 4, 5, 7, 8, 9, 11, 13, ...",
+              maximum=2**31),
         Param("delta", int, None, "q = 4w + delta; derived from q (give it only to assert it)",
               choices=(-1, 0, 1)),
         Param("p", int, None, "endpoints per router (default ceil(k'/2), k' = (3q - delta)/2)", minimum=0),
@@ -292,6 +293,7 @@ register(Family(
     check=_check,
     build=build_slimfly,
     size=slimfly_size,
+    terminals=lambda p, routers: p["p"] * routers,
     knowledge=slimfly_knowledge,
     reference="Besta & Hoefler SC14 (Slim Fly), talk steps 1-7; McKay-Miller-Siran 1998; Hafner 2004",
 ))
