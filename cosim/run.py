@@ -293,7 +293,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     from ..golden.kernel import stall_threshold
 
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
-            "E": cfg.egress_depth, "sseed": int(cfg.seed) & 0xFFFFFFFF, "sthr": stall_threshold(cfg.sink_stall)}
+            "E": cfg.egress_depth, "sseed": int(cfg.seed), "sthr": stall_threshold(cfg.sink_stall)}
     if terminals == "axis":
         import random
 

@@ -749,7 +749,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                     if rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, ov]:
                         continue
                 elif rs.oq_cnt[r, o] >= ej_depth or (rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, 0]) \
-                        or (prm.E > 0 and rs.credit[r, o, 0] <= 0):
+                        or _no_credit(r, o, 0, prm, tp, rs):
                     continue  # full ejection queue, its implicit VC taken by an earlier head, no credit (§R3a)
                 _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, prm, tp, rs, lk,
                        pk)

@@ -25,8 +25,7 @@ import numpy as np
 
 from ..gen import Network, ParamError
 from ..gen.params import Param
-from ..gen.resources import MEMORY_FRACTION, format_bytes
-from ..gen.resources import ram_bytes as _ram
+from ..gen.resources import MEMORY_FRACTION, format_bytes, memory_limit
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
                            compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table, compile_hdor,
@@ -53,10 +52,6 @@ LIMITS: dict[str, tuple[int, int]] = {
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
-def memory_limit() -> int:
-    """The default memory limit in bytes: :data:`radixnet.gen.resources.MEMORY_FRACTION` of the RAM, read at
-    run time (the limit every command's estimate is held to, :mod:`radixnet.gen.resources`)."""
-    return int(_ram() * MEMORY_FRACTION)
 
 
 def _check_int(name: str, v: Any) -> None:
@@ -117,7 +112,8 @@ class SimConfig:
     traffic_opts : dict
         Options of the traffic pattern (e.g. ``hotspot_fraction``).
     max_memory : int, optional
-        Bytes a run may plan to allocate (:meth:`memory_estimate`); default :func:`memory_limit`.
+        Bytes a run may plan to allocate (:meth:`memory_estimate`); default
+        :func:`radixnet.gen.resources.memory_limit`.
     egress_depth : int
         ``E``, each terminal's egress FIFO in flits and its ejection port's credits (router-spec §R3a);
         0 (default): ideal terminals that take every flit as it arrives (§R3).
@@ -154,11 +150,9 @@ class SimConfig:
             v = getattr(self, name)
             if v is not None:
                 _check_int(name, v)
-        if self.max_memory is not None and (isinstance(self.max_memory, bool)
-                                            or not isinstance(self.max_memory, (int, np.integer))
-                                            or not 1 <= self.max_memory <= _ram()):
-            raise ParamError("max-memory", f"must be a size from 1 byte to this machine's RAM, {format_bytes(_ram())} "
-                                           f"(got {self.max_memory} bytes)")
+        if isinstance(self.max_memory, np.integer):
+            self.max_memory = int(self.max_memory)
+        memory_limit(self.max_memory)   # a bad --max-memory is refused here (gen.resources: the one check)
         st = self.sink_stall
         if isinstance(st, bool) or not isinstance(st, (int, float, np.integer, np.floating)) or not 0 <= st < 1:
             raise ParamError("sink-stall", f"must be a probability in [0, 1) (got {st!r}); 1 would never take a flit")
@@ -234,7 +228,7 @@ class SimConfig:
         """Refuse (ParamError) a run whose :meth:`memory_estimate` exceeds ``max_memory``."""
         parts = self.memory_estimate(batch, trace)
         total = sum(parts.values())
-        limit = memory_limit() if self.max_memory is None else int(self.max_memory)
+        limit = memory_limit(self.max_memory)
         if total > limit:
             top = max(parts, key=parts.get)
             what = {"routers": "routers x ports x --vcs x --vc-depth", "links": "channels x --link-latency x --vcs",
@@ -403,7 +397,7 @@ class Simulator:
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
                             S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
                             dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on,
-                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed) & 0xFFFFFFFF)
+                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed))
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,

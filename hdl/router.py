@@ -477,7 +477,7 @@ class Router(IqStages, wiring.Component):
                     errors.append(cc.error)
                     ej_credits[o] = cc
                 bad = Signal(name=f"eject_credit_op_{o}")
-                m.d.comb += bad.eq(self.credit_in_op_ovc[o][1 if E else 0:].any() if V > 1 or not E else 0)
+                m.d.comb += bad.eq(self._stray_ej_credit(o))
                 errors.append(bad)
                 continue
             cs = []
@@ -519,10 +519,16 @@ class Router(IqStages, wiring.Component):
         with m.If(any_err):
             m.d.sync += self.error.eq(1)
         if self.check and self.eject_ports and (V > 1 or not self.egress_depth):
-            ej = Cat(*[self.credit_in_op_ovc[o][1 if self.egress_depth else 0:].any() for o in self.eject_ports])
+            ej = Cat(*[self._stray_ej_credit(o) for o in self.eject_ports])
             m.d.sync += Assert(~ej.any(), "Router: credit returned on an ejection port"
                                + (" VC other than 0" if self.egress_depth else ""))
         return m
+
+    def _stray_ej_credit(self, o: int):
+        """A credit on ejection port ``o`` that it takes none of: any bit with ``egress_depth`` 0, else a VC
+        other than 0 (§R3a); a constant 0 when no such bit exists."""
+        bits = self.credit_in_op_ovc[o][1 if self.egress_depth else 0:]
+        return bits.any() if len(bits) else Const(0, 1)
 
     def _elaborate_single_cycle(self, m: Module, ius, active, act_o, act_ov):
         """The ``single-cycle`` model (§R2, §R6): allocate, traverse and send in the grant cycle.
