@@ -51,6 +51,7 @@ from scipy.sparse import csgraph
 
 from .family import knowledge as family_knowledge
 from .network import Network
+from .progress import report
 
 __all__ = ["static_metrics", "distance_stats", "bisection", "arc_connectivity", "links", "moore_bound",
            "memory_estimate"]
@@ -121,8 +122,9 @@ def _unit_adjacency(net: Network) -> sparse.csr_array:
     return A
 
 
-def distance_stats(net: Network, *, rng_seed: int = 0, sample: int | None = None) -> dict[str, Any]:
-    """Diameter, average distances and minimal-path diversity (see module docs)."""
+def distance_stats(net: Network, *, rng_seed: int = 0, sample: int | None = None, progress=None) -> dict[str, Any]:
+    """Diameter, average distances and minimal-path diversity (see module docs); ``progress`` (a
+    :data:`radixnet.gen.progress.ProgressFn`) is told the BFS sources done."""
     R = net.num_routers
     A = _unit_adjacency(net)
     AT = A.T.tocsr()
@@ -155,6 +157,7 @@ def distance_stats(net: Network, *, rng_seed: int = 0, sample: int | None = None
     sum_paths = 0.0
     min_paths = math.inf
     for lo in range(0, sources.size, _BLOCK):
+        report(progress, "distances", lo, int(sources.size), method)
         src = sources[lo:lo + _BLOCK]
         w = weights[lo:lo + _BLOCK]
         dist = csgraph.shortest_path(A, method="D", unweighted=True, directed=True, indices=src)
@@ -285,8 +288,8 @@ def _rebalance(part: np.ndarray, weight: np.ndarray, und: sparse.csr_array) -> n
     return None
 
 
-def arc_connectivity(net: Network, *, max_routers_exact: int = 4096) -> tuple[int | None, bool]:
-    """(arc connectivity, exact?) of the directed router graph."""
+def arc_connectivity(net: Network, *, max_routers_exact: int = 4096, progress=None) -> tuple[int | None, bool]:
+    """(arc connectivity, exact?) of the directed router graph; ``progress`` is told the routers done."""
     kn = family_knowledge(net)
     outdeg = np.bincount(net.src, minlength=net.num_routers)
     indeg = np.bincount(net.dst, minlength=net.num_routers)
@@ -303,6 +306,8 @@ def arc_connectivity(net: Network, *, max_routers_exact: int = 4096) -> tuple[in
     best = upper
     # lambda(G) = min over v != 0 of min(maxflow(0 -> v), maxflow(v -> 0)) (Even 1979)
     for v in range(1, R):
+        if v % 64 == 1:
+            report(progress, "arc connectivity", v - 1, R - 1, "max-flow from router 0")
         for g, s, t in ((cap, 0, v), (capT, 0, v)):
             f = csgraph.maximum_flow(g, s, t).flow_value
             if f < best:
@@ -312,8 +317,12 @@ def arc_connectivity(net: Network, *, max_routers_exact: int = 4096) -> tuple[in
     return best, True
 
 
-def static_metrics(net: Network, *, sample: int | None = None, seed: int = 0) -> dict[str, Any]:
-    """All static metrics of ``net`` as a JSON-ready dict (keys in module docs)."""
+def static_metrics(net: Network, *, sample: int | None = None, seed: int = 0, progress=None) -> dict[str, Any]:
+    """All static metrics of ``net`` as a JSON-ready dict (keys in module docs).
+
+    ``progress`` (a :data:`radixnet.gen.progress.ProgressFn`) is told each phase: ``distances`` (BFS
+    sources), ``bisection``, ``arc connectivity`` (routers).
+    """
     kn = family_knowledge(net)
     deg = net.network_degree()
     A = _unit_adjacency(net)
@@ -321,8 +330,10 @@ def static_metrics(net: Network, *, sample: int | None = None, seed: int = 0) ->
     und.setdiag(0)
     und.eliminate_zeros()
     neighbours = np.diff(und.indptr)
-    d = distance_stats(net, sample=sample, rng_seed=seed)
-    arc, arc_exact = arc_connectivity(net)
+    d = distance_stats(net, sample=sample, rng_seed=seed, progress=progress)
+    report(progress, "bisection", 0, None, "METIS" if net.num_routers > 2 else "")
+    bis = bisection(net, seed)
+    arc, arc_exact = arc_connectivity(net, progress=progress)
     out: dict[str, Any] = {
         "family": net.family,
         "params": net.params,
@@ -335,7 +346,7 @@ def static_metrics(net: Network, *, sample: int | None = None, seed: int = 0) ->
         "channels": net.num_channels,
         "links": links(net),
         **d,
-        **bisection(net, seed),
+        **bis,
         "arc_connectivity": arc,
         "arc_connectivity_exact": arc_exact,
     }

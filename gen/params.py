@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["Param", "ParamError", "validate", "REQUIRED", "check_out_dir", "check_out_file"]
+__all__ = ["Param", "ParamError", "validate", "REQUIRED", "check_out_dir", "check_out_file", "ROUTER_LIMITS"]
 
 
 class ParamError(ValueError):
@@ -47,6 +47,15 @@ class _Required:
 
 
 REQUIRED: Any = _Required()
+
+#: Inclusive bounds of the router parameters that the simulator (``radixnet sim``, its ``LIMITS``) and
+#: the RTL generator (``radixnet rtl``, ``RTL_LIMITS``) share, so that both refuse the same values:
+#: VCs per port, flits per VC buffer, egress FIFO depth (router-spec §R3a), VC classes and the adaptive
+#: thresholds (UGAL/CLOS AD bias in flit-hops, the 2DFB's T_h in flits).
+ROUTER_LIMITS: dict[str, tuple[int, int]] = {
+    "vcs": (1, 256), "vc_depth": (1, 4096), "egress_depth": (0, 65_536), "vc_classes": (1, 256),
+    "threshold": (0, 1_000_000), "ugal_threshold": (0, 1_000_000),
+}
 
 
 @dataclass(frozen=True)

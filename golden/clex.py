@@ -78,15 +78,15 @@ from typing import Any
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from radixnet.gen.params import ParamError
+from ..gen.params import ParamError
+from ..gen.progress import report
+from ..gen.resources import check_memory
 
 __all__ = ["LevelStats", "ClexResult", "simulate", "copy_schedule", "torus_comparison", "torus_dims",
-           "clex_all_to_all", "torus_all_to_all", "flood_clex", "MAX_PHASES", "MAX_MEMORY"]
+           "clex_all_to_all", "torus_all_to_all", "flood_clex", "MAX_PHASES", "memory_estimate"]
 
 #: phases of A(1) tracked individually (more are counted in the last bucket)
 MAX_PHASES = 64
-#: bytes the message arrays may take (two copies of ``(levels + 1)`` int32 per message)
-MAX_MEMORY = 16 * 2 ** 30
 
 _G = np.uint64(0x9E3779B97F4A7C15)
 #: work units of every parallel kernel (fixed, so that results do not depend on the thread count)
@@ -596,7 +596,18 @@ class ClexResult:
         return asdict(self)
 
 
-def _check(k: Any, levels: Any, messages: Any, destinations: Any, copies: Any) -> None:
+def memory_estimate(k: int, levels: int, messages: int) -> dict[str, int]:
+    """Bytes :func:`simulate` allocates, by part: ``messages`` (two int32 tables of ``k^levels * messages``
+    rows and ``levels + 1`` columns, the second for regrouping) and ``nodes`` (per-node histograms).
+
+    >>> memory_estimate(64, 3, 57)["messages"] // 2**20
+    456
+    """
+    n = int(k) ** int(levels)
+    return {"messages": 2 * n * int(messages) * (int(levels) + 1) * 4, "nodes": 3 * 8 * n}
+
+
+def _check(k: Any, levels: Any, messages: Any, destinations: Any, copies: Any, max_memory: int | None = None) -> None:
     for name, v, lo in (("k", k, 2), ("levels", levels, 1), ("messages", messages, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ParamError(name, f"must be an integer >= {lo} (got {v!r})")
@@ -612,15 +623,13 @@ def _check(k: Any, levels: Any, messages: Any, destinations: Any, copies: Any) -
     N = n * messages
     if N >= 2 ** 31:
         raise ParamError("messages", f"k^levels * messages must be < 2^31 (got {n} * {messages} = {N})")
-    need = 2 * N * (levels + 1) * 4
-    if need > MAX_MEMORY:
-        raise ParamError("messages", f"{N} messages need {need / 2 ** 30:.1f} GiB of message arrays "
-                                     f"(limit {MAX_MEMORY / 2 ** 30:.0f} GiB); use fewer")
+    check_memory(memory_estimate(k, levels, messages), max_memory,
+                 what=f"CLEX with {n:,} nodes x {messages:,} messages", hint="give fewer --messages or --levels")
 
 
 def simulate(k: int, levels: int, messages: int, seed: int = 0, light: bool = False,
              destinations: str = "permutation", copies: float = 1.0,
-             threads: int | None = None) -> ClexResult:
+             threads: int | None = None, max_memory: int | None = None, progress=None) -> ClexResult:
     """Run A(levels) on C(1/levels, levels) with ``k^levels`` nodes (§II-D, §III-A/B).
 
     Parameters
@@ -643,6 +652,12 @@ def simulate(k: int, levels: int, messages: int, seed: int = 0, light: bool = Fa
         ``k(1)`` of A(1)'s copy schedule (:func:`copy_schedule`); the paper's value is 1.
     threads : int, optional
         numba threads (default: all); does not change the result.
+    max_memory : int, optional
+        Bytes the run may allocate (:func:`memory_estimate`); default
+        :func:`radixnet.gen.resources.memory_limit`.
+    progress : callable, optional
+        A :data:`radixnet.gen.progress.ProgressFn`, told each step of the lock-step schedule (``A(l)``
+        entries, A(1) runs, level-``l`` hops and exits) as it finishes.
 
     Returns
     -------
@@ -653,10 +668,10 @@ def simulate(k: int, levels: int, messages: int, seed: int = 0, light: bool = Fa
     Raises
     ------
     ParamError
-        Bad ``k``, ``levels``, ``messages``, ``destinations`` or ``copies``, or a run too large
-        for memory.
+        Bad ``k``, ``levels``, ``messages``, ``destinations`` or ``copies``, or a run past the
+        memory limit (``--max-memory``).
     """
-    _check(k, levels, messages, destinations, copies)
+    _check(k, levels, messages, destinations, copies, max_memory)
     import numba
     old_threads = get_num_threads()
     if threads is not None:
@@ -666,13 +681,13 @@ def simulate(k: int, levels: int, messages: int, seed: int = 0, light: bool = Fa
     t0 = time.perf_counter()
     try:
         return _simulate(int(k), int(levels), int(messages), int(seed), bool(light), destinations,
-                         float(copies), t0)
+                         float(copies), t0, progress)
     finally:
         numba.set_num_threads(old_threads)
 
 
 def _simulate(k: int, L: int, M: int, seed: int, light: bool, destinations: str, copies: float,
-              t0: float) -> ClexResult:
+              t0: float, progress=None) -> ClexResult:
     n = k ** L
     N = n * M
     rng = np.random.default_rng(seed)
@@ -699,7 +714,9 @@ def _simulate(k: int, L: int, M: int, seed: int, light: bool, destinations: str,
     bad = 0
     starts = None
     grouped = True  # initially every node's messages are contiguous (sorted by node)
-    for step, (op, l) in enumerate(_ops(L)):
+    ops = _ops(L)
+    for step, (op, l) in enumerate(ops):
+        report(progress, "steps", step, len(ops), f"A({l}) {op}")
         if op == "enter":
             best, used = _copy_load(S, l, k, _hist_chunks(n // k ** l))
             inst[l] += int(used)
@@ -738,6 +755,7 @@ def _simulate(k: int, L: int, M: int, seed: int, light: bool, destinations: str,
             grouped = False
         else:  # exit: step 3 of A(l) goes to the target of A(l) itself
             _copy_col(S, l - 1, l, nch)
+    report(progress, "steps", len(ops), len(ops), "done")
     bad += int(_count_mismatch(S, L, nch))
     del S, S2
     table = []

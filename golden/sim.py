@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..gen import Network, ParamError
-from ..gen.params import Param
+from ..gen.params import ROUTER_LIMITS, Param
+from ..gen.progress import report
 from ..gen.resources import MEMORY_FRACTION, format_bytes, memory_limit
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
@@ -34,7 +35,7 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
 from . import kernel
 from .traffic import make_pattern
 
-__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record"]
+__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record", "PacketStats"]
 
 
 class SimulationError(RuntimeError):
@@ -45,13 +46,16 @@ class SimulationError(RuntimeError):
 #: bounds keep every run finite and its arrays small enough to allocate; the memory estimate
 #: (:meth:`SimConfig.memory_estimate`) guards the product of sizes.
 LIMITS: dict[str, tuple[int, int]] = {
-    "vcs": (1, 256), "vc_depth": (1, 4096), "packet_length": (1, 1024), "speedup": (1, 16),
-    "link_latency": (1, 1024), "measure": (10, 10_000_000), "ugal_threshold": (0, 1_000_000),
-    "threshold": (0, 1_000_000), "vc_classes": (1, 256), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
-    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "egress_depth": (0, 65_536),
+    **ROUTER_LIMITS, "packet_length": (1, 1024), "speedup": (1, 16), "link_latency": (1, 1024),
+    "measure": (10, 10_000_000), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
+#: Injection draws (cycles x terminals) per kernel call at most (:meth:`Simulator.chunk_cycles`).
+DRAWS_PER_CALL = 1 << 24
+#: Packets created per kernel call at most, on average (:meth:`Simulator.chunk_cycles`).
+PACKETS_PER_CALL = 1 << 20
 
 
 def _check_int(name: str, v: Any) -> None:
@@ -203,25 +207,32 @@ class SimConfig:
 
         ``routers`` (input buffers and output queues: routers x ports x VCs x depth), ``links`` (flit
         and credit pipelines: channels x link latency x VCs), ``injection`` (one window's random draws:
-        window x terminals), ``tables`` (route tables: routers^2), ``packets`` (the packet ring; in batch
-        mode ``batch`` packets per terminal, traced or not). A run in saturation also queues packets at
-        its sources, which this does not count.
+        window x terminals, at most :data:`DRAWS_PER_CALL`), ``tables`` (route tables: routers^2),
+        ``packets`` (the packet ring: the packets a kernel call creates, at most :data:`PACKETS_PER_CALL`;
+        in batch mode ``batch`` packets per terminal, traced or not), ``in_flight`` (ring slots of the
+        packets the buffers and links can hold). A run in
+        saturation also queues packets at its sources, which this does not count.
         """
         net = self.net
         R, P, V, B = net.num_routers, net.max_radix, int(self.vcs), int(self.vc_depth)
         C, T, Tl, S = net.num_channels, net.num_terminals, int(self.link_latency), int(self.speedup)
+        L = int(self.packet_length)
+        per_call = min(PACKETS_PER_CALL, int(self.window) * T // L + 1)  # packets one kernel call creates
         Tc = self.model.credit_latency(Tl)
         w = 8  # int64
         oq = V * B + S + 1
         parts = {"routers": w * R * P * (V * (B + 10) + 3 * oq + 8) + w * P * P * V,
                  "links": w * ((C + T) * (2 * Tl + Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 2)),
-                 "injection": 9 * int(self.window) * T,
+                 "injection": 9 * min(int(self.window) * T, DRAWS_PER_CALL) + 5 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
         hmax = 2 * len(net.coord_names) + 2
         if getattr(self, "_table", None) is not None:
             hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
-        per_packet = w * (14 * 3 + 20 + (6 * hmax * 3 if trace else 0))  # ring (x2 rounding, x1.5 growing) + batch arrays
-        parts["packets"] = per_packet * max(1 << 14, T * int(batch))
+        per_slot = w * 3 * (14 + (6 * hmax if trace else 0))  # ring arrays x2 (power of two) x1.5 (growing)
+        in_flight = (R * P * V * B + C * Tl) // L + 1   # packets with a flit in a buffer or on a link, at most
+        created = T * int(batch) if batch else per_call
+        parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
+        parts["in_flight"] = per_slot * in_flight
         return parts
 
     def check_memory(self, batch: int = 0, trace: bool = False) -> None:
@@ -233,7 +244,9 @@ class SimConfig:
             top = max(parts, key=parts.get)
             what = {"routers": "routers x ports x --vcs x --vc-depth", "links": "channels x --link-latency x --vcs",
                     "injection": "terminals", "tables": "routers^2 route tables",
-                    "packets": "terminals x --batch" if batch else "the packet table"}[top]
+                    "packets": "terminals x --batch" if batch else "the packet table",
+                    "in_flight": "the packets the buffers hold, routers x ports x --vcs x --vc-depth / "
+                                 "--packet-length"}[top]
             src = "--max-memory" if self.max_memory is not None else f"{MEMORY_FRACTION:g} of this machine's RAM"
             raise ParamError("max-memory", f"this simulation needs about {format_bytes(total)} (mostly {top}: {what}), "
                                            f"more than the limit of {format_bytes(limit)} ({src}); make it smaller or "
@@ -548,8 +561,46 @@ class Simulator:
         return u
 
     # ------------------------------------------------------------------ cycles
-    def step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None) -> dict:
-        """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3)."""
+    def chunk_cycles(self, cycles: int, load: float) -> int:
+        """Cycles per kernel call of :meth:`step` at ``load``: all ``cycles`` unless one call would draw more
+        than :data:`DRAWS_PER_CALL` injection decisions (cycles x terminals) or create more than
+        :data:`PACKETS_PER_CALL` packets on average, which bounds the packet ring and the draws on big
+        networks (a 262,144-terminal network at load 0.3 makes 39 million packets per 500-cycle window).
+
+        The chunk depends only on the configuration and the load, so a run stays a function of its seed.
+        Networks of up to 32,768 terminals at the default window are never split.
+        """
+        per_cycle = max(load / self.L * self.T, 1e-9)
+        return int(max(1, min(cycles, DRAWS_PER_CALL // self.T, PACKETS_PER_CALL // per_cycle)))
+
+    def step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
+             sinks=()) -> dict:
+        """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3).
+
+        Returns ``ejected`` (the records of the packets ejected, a dict of arrays, or None), ``ej_flits``
+        (flits ejected per cycle) and ``first_seq`` (the first packet created). Bernoulli injection on a
+        big network runs as several kernel calls of :meth:`chunk_cycles` each. With ``sinks`` (callables,
+        e.g. :class:`PacketStats`) each kernel call's records go to them and are dropped, and ``ejected``
+        is None: a big network's window of records is never held at once.
+        """
+        chunk = self.chunk_cycles(cycles, load) if load > 0 and batch_cycles is None else cycles
+        if chunk >= cycles:
+            out = self._step(cycles, load, batch_cycles, batch_src, batch_dst)
+            outs = [out]
+        else:
+            outs = [self._step(min(chunk, cycles - c), load) for c in range(0, cycles, chunk)]
+        recs = [o["ejected"] for o in outs if o["ejected"] is not None]
+        if sinks:
+            for rec in recs:
+                for sink in sinks:
+                    sink(rec)
+            recs = []
+        rec = recs[0] if len(recs) == 1 else {k: np.concatenate([r[k] for r in recs]) for k in recs[0]} if recs \
+            else None
+        return {"ejected": rec, "ej_flits": outs[0]["ej_flits"] if len(outs) == 1
+                else np.concatenate([o["ej_flits"] for o in outs]), "first_seq": outs[0]["first_seq"]}
+
+    def _step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None) -> dict:
         t0, t1 = self.t, self.t + cycles
         if batch_cycles is not None:
             cyc, src, dst = batch_cycles, batch_src, batch_dst
@@ -613,7 +664,12 @@ class Simulator:
 
     # ------------------------------------------------------------ measurement
     def run_load(self, load: float, progress=None) -> dict[str, Any]:
-        """Kim §3.2: warm up to steady state, label a measurement interval, drain it; report statistics."""
+        """Kim §3.2: warm up to steady state, label a measurement interval, drain it; report statistics.
+
+        ``progress`` (a :data:`radixnet.gen.progress.ProgressFn`) is told the phase after every window:
+        ``warm-up`` (windows of at most ``max_warmup``, with the window's accepted throughput),
+        ``measure`` (cycles of ``measure``) and ``drain`` (labelled packets delivered).
+        """
         self.cfg.check_load(load)
         cfg = self.cfg
         wall0 = time.perf_counter()
@@ -621,13 +677,12 @@ class Simulator:
         hist: list[tuple[float, float]] = []
         steady = False
         for _ in range(cfg.max_warmup):
-            out = self.step(W, load)
-            rec = out["ejected"]
+            window = PacketStats()
+            out = self.step(W, load, sinks=(window,))
             thr = out["ej_flits"].sum() / (W * T)
-            lat = float(np.mean(rec["ejected"] - rec["created"])) if rec is not None else 0.0
+            lat = window.mean_latency() if window.n else 0.0
             hist.append((thr, lat))
-            if progress:
-                progress()
+            report(progress, "warm-up", len(hist), cfg.max_warmup, f"cycle {self.t}, accepted {thr:.3f}")
             if len(hist) >= 3 and all(_close(hist[-i], hist[-i - 1]) for i in (1, 2)):
                 steady = True
                 break
@@ -635,19 +690,19 @@ class Simulator:
         tm0 = self.t
         backlog0 = self.next_seq - self.collected  # packets in source queues or the network
         lab_lo = self.next_seq
-        recs = []
+        stats = PacketStats(lo=lab_lo)   # the labelled packets: those created from here to the end of measure
         ej_flits = 0
         ch0 = self.ch_flits.copy()
         done_cycles = 0
         while done_cycles < cfg.measure:
             n = min(W, cfg.measure - done_cycles)
-            out = self.step(n, load)
+            out = self.step(n, load, sinks=(stats,))
             ej_flits += int(out["ej_flits"].sum())
-            if out["ejected"] is not None:
-                recs.append(out["ejected"])
             done_cycles += n
+            report(progress, "measure", done_cycles, cfg.measure, f"cycle {self.t}")
         tm1 = self.t
         lab_hi = self.next_seq
+        stats.hi = lab_hi
         ch_util = (self.ch_flits - ch0) / (tm1 - tm0)
         backlog1 = self.next_seq - self.collected
         labelled = lab_hi - lab_lo
@@ -657,10 +712,9 @@ class Simulator:
         drain_limit = 10 * cfg.measure
         drained = 0
         while not saturated and self.oldest_live < lab_hi:
-            out = self.step(W, load)
-            if out["ejected"] is not None:
-                recs.append(out["ejected"])
+            self.step(W, load, sinks=(stats,))
             drained += W
+            report(progress, "drain", max(0, min(self.oldest_live, lab_hi) - lab_lo), labelled, f"cycle {self.t}")
             if drained > drain_limit:
                 saturated = True
         accepted = ej_flits / ((tm1 - tm0) * T)
@@ -669,21 +723,18 @@ class Simulator:
             "steady_state": steady, "warmup_cycles": tm0, "measure_cycles": tm1 - tm0, "cycles": self.t,
             "labelled_packets": int(labelled),
         }
-        if recs and not saturated:
-            allr = {k: np.concatenate([r[k] for r in recs]) for k in ("seq", "created", "ejected", "hops", "min")}
-            m = (allr["seq"] >= lab_lo) & (allr["seq"] < lab_hi)
-            lat = (allr["ejected"] - allr["created"])[m]
+        if stats.n and not saturated:
             result.update({
-                "avg_latency": round(float(lat.mean()), 4) if lat.size else None,
-                "p50_latency": float(np.percentile(lat, 50)) if lat.size else None,
-                "p99_latency": float(np.percentile(lat, 99)) if lat.size else None,
-                "max_latency": int(lat.max()) if lat.size else None,
-                "avg_hops": round(float(allr["hops"][m].mean()), 4) if lat.size else None,
-                "minimal_fraction": round(float(allr["min"][m].mean()), 4) if lat.size else None,
+                "avg_latency": round(stats.mean_latency(), 4),
+                "p50_latency": stats.percentile(50),
+                "p99_latency": stats.percentile(99),
+                "max_latency": stats.max_latency(),
+                "avg_hops": round(stats.mean_hops(), 4),
+                "minimal_fraction": round(stats.minimal_fraction(), 4),
             })
-            if lat.size:  # the spec's zero-load latency at the measured hop count (§R10): the rest is queueing
-                result["zero_load_latency"] = round(zero_load_latency(
-                    cfg.model, float(allr["hops"][m].mean()), cfg.packet_length, cfg.link_latency), 4)
+            # the spec's zero-load latency at the measured hop count (§R10): the rest is queueing
+            result["zero_load_latency"] = round(zero_load_latency(
+                cfg.model, stats.mean_hops(), cfg.packet_length, cfg.link_latency), 4)
         else:
             result.update({"avg_latency": None, "p50_latency": None, "p99_latency": None, "max_latency": None,
                            "avg_hops": None, "minimal_fraction": None})
@@ -693,11 +744,12 @@ class Simulator:
         result["wall_seconds"] = round(time.perf_counter() - wall0, 3)
         return result
 
-    def run_batch(self, batch: int, max_cycles: int = 10_000_000) -> dict[str, Any]:
+    def run_batch(self, batch: int, max_cycles: int = 10_000_000, progress=None) -> dict[str, Any]:
         """Kim Fig. 5: every terminal creates ``batch`` packets at once; cycles until all are delivered.
 
         Returns ``cycles`` (first creation to last ejection) and ``normalized`` = cycles / batch, the
-        quantity of Kim's Fig. 5, which approaches 1/throughput as the batch grows.
+        quantity of Kim's Fig. 5, which approaches 1/throughput as the batch grows. ``progress`` (a
+        :data:`radixnet.gen.progress.ProgressFn`) is told the packets delivered after every window.
         """
         self.cfg.check_batch(batch, self.trace_on)
         wall0 = time.perf_counter()
@@ -705,15 +757,82 @@ class Simulator:
         dst = self.pattern.destinations(src, self.rng).astype(np.int64)
         cyc = np.full(src.size, self.t, np.int64)
         t_start, lo, total = self.t, self.next_seq, src.size
-        recs = [self.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst)["ejected"]]
+        stats = PacketStats(lo=lo, hi=lo + total)
+        self.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst, sinks=(stats,))
         while self.oldest_live < lo + total:
             if self.t - t_start > max_cycles:
                 raise SimulationError(f"batch of {batch} not delivered within {max_cycles} cycles")
-            recs.append(self.step(self.cfg.window)["ejected"])
-        last = max(int(r["ejected"].max()) for r in recs if r is not None)
-        cycles = last - t_start
+            self.step(self.cfg.window, sinks=(stats,))
+            report(progress, "batch", self.oldest_live - lo, total, f"cycle {self.t}")
+        cycles = stats.last_ejected - t_start
         return {"batch": batch, "packets": int(total), "cycles": cycles, "normalized": round(cycles / batch, 4),
                 "wall_seconds": round(time.perf_counter() - wall0, 3)}
+
+
+class PacketStats:
+    """Streaming statistics of ejected packets with sequence numbers in ``[lo, hi)`` (``hi`` None: no
+    upper bound yet), fed a kernel call's records at a time (:meth:`Simulator.step`'s ``sinks``).
+
+    Latencies are integers, so an integer histogram gives the mean and every percentile exactly (as
+    ``numpy.percentile``'s linear interpolation over all of them) in memory that grows with the largest
+    latency, not with the number of packets: 39 million labelled packets of a 262,144-terminal network
+    take a few kilobytes.
+
+    Examples
+    --------
+    >>> s = PacketStats(lo=1)
+    >>> s({"seq": np.arange(5), "created": np.zeros(5, np.int64), "ejected": np.array([9, 3, 4, 4, 10]),
+    ...    "hops": np.array([1, 2, 2, 3, 3]), "min": np.array([1, 1, 0, 1, 1], bool)})
+    >>> s.n, s.mean_latency(), s.percentile(50), s.percentile(99), s.max_latency(), s.mean_hops()
+    (4, 5.25, 4.0, 9.82, 10, 2.5)
+    >>> float(np.percentile([3, 4, 4, 10], 99))
+    9.82
+    """
+
+    def __init__(self, lo: int = 0, hi: int | None = None) -> None:
+        self.lo, self.hi = lo, hi
+        self.n = self.lat_sum = self.hops_sum = self.min_sum = 0
+        self.last_ejected = -1
+        self.hist = np.zeros(64, np.int64)
+
+    def __call__(self, rec: dict) -> None:
+        seq = rec["seq"]
+        m = seq >= self.lo
+        if self.hi is not None:
+            m &= seq < self.hi
+        if not m.any():
+            return
+        ej = rec["ejected"][m]
+        lat = ej - rec["created"][m]
+        self.n += int(lat.size)
+        self.lat_sum += int(lat.sum())
+        self.hops_sum += int(rec["hops"][m].sum())
+        self.min_sum += int(np.count_nonzero(rec["min"][m]))
+        self.last_ejected = max(self.last_ejected, int(ej.max()))
+        top = int(lat.max()) + 1
+        if top > self.hist.size:
+            self.hist = np.concatenate([self.hist, np.zeros(max(top, 2 * self.hist.size) - self.hist.size, np.int64)])
+        self.hist += np.bincount(lat, minlength=self.hist.size)
+
+    def mean_latency(self) -> float:
+        return self.lat_sum / self.n
+
+    def mean_hops(self) -> float:
+        return self.hops_sum / self.n
+
+    def minimal_fraction(self) -> float:
+        return self.min_sum / self.n
+
+    def max_latency(self) -> int:
+        return int(np.flatnonzero(self.hist)[-1])
+
+    def percentile(self, q: float) -> float:
+        """``numpy.percentile(latencies, q)`` (linear interpolation between the two nearest ranks)."""
+        cum = np.cumsum(self.hist)
+        h = (self.n - 1) * q / 100.0
+        lo, hi = int(np.floor(h)), int(np.ceil(h))
+        x_lo, x_hi = (int(np.searchsorted(cum, i, side="right")) for i in (lo, hi))
+        return float(x_lo + (h - lo) * (x_hi - x_lo))
 
 
 def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -34,14 +34,23 @@ from ..gen.router_model import get_router_model
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs
 
-__all__ = ["STUDIES", "run_study"]
+__all__ = ["STUDIES", "Study", "run_study"]
 
 
 @dataclass(frozen=True)
 class Study:
+    """A paper figure as a study: ``run(out, **kw)`` writes it and returns its claims; ``points(**kw)`` is
+    the number of simulation points it runs (for the progress display, ``i of N``)."""
+
     name: str
     doc: str
     run: Callable[..., dict[str, Any]]
+    points: Callable[..., int]
+
+
+def _fig4_loads(loads: str) -> list[float]:
+    pts = parse_loads(loads)
+    return pts if 0.45 in [round(x, 9) for x in pts] else sorted(set(pts) | {0.45})
 
 
 def _claim(text: str, value: Any, holds: bool) -> dict[str, Any]:
@@ -60,9 +69,7 @@ def _latency_at(sweep: Sweep, routing: str, load: float) -> float | None:
 def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05",
              on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
-    pts = parse_loads(loads)
-    if 0.45 not in [round(x, 9) for x in pts]:
-        pts = sorted(set(pts) | {0.45})
+    pts = _fig4_loads(loads)
     claims = []
     sweeps = {}
     for traffic, routings in (("uniform", ["min-ad", "val", "ugal", "ugal-s", "clos-ad"]),
@@ -182,10 +189,11 @@ def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1
 
 STUDIES: dict[str, Study] = {
     "kim-fig4": Study("kim-fig4", "Kim 2007 Fig. 4: latency vs load, UR and worst case, five routings",
-                      kim_fig4),
-    "kim-fig5": Study("kim-fig5", "Kim 2007 Fig. 5: normalised batch latency vs batch size", kim_fig5),
+                      kim_fig4, lambda loads="0.05:1.0:0.05", **_: 10 * len(_fig4_loads(loads))),
+    "kim-fig5": Study("kim-fig5", "Kim 2007 Fig. 5: normalised batch latency vs batch size", kim_fig5,
+                      lambda batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), **_: 4 * len(batches)),
     "2dfb-fig4": Study("2dfb-fig4", "Thamarakuzhi & Chandy Fig. 4/5: 2DFB throughput, min vs adaptive",
-                       dfb_fig4),
+                       dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads))),
 }
 
 

@@ -100,6 +100,9 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
+from ..gen.params import ROUTER_LIMITS
+from ..gen.progress import Progress, report
+
 __all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
 
@@ -170,7 +173,7 @@ def _core_key(router, ports) -> tuple:
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
-             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0) -> dict:
+             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, progress=None) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -220,6 +223,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         ``tuser`` port fields with ``axis`` (None: by ``T``, as ``tuser_layout``).
     log : callable, optional
         Called with a progress line per core written.
+    progress : callable, optional
+        A :data:`radixnet.gen.progress.ProgressFn`, told the routers written (``routers`` phase) and then
+        the tops (``tops``).
 
     Raises
     ------
@@ -296,6 +302,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         modules.append(name)
 
     for r, router in enumerate(built):
+        report(progress, "routers", r, len(built), f"router {r}")
         ports = _port_map(net, r, pt)
         entry = {"router": r, "n_ports": router.n_ports, "ports": ports,
                  "route_rom": None if decided else [list(w) for w in router.rom_words]}
@@ -395,6 +402,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                                              "from Amaranth/Yosys, per distinct (port roles, route ROM)"}
     manifest["terminals"] = [{"terminal": t, "inj": [int(net.inj_router[t]), int(net.inj_port[t])],
                               "ej": [int(net.ej_router[t]), int(net.ej_port[t])]} for t in range(T)]
+    report(progress, "routers", len(built), len(built), "tops" if top else "")
     if top:
         write("network_top", topgen.network_top_verilog(net, [e["module"] for e in routers], n_vcs=n_vcs,
                                                         flit_bits=F, egress_credits=egress_depth > 0))
@@ -527,8 +535,10 @@ def positive_arg(name: str, minimum: int = 1, maximum: int | None = None):
 
 
 #: upper bounds of the generator's numeric options (past them a build takes hours or all the memory)
-RTL_LIMITS = {"vcs": 256, "depth": 4096, "data-width": 4096, "egress-depth": 65_536, "vc-classes": 256,
-              "threshold": 1_000_000}
+#: Upper bounds of ``radixnet rtl``'s options: the router's are the simulator's (``gen.params.ROUTER_LIMITS``).
+RTL_LIMITS = {"vcs": ROUTER_LIMITS["vcs"][1], "depth": ROUTER_LIMITS["vc_depth"][1], "data-width": 4096,
+              "egress-depth": ROUTER_LIMITS["egress_depth"][1], "vc-classes": ROUTER_LIMITS["vc_classes"][1],
+              "threshold": ROUTER_LIMITS["threshold"][1]}
 
 
 def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
@@ -578,6 +588,8 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
                     help="--lint: the whole tree at once, or each core alone and the rest against stubs "
                          "[default auto: split above 16 routers]")
     ap.add_argument("--out", default=None, metavar="DIR", help="output directory [default build/rtl/FAMILY]")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                                                          "terminal either)")
     assert set(ROUTINGS) >= set(DECIDED)
     return ap
 
@@ -607,10 +619,13 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         values = {prm.name: getattr(args, prm.name) for prm in fam.params if getattr(args, prm.name) is not None}
         net = build(fam_name, **values)
         t0 = time.perf_counter()
-        man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
-                       classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
-                       threshold=args.threshold, port_encoding=args.port_encoding, router_model=args.router_model,
-                       speedup=args.speedup, egress_depth=args.egress_depth, log=lambda s: print(f"{prog}: {s}", flush=True))
+        with Progress(prog.removeprefix("radixnet "), quiet=args.quiet) as progress:
+            say = progress.log if progress.active else (lambda s: print(s, flush=True))
+            man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
+                           classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
+                           threshold=args.threshold, port_encoding=args.port_encoding,
+                           router_model=args.router_model, speedup=args.speedup, egress_depth=args.egress_depth,
+                           log=lambda s: say(f"{prog}: {s}"), progress=progress)
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
@@ -623,7 +638,9 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         from .verilog import LintError, ToolError
         t0 = time.perf_counter()
         try:
-            waived = lint_tree(out, man, mode=args.lint_mode)
+            with Progress(prog.removeprefix("radixnet "), quiet=args.quiet) as progress:
+                progress("lint", 0, None, "verilator --lint-only -Wall")
+                waived = lint_tree(out, man, mode=args.lint_mode)
         except (LintError, ToolError) as e:
             print(f"{prog}: lint failed: {e}", file=sys.stderr)
             return 1

@@ -3,7 +3,7 @@
 ::
 
     radixnet clex --k 64 --levels 3 --messages 57 [--seed S] [--light] [--destinations permutation|uniform]
-                  [--copies X] [--threads T] [--torus] [--all-to-all] [--json]
+                  [--copies X] [--threads T] [--torus] [--all-to-all] [--json] [--max-memory SIZE] [--quiet]
 
 Runs algorithm A(levels) on C(1/levels, levels) with ``k^levels`` nodes (:func:`radixnet.golden.clex.simulate`)
 and prints the per-level table of §III-A (Tables I–IV: max and average rounds, max average load,
@@ -58,6 +58,12 @@ def _parser() -> _Parser:
     p.add_argument("--all-to-all", dest="all_to_all", action="store_true",
                    help="add the all-to-all schemes of §II-C (CLEX and torus)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from radixnet.cli import size_arg
+    p.add_argument("--max-memory", type=size_arg("max-memory"), default=None, metavar="SIZE",
+                   help="memory the run may plan to use, bytes or with K/M/G/T (e.g. 8G); larger runs are refused "
+                        "before any work; at most this machine's RAM [default: half of it]")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                                                         "terminal either)")
     return p
 
 
@@ -71,8 +77,11 @@ def _report(argv: Sequence[str]) -> tuple[dict[str, Any], argparse.Namespace]:
     p = validate(PARAMS, values)
     from radixnet.golden.clex import (clex_all_to_all, simulate, torus_all_to_all, torus_comparison,
                                       torus_dims)
-    res = simulate(p["k"], p["levels"], p["messages"], seed=p["seed"], light=args.light,
-                   destinations=p["destinations"], copies=p["copies"], threads=p["threads"])
+    from radixnet.gen.progress import Progress
+    with Progress("clex", quiet=args.quiet) as progress:
+        res = simulate(p["k"], p["levels"], p["messages"], seed=p["seed"], light=args.light,
+                       destinations=p["destinations"], copies=p["copies"], threads=p["threads"],
+                       max_memory=args.max_memory, progress=progress)
     out: dict[str, Any] = {"graph": _paper_name(res.k, res.levels), **res.to_dict()}
     if args.torus:
         out["torus"] = torus_comparison(res)

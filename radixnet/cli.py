@@ -20,7 +20,7 @@ from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 from radixnet.gen.routing import DeadlockError
 
-__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help"]
+__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg"]
 
 
 class UsageError(Exception):
@@ -47,10 +47,12 @@ def _family_parser(name: str) -> _Parser:
     p.add_argument("--sample", type=_int_arg("sample"), default=None, metavar="N",
                    help="estimate distances from N >= 1 sampled sources (stated in the output)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar for --metrics (there is none when stderr "
+                                                         "is not a terminal either)")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "FILE"),
                    help="write the network: graphml, edgelist, booksim-anynet or json (all read back by "
                         "'radixnet topo file')")
-    p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
+    p.add_argument("--max-memory", type=size_arg("max-memory"), default=None, metavar="SIZE",
                    help="memory building the network, its metrics and export may plan to use, bytes or with "
                         "K/M/G/T (e.g. 8G); larger requests are refused before any work; at most this machine's "
                         "RAM [default: half of it]")
@@ -92,7 +94,9 @@ def _cmd_topo(argv: Sequence[str]) -> int:
         export(net, args.export[0], args.export[1])
     if args.metrics:
         from radixnet.gen.metrics import static_metrics
-        report: dict[str, Any] = static_metrics(net, sample=args.sample, seed=args.seed or 0)
+        from radixnet.gen.progress import Progress
+        with Progress(f"{name} metrics", quiet=args.quiet) as progress:
+            report: dict[str, Any] = static_metrics(net, sample=args.sample, seed=args.seed or 0, progress=progress)
     else:
         report = {"family": net.family, "params": net.params, "terminals": net.num_terminals,
                   "routers": net.num_routers, "radix": net.max_radix, "channels": net.num_channels}
@@ -167,27 +171,27 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
                        help=traffic_option_help(o))
     from radixnet.golden.sim import LIMITS
-    for name, kind, help_ in (("vcs", int, "VCs per port [default: two per VC class]"),
-                              ("vc-depth", int, "flits per VC buffer [default: 32 per port / vcs]"),
-                              ("packet-length", int, "flits per packet [default 1]"),
-                              ("speedup", int, "router speedup S [default 2]"),
-                              ("link-latency", int, "cycles per channel [default 1]"),
-                              ("ugal-threshold", int, "UGAL/CLOS AD bias toward minimal, flit-hops [default 4]"),
-                              ("vc-classes", int, "table routings (sp, dor, hdor, dest-tag, clos-adaptive, "
-                                                  "val/ugal on tables): VC classes [default: the routing's, "
-                                                  "deadlock-free; fewer are refused with a cycle named]"),
-                              ("threshold", int, "2dfb-adaptive only: T_h, queue length in flits [default 4]"),
-                              ("egress-depth", int, "each terminal's egress FIFO in flits, the ejection port's "
-                                                    "credits (docs/router-spec.md §R3a); 0: ideal sinks [default 0]"),
-                              ("measure", int, "cycles in the labelled measurement interval [default 2000]"),
-                              ("seed", int, "random seed [default 0]")):
+    for name, help_, default in (
+            ("vcs", "VCs per port", "two per VC class"),
+            ("vc-depth", "flits per VC buffer", "32 per port / vcs"),
+            ("packet-length", "flits per packet", "1"),
+            ("speedup", "router speedup S", "2"),
+            ("link-latency", "cycles per channel", "1"),
+            ("ugal-threshold", "UGAL/CLOS AD bias toward minimal, flit-hops", "4"),
+            ("vc-classes", "table routings (sp, dor, hdor, dest-tag, clos-adaptive, val/ugal on tables): VC "
+                           "classes", "the routing's, deadlock-free; fewer are refused with a cycle named"),
+            ("threshold", "2dfb-adaptive only: T_h, queue length in flits", "4"),
+            ("egress-depth", "each terminal's egress FIFO in flits, the ejection port's credits "
+                             "(docs/router-spec.md §R3a); 0: ideal sinks", "0"),
+            ("measure", "cycles in the labelled measurement interval", "2000"),
+            ("seed", "random seed", "0")):
         lo, hi = LIMITS[name.replace("-", "_")]
         p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N",
-                       help=f"{help_[:-1]}; an integer in [{lo}, {hi}]]")
+                       help=f"{help_} [default: {default}; an integer in [{lo}, {hi}]]")
     p.add_argument("--sink-stall", type=_float_arg("sink-stall"), default=None, metavar="P",
                    help="probability that a terminal's sink takes no flit in a cycle (AXI tready low; a hash of "
                         "seed, terminal and cycle, §R3a); needs --egress-depth >= 1; a number in [0, 1) [default 0]")
-    p.add_argument("--max-memory", type=_size_arg("max-memory"), default=None, metavar="SIZE",
+    p.add_argument("--max-memory", type=size_arg("max-memory"), default=None, metavar="SIZE",
                    help="memory a run may plan to use, bytes or with K/M/G/T (e.g. 8G); larger runs are refused "
                         "before any work; at most this machine's RAM [default: half of it]")
 
@@ -210,7 +214,12 @@ def traffic_option_help(name: str) -> str:
     return f"{o.help} [{patterns} only; {o.allowed()}{default}]"
 
 
-def _size_arg(name: str):
+def size_arg(name: str):
+    """An argparse ``type`` for ``--name SIZE``: bytes, or a number with K/M/G/T (binary) such as ``8G``.
+
+    >>> size_arg("max-memory")("1.5k")
+    1536
+    """
     def conv(x: str) -> int:
         t = x.strip().upper().removesuffix("B").removesuffix("I")
         mult = 1
@@ -302,6 +311,8 @@ def _cmd_sim(argv: Sequence[str]) -> int:
                    help=f"batch mode: packets per terminal (Kim Fig. 5), an integer in [1, {BATCH_LIMIT}]")
     p.add_argument("--trace", default=None, metavar="FILE", help="write every packet as JSON Lines (spec §R9)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                                                         "terminal either)")
     args = p.parse_args(list(argv))
     if (args.load is None) == (args.batch is None):
         check_routing(args)  # a bad topology or routing is named first, with what the topology takes
@@ -315,6 +326,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     if tracing:
         from radixnet.gen.params import check_out_file
         check_out_file(args.trace, "trace")
+    from radixnet.gen.progress import Progress
     from radixnet.golden.sim import SimulationError, Simulator, TraceWriter
     sim = Simulator(cfg, trace=tracing)
     fh = None
@@ -323,7 +335,9 @@ def _cmd_sim(argv: Sequence[str]) -> int:
             fh = open(args.trace, "w", encoding="utf-8")
             sim.on_ejected = TraceWriter(fh)
         try:
-            result = sim.run_load(args.load) if args.load is not None else sim.run_batch(args.batch)
+            with Progress("sim", quiet=args.quiet) as progress:
+                result = (sim.run_load(args.load, progress=progress) if args.load is not None
+                          else sim.run_batch(args.batch, progress=progress))
         except SimulationError as e:
             print(f"radixnet sim: {e}", file=sys.stderr)
             return 1
@@ -365,6 +379,7 @@ def _cmd_study(argv: Sequence[str]) -> int:
     p.add_argument("--router-model", default="single-cycle", metavar="M",
                    help="router pipeline the study simulates (docs/router-spec.md §R10): one of "
                         + ", ".join(ROUTER_MODELS) + " [default single-cycle]")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
     args = p.parse_args(list(argv[1:]))
     kw: dict[str, Any] = {"router_model": args.router_model}  # run_study checks it
     if args.k is not None:
@@ -377,15 +392,18 @@ def _cmd_study(argv: Sequence[str]) -> int:
         kw["n"] = args.n
     if args.jobs is not None and argv[0] != "kim-fig5":
         kw["jobs"] = args.jobs
+    from radixnet.gen.progress import Progress
+    total = STUDIES[argv[0]].points(**kw) if argv[0] in STUDIES else None
     done = [0]
+    with Progress(f"study {argv[0]}", quiet=args.quiet) as progress:
+        def tick(rec: dict) -> None:
+            done[0] += 1
+            what = (f"{rec.get('routing')} "
+                    f"{'load ' + str(rec.get('load')) if 'load' in rec else 'batch ' + str(rec.get('batch'))}")
+            progress.log(f"  [{done[0]}/{total}] {what}")
+            progress("points", done[0], total, what)
 
-    def tick(rec: dict) -> None:
-        done[0] += 1
-        print(f"  [{done[0]}] {rec.get('routing')} "
-              f"{'load ' + str(rec.get('load')) if 'load' in rec else 'batch ' + str(rec.get('batch'))}",
-              file=sys.stderr, flush=True)
-
-    result = run_study(argv[0], args.out, on_point=tick, **kw)  # refuses a bad --router-model before any work
+        result = run_study(argv[0], args.out, on_point=tick, **kw)  # refuses a bad --router-model before any work
     ok = all(c["holds"] for c in result["claims"])
     for c in result["claims"]:
         print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['computed']}")

@@ -77,39 +77,27 @@ def _describe(rec: dict[str, Any]) -> str:
     return head + f"{thr}, latency {res['avg_latency']:.2f} ({res['wall_seconds']:.1f} s)"
 
 
-class _Progress:
-    """A rich progress bar on stderr when it is a terminal, else one line per finished point."""
+class PointProgress:
+    """The sweep's display: a line per finished point (above the bar on a terminal, else on stderr) and a
+    :class:`radixnet.gen.progress.Progress` bar of points; nothing with ``--quiet``."""
 
     def __init__(self, total: int, quiet: bool) -> None:
-        from rich.console import Console
-        self.total, self.count, self.quiet = total, 0, quiet
-        self.console = Console(stderr=True)
-        self.bar = None
-        if not quiet and self.console.is_terminal and total:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-            self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=self.console, transient=True)
-            self.task = self.bar.add_task("sweep", total=total)
+        from radixnet.gen.progress import Progress
+        self.total, self.count = total, 0
+        self.progress = Progress("sweep", quiet=quiet)
 
-    def __enter__(self) -> "_Progress":
-        if self.bar:
-            self.bar.start()
+    def __enter__(self) -> "PointProgress":
+        self.progress.__enter__()
+        self.progress("points", 0, self.total)
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.bar:
-            self.bar.stop()
+        self.progress.__exit__(*exc)
 
     def __call__(self, rec: dict[str, Any]) -> None:
         self.count += 1
-        if self.quiet:
-            return
-        line = f"[{self.count}/{self.total}] {_describe(rec)}"
-        if self.bar:
-            self.bar.console.print(line, highlight=False, markup=False)
-            self.bar.advance(self.task)
-        else:
-            print(line, file=sys.stderr, flush=True)
+        self.progress.log(f"[{self.count}/{self.total}] {_describe(rec)}")
+        self.progress("points", self.count, self.total)
 
 
 def cmd_sweep(argv: Sequence[str]) -> int:
@@ -153,7 +141,7 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     if not args.quiet:
         done = len(routings) * len(loads) - len(pending)
         print(f"radixnet sweep: {len(pending)} points to run, {done} already in {sweep.store.path}", file=sys.stderr)
-    with _Progress(len(pending), args.quiet) as progress:
+    with PointProgress(len(pending), args.quiet) as progress:
         sweep.on_point = progress
         sweep.run()
     files = write_csvs(sweep)

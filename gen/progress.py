@@ -1,0 +1,101 @@
+"""Progress displays for long runs, shared by every command (issue #14).
+
+The engines (the golden simulator, CLEX, the static metrics, the RTL generator, the co-simulation)
+report their progress through one callable, ``progress(phase, done, total=None, info="")``, and know
+nothing of how it is shown. :class:`Progress` is the one that shows it: a ``rich`` bar on standard
+error naming the command, the phase (``warm-up``, ``measure``, ``drain`` ...), ``done/total`` with the
+time elapsed and remaining, and a short ``info``. It shows nothing when standard error is not a
+terminal or with ``quiet`` (``--quiet``), so logs and pipes see only results. ``FORCE_COLOR=1`` makes
+rich treat standard error as a terminal (how the tests see the bar).
+
+Examples
+--------
+>>> import io
+>>> from rich.console import Console
+>>> out = io.StringIO()
+>>> with Progress("sim", console=Console(file=out, force_terminal=True, width=100)) as progress:
+...     progress("measure", 1000, 2000, info="accepted 0.300")
+>>> "sim measure" in out.getvalue() and "1000/2000" in out.getvalue()
+True
+>>> with Progress("sim", quiet=True) as progress:    # shows nothing, accepts every call
+...     progress("warm-up", 500)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Optional
+
+__all__ = ["Progress", "ProgressFn", "report"]
+
+#: What the engines call: ``progress(phase, done, total=None, info="")``.
+ProgressFn = Callable[..., None]
+
+
+def report(progress: Optional[ProgressFn], phase: str, done: int, total: int | None = None, info: str = "") -> None:
+    """Call ``progress`` when there is one (the engines' shorthand)."""
+    if progress is not None:
+        progress(phase, done, total, info)
+
+
+class Progress:
+    """A rich progress bar on standard error for one command; a context manager and a :data:`ProgressFn`.
+
+    Parameters
+    ----------
+    label : str
+        The command, shown before the phase (``"sim"``, ``"rtl"``).
+    quiet : bool
+        Show nothing (``--quiet``).
+    console : rich.console.Console, optional
+        Where to draw; default standard error. Nothing is drawn unless it is a terminal.
+    """
+
+    def __init__(self, label: str, *, quiet: bool = False, console: Any = None) -> None:
+        self.label = label
+        self.phase: str | None = None
+        self.bar = None
+        if quiet:
+            return
+        from rich.console import Console
+        self.console = console if console is not None else Console(stderr=True)
+        if not self.console.is_terminal:
+            return
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+        self.bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[info]}"),
+                                console=self.console, transient=True)
+        self.task = self.bar.add_task(label, total=None, info="")
+
+    @property
+    def active(self) -> bool:
+        """True when a bar is drawn (a terminal, not quiet)."""
+        return self.bar is not None
+
+    def __enter__(self) -> "Progress":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, phase: str, done: int, total: int | None = None, info: str = "") -> None:
+        """Show ``done`` of ``total`` (None: not known) in ``phase``; a new phase restarts the clock."""
+        if self.bar is None:
+            return
+        if phase != self.phase:   # a task per phase: its own clock, and a total that may be unknown (None)
+            self.phase = phase
+            self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(f"{self.label} {phase}", total=total, completed=done, info=info)
+        else:
+            self.bar.update(self.task, total=total, completed=done, info=info)
+
+    def log(self, line: str) -> None:
+        """Print ``line`` on standard error (above the bar when one is drawn); nothing when quiet."""
+        if self.bar is not None:
+            self.bar.console.print(line, highlight=False, markup=False)
+        elif getattr(self, "console", None) is not None:
+            print(line, file=sys.stderr, flush=True)
