@@ -29,11 +29,13 @@ import numpy as np
 from .network import Network
 from .params import ParamError
 
+__all__ = ["FORMATS", "EXPORT_BYTES", "memory_estimate", "check_format", "export", "render", "graphml", "graphml_networkx"]
+
 FORMATS = ("graphml", "edgelist", "booksim-anynet", "json")
 
 #: Bytes the rendering of a format needs per channel, terminal and router (measured with tracemalloc,
-#: rounded up: networkx's GraphML writer about 5 KB per channel, JSON's Python lists about 450 B).
-EXPORT_BYTES = {"graphml": {"channel": 6144, "terminal": 0, "router": 1024},
+#: rounded up: the GraphML text and its lines about 700 B per channel, JSON's Python lists about 450 B).
+EXPORT_BYTES = {"graphml": {"channel": 1024, "terminal": 0, "router": 512},
                 "json": {"channel": 512, "terminal": 160, "router": 64},
                 "booksim-anynet": {"channel": 256, "terminal": 128, "router": 256},
                 "edgelist": {"channel": 64, "terminal": 0, "router": 16}}
@@ -111,7 +113,7 @@ def render(net: Network, fmt: str) -> str:
     if fmt == "json":
         return net.to_json()
     if fmt == "graphml":
-        return _graphml(net)
+        return graphml(net)
     rev = net.channel_reverse()
     if np.any(rev < 0):
         raise ParamError("export", f"{fmt} describes bidirectional links only; this {net.family} network has "
@@ -136,7 +138,57 @@ def render(net: Network, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _graphml(net: Network) -> str:
+def graphml(net: Network) -> str:
+    """GraphML of ``net`` as networkx's ``write_graphml`` writes ``net.to_networkx()`` with the export's
+    attributes, byte for byte (``tests/test_hardening.py`` compares them), but written directly: about
+    ten times faster and in a tenth of the memory (184,320 channels: 1.3 s instead of 13.6 s, no
+    MultiDiGraph of 5 KB per channel)."""
+    from xml.sax.saxutils import escape
+    R, C = net.num_routers, net.num_channels
+    tpr = net.terminals_per_router()
+    ejecting = np.bincount(net.ej_router, minlength=R)
+    node_attrs = [("radix", np.asarray(net.radix, np.int64))]
+    if net.coords is not None:
+        node_attrs += [(n, np.asarray(net.coords[:, i], np.int64)) for i, n in enumerate(net.coord_names)]
+    node_attrs.append(("terminals", np.asarray(tpr, np.int64)))
+    if not np.array_equal(ejecting, tpr):  # an indirect network: where terminals eject, too
+        node_attrs.append(("ejecting", ejecting.astype(np.int64)))
+    edge_attrs = [("channel", np.arange(C, dtype=np.int64)), ("src_port", net.src_port), ("dst_port", net.dst_port),
+                  ("tag", net.tag), ("lane", net.lane)]
+    keys = [("graph", "family", "string"), ("graph", "params", "string")]
+    keys += [("node", n, "long") for n, _ in node_attrs] + [("edge", n, "long") for n, _ in edge_attrs]
+    kid = {(f, n): f"d{i}" for i, (f, n, _) in enumerate(keys)}
+    out = ["<?xml version='1.0' encoding='utf-8'?>\n",
+           '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+           'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+           'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+           'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n']
+    out += [f'  <key id="{kid[(f, n)]}" for="{f}" attr.name="{n}" attr.type="{t}" />\n' for f, n, t in reversed(keys)]
+    out.append('  <graph edgedefault="directed">\n')
+    ncols = [(kid[("node", n)], v.tolist()) for n, v in node_attrs]
+    for r in range(R):
+        out.append(f'    <node id="{r}">\n')
+        out += [f'      <data key="{k}">{v[r]}</data>\n' for k, v in ncols]
+        out.append("    </node>\n")
+    # networkx's order: by source router, then by the first channel of each (source, target) pair, then channel
+    src, dst = np.asarray(net.src, np.int64), np.asarray(net.dst, np.int64)
+    pair = src * max(R, 1) + dst
+    _, first, inv = np.unique(pair, return_index=True, return_inverse=True)
+    order = np.lexsort((np.arange(C), first[inv], src))
+    ecols = [(kid[("edge", n)], np.asarray(v, np.int64)[order].tolist()) for n, v in edge_attrs]
+    s_l, d_l, c_l = src[order].tolist(), dst[order].tolist(), order.tolist()
+    for j in range(C):
+        out.append(f'    <edge source="{s_l[j]}" target="{d_l[j]}" id="{c_l[j]}">\n')
+        out += [f'      <data key="{k}">{v[j]}</data>\n' for k, v in ecols]
+        out.append("    </edge>\n")
+    out.append(f'    <data key="d0">{escape(net.family)}</data>\n')
+    out.append(f'    <data key="d1">{escape(json.dumps(net.params))}</data>\n')
+    out.append("  </graph>\n</graphml>\n")
+    return "".join(out)
+
+
+def graphml_networkx(net: Network) -> str:
+    """The GraphML networkx writes for the export's graph (the reference :func:`graphml` matches)."""
     import io
 
     import networkx as nx
@@ -145,7 +197,7 @@ def _graphml(net: Network) -> str:
     ejecting = np.bincount(net.ej_router, minlength=net.num_routers)
     for r in g.nodes:
         g.nodes[r]["terminals"] = int(tpr[r])
-    if not np.array_equal(ejecting, tpr):  # an indirect network: where terminals eject, too
+    if not np.array_equal(ejecting, tpr):
         for r in g.nodes:
             g.nodes[r]["ejecting"] = int(ejecting[r])
     g.graph.update({"family": net.family, "params": json.dumps(net.params)})

@@ -530,3 +530,12 @@ def test_one_router_networks_route_with_tables(capsys):
                  ["--topo", "fbfly", "--k", "2", "--n", "1", "--routing", "sp"]):
         assert main(["sim", *argv, "--load", "0.3", "--measure", "50", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["labelled_packets"] > 0
+
+
+@pytest.mark.parametrize("family", sorted(ROUND_TRIP))
+def test_graphml_writer_is_networkx_byte_for_byte(family):
+    """The direct GraphML writer (#14: 10x faster than networkx's on big networks) writes exactly what
+    networkx writes for the same graph: keys, node and edge order, attributes, escaping."""
+    from radixnet.gen.export import graphml, graphml_networkx
+    net = build(family, **ROUND_TRIP[family])
+    assert graphml(net) == graphml_networkx(net)
