@@ -229,7 +229,7 @@ class SimConfig:
         if getattr(self, "_table", None) is not None:
             hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
         per_slot = w * 3 * (14 + (6 * hmax if trace else 0))  # ring arrays x2 (power of two) x1.5 (growing)
-        in_flight = (R * P * V * B + C * Tl) // L + 1   # packets with a flit in a buffer or on a link, at most
+        in_flight = ((C + T) * V * B + C * Tl) // L + 1   # packets with a flit in a real buffer or on a link
         created = T * int(batch) if batch else per_call
         parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
         parts["in_flight"] = per_slot * in_flight
@@ -245,7 +245,7 @@ class SimConfig:
             what = {"routers": "routers x ports x --vcs x --vc-depth", "links": "channels x --link-latency x --vcs",
                     "injection": "terminals", "tables": "routers^2 route tables",
                     "packets": "terminals x --batch" if batch else "the packet table",
-                    "in_flight": "the packets the buffers hold, routers x ports x --vcs x --vc-depth / "
+                    "in_flight": "the packets the buffers hold, (channels + terminals) x --vcs x --vc-depth / "
                                  "--packet-length"}[top]
             src = "--max-memory" if self.max_memory is not None else f"{MEMORY_FRACTION:g} of this machine's RAM"
             raise ParamError("max-memory", f"this simulation needs about {format_bytes(total)} (mostly {top}: {what}), "
