@@ -35,7 +35,8 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
 from . import kernel
 from .traffic import make_pattern
 
-__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record", "PacketStats"]
+__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
+           "SAT_SIGMAS", "SAT_LATENCY"]
 
 
 class SimulationError(RuntimeError):
@@ -52,6 +53,12 @@ LIMITS: dict[str, tuple[int, int]] = {
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
+#: Saturation (docs/studies.md): accepted below offered by more than this many standard deviations of the
+#: measurement's noise, or an average latency above this multiple of the zero-load latency (§R10).
+SAT_SIGMAS = 4.0
+SAT_LATENCY = 10.0
+#: The measurement rules a result was made under (a sweep does not mix points of two).
+MEASUREMENT = "kim-3.2/saturation-2"
 #: Injection draws (cycles x terminals) per kernel call at most (:meth:`Simulator.chunk_cycles`).
 DRAWS_PER_CALL = 1 << 24
 #: Packets created per kernel call at most, on average (:meth:`Simulator.chunk_cycles`).
@@ -691,38 +698,62 @@ class Simulator:
         backlog0 = self.next_seq - self.collected  # packets in source queues or the network
         lab_lo = self.next_seq
         stats = PacketStats(lo=lab_lo)   # the labelled packets: those created from here to the end of measure
+        early = PacketStats(lo=lab_lo)   # those created in the first half of the interval ...
+        late = None                      # ... and in the second (saturation test, docs/studies.md)
         ej_flits = 0
         ch0 = self.ch_flits.copy()
         done_cycles = 0
         while done_cycles < cfg.measure:
             n = min(W, cfg.measure - done_cycles)
-            out = self.step(n, load, sinks=(stats,))
+            out = self.step(n, load, sinks=(stats, early) if late is None else (stats, early, late))
             ej_flits += int(out["ej_flits"].sum())
             done_cycles += n
+            if late is None and 2 * done_cycles >= cfg.measure:
+                early.hi = self.next_seq
+                late = PacketStats(lo=self.next_seq)
             report(progress, "measure", done_cycles, cfg.measure, f"cycle {self.t}")
         tm1 = self.t
         lab_hi = self.next_seq
-        stats.hi = lab_hi
+        stats.hi = late.hi = lab_hi
         ch_util = (self.ch_flits - ch0) / (tm1 - tm0)
         backlog1 = self.next_seq - self.collected
         labelled = lab_hi - lab_lo
         grew = backlog1 - backlog0 > max(0.02 * labelled, 2 * T * cfg.packet_length)
+        reasons = ["backlog"] if grew else []
         saturated = grew
         # drain: keep injecting until every labelled packet has left
         drain_limit = 10 * cfg.measure
         drained = 0
         while not saturated and self.oldest_live < lab_hi:
-            self.step(W, load, sinks=(stats,))
+            self.step(W, load, sinks=(stats, early, late))
             drained += W
             report(progress, "drain", max(0, min(self.oldest_live, lab_hi) - lab_lo), labelled, f"cycle {self.t}")
             if drained > drain_limit:
                 saturated = True
+                reasons.append("drain")
         accepted = ej_flits / ((tm1 - tm0) * T)
         result: dict[str, Any] = {
             "offered_load": load, "accepted_throughput": round(accepted, 6), "saturated": bool(saturated),
             "steady_state": steady, "warmup_cycles": tm0, "measure_cycles": tm1 - tm0, "cycles": self.t,
             "labelled_packets": int(labelled),
         }
+        # the saturation rules a reader of the curve would apply (docs/studies.md, "Saturation")
+        M, L_ = tm1 - tm0, cfg.packet_length
+        lat_now = stats.mean_latency() if stats.n else float(cfg.measure)
+        noise = float(np.sqrt(L_ * load * (1 - load / L_) / (T * M) + 2 * load * lat_now / (T * M * M)))
+        result["throughput_deficit"] = round(load - accepted, 6)
+        result["throughput_noise"] = round(noise, 6)
+        if load - accepted > SAT_SIGMAS * noise:
+            reasons.append("throughput")
+        zl = zero_load_latency(cfg.model, stats.mean_hops(), L_, cfg.link_latency) if stats.n else None
+        if zl and stats.mean_latency() > SAT_LATENCY * zl:
+            reasons.append("latency")
+        saturated = bool(reasons)
+        result["saturated"] = saturated
+        result["saturation_reasons"] = reasons
+        if early.n and late.n:
+            result["latency_first_half"] = round(early.mean_latency(), 4)
+            result["latency_second_half"] = round(late.mean_latency(), 4)
         if stats.n and not saturated:
             result.update({
                 "avg_latency": round(stats.mean_latency(), 4),
@@ -784,9 +815,9 @@ class PacketStats:
     >>> s({"seq": np.arange(5), "created": np.zeros(5, np.int64), "ejected": np.array([9, 3, 4, 4, 10]),
     ...    "hops": np.array([1, 2, 2, 3, 3]), "min": np.array([1, 1, 0, 1, 1], bool)})
     >>> s.n, s.mean_latency(), s.percentile(50), s.percentile(99), s.max_latency(), s.mean_hops()
-    (4, 5.25, 4.0, 9.82, 10, 2.5)
+    (4, 5.25, 4.0, 9.819999999999999, 10, 2.5)
     >>> float(np.percentile([3, 4, 4, 10], 99))
-    9.82
+    9.819999999999999
     """
 
     def __init__(self, lo: int = 0, hi: int | None = None) -> None:
@@ -827,12 +858,15 @@ class PacketStats:
         return int(np.flatnonzero(self.hist)[-1])
 
     def percentile(self, q: float) -> float:
-        """``numpy.percentile(latencies, q)`` (linear interpolation between the two nearest ranks)."""
+        """``numpy.percentile(latencies, q)`` to the last bit (its "linear" method: the virtual index
+        ``(n - 1) (q / 100)`` and its lerp, computed as numpy computes them)."""
         cum = np.cumsum(self.hist)
-        h = (self.n - 1) * q / 100.0
-        lo, hi = int(np.floor(h)), int(np.ceil(h))
-        x_lo, x_hi = (int(np.searchsorted(cum, i, side="right")) for i in (lo, hi))
-        return float(x_lo + (h - lo) * (x_hi - x_lo))
+        vi = (self.n - 1) * float(np.true_divide(q, 100))
+        lo = min(max(int(np.floor(vi)), 0), self.n - 1)
+        hi = min(lo + 1, self.n - 1)
+        g = vi - np.floor(vi) if 0 <= vi < self.n - 1 else 0.0
+        a, b = (float(np.searchsorted(cum, i, side="right")) for i in (lo, hi))
+        return float(b - (b - a) * (1 - g)) if g >= 0.5 else float(a + (b - a) * g)
 
 
 def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:

@@ -43,14 +43,15 @@ from typing import Any, Callable, Iterable
 from radixnet.gen import ParamError
 from radixnet.gen.params import check_out_dir
 
-from .sim import SimConfig, SimulationError, Simulator
+from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
 __all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
            "run_point", "summary_rows", "worker_init", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
 CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
-               "avg_hops", "minimal_fraction", "saturated", "cycles", "wall_seconds", "skipped")
+               "avg_hops", "minimal_fraction", "saturated", "cycles", "wall_seconds", "skipped",
+               "saturation_reasons", "throughput_deficit", "throughput_noise")
 
 #: SimConfig fields that, with the topology, make a point's configuration fingerprint.
 FINGERPRINT_FIELDS = ("traffic", "traffic_opts", "vcs", "vc_depth", "speedup", "packet_length", "link_latency",
@@ -130,12 +131,14 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``topo``, ``params``, :data:`FINGERPRINT_FIELDS`, ``router_model`` (unless single-cycle) and
+        ``topo``, ``params``, :data:`FINGERPRINT_FIELDS`, ``measurement`` (the saturation rule,
+        :data:`radixnet.golden.sim.MEASUREMENT`), ``router_model`` (unless single-cycle) and
         ``egress_depth``/``sink_stall`` (unless 0), in
         JSON-normal form (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
     fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
+    fp["measurement"] = MEASUREMENT  # points measured under another saturation rule are not mixed in
     if cfg.model.name != "single-cycle":  # named only when not the default, so older stores still resume
         fp["router_model"] = cfg.model.name
     if cfg.egress_depth:  # the same for the egress backpressure (router-spec §R3a)
@@ -502,8 +505,8 @@ def write_csvs(sweep: Sweep) -> list[Path]:
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
             for row in sweep.rows(r):
-                w.writerow(["" if row[c] is None else str(row[c]).lower() if isinstance(row[c], bool) else row[c]
-                            for c in CSV_COLUMNS])
+                w.writerow(["" if row[c] is None else str(row[c]).lower() if isinstance(row[c], bool)
+                            else "+".join(row[c]) if isinstance(row[c], list) else row[c] for c in CSV_COLUMNS])
         paths.append(path)
     return paths
 
