@@ -519,7 +519,9 @@ def _title(sweep: Sweep) -> str:
 
 
 def plot(sweep: Sweep) -> list[Path]:
-    """Write ``latency.png``, ``latency.svg`` (unsaturated points) and ``throughput.png``.
+    """Write ``latency.png``/``.svg`` (unsaturated points; a dotted wall, in the routing's colour, at each
+    routing's first saturated load) and ``throughput.png``/``.svg`` (every simulated point, saturated ones
+    crossed); every routing has its own marker and dash, so curves that coincide stay distinguishable.
 
     Parameters
     ----------
@@ -540,25 +542,48 @@ def plot(sweep: Sweep) -> list[Path]:
     thr = Figure(figsize=(6.4, 4.4))
     FigureCanvasAgg(thr)
     bx = thr.add_subplot()
-    for r in sweep.routings:
+    markers, styles = "osD^vP*Xh<>", ("-", "--", "-.", ":")
+    walls = []
+    for i, r in enumerate(sweep.routings):
         rows = sweep.rows(r)
+        # a distinct marker and dash per routing, hollow markers shrinking with i: curves that coincide
+        # (UGAL under UGAL-S) stay visible
+        look = dict(marker=markers[i % len(markers)], ls=styles[i % len(styles)], ms=7 - 3 * i / max(len(sweep.routings), 1),
+                    mfc="none", lw=1.2)
         ok = [row for row in rows if not row["saturated"] and row["avg_latency"] is not None]
-        ax.plot([row["offered_load"] for row in ok], [row["avg_latency"] for row in ok], marker="o", ms=3, label=r)
+        sat = sweep.saturation_load(r)
+        label = r if sat is None else f"{r} (saturated at {sat:g})"
+        line, = ax.plot([row["offered_load"] for row in ok], [row["avg_latency"] for row in ok], label=label, **look)
+        if sat is not None:   # the wall: where the routing saturates, in its colour, even with no point below it
+            walls.append((sat, line.get_color(), look["marker"]))
         sim = [row for row in rows if not row["skipped"] and row["accepted_throughput"] is not None]
-        bx.plot([row["offered_load"] for row in sim], [row["accepted_throughput"] for row in sim], marker="o", ms=3,
-                label=r)
+        bx.plot([row["offered_load"] for row in sim], [row["accepted_throughput"] for row in sim], label=label,
+                **look)
+        over = [row for row in sim if row["saturated"]]
+        bx.plot([row["offered_load"] for row in over], [row["accepted_throughput"] for row in over], ls="none",
+                marker="x", color=line.get_color(), ms=5)
     ax.set(xlabel="offered load (flits/terminal/cycle)", ylabel="average latency (cycles)", title=title, xlim=(0, 1))
     ax.set_ylim(bottom=0)
+    top = ax.get_ylim()[1]
+    for sat, colour, marker in walls:
+        ax.axvline(sat, color=colour, ls=":", lw=1.2)
+        ax.plot([sat], [top], marker=marker, color=colour, ms=7, clip_on=False, ls="none")
+    ax.set_ylim(0, top)
     bx.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     bx.set(xlabel="offered load (flits/terminal/cycle)", ylabel="accepted throughput (flits/terminal/cycle)",
            title=title, xlim=(0, 1), ylim=(0, 1))
     for a in (ax, bx):
         a.grid(True, alpha=0.3)
         a.legend()
-    paths = [sweep.out / "latency.png", sweep.out / "latency.svg", sweep.out / "throughput.png"]
+    bx.text(0.99, 0.01, "x: saturated points", transform=bx.transAxes, ha="right", va="bottom", fontsize=8)
+    ax.text(0.99, 0.99, "dotted walls: first saturated load", transform=ax.transAxes, ha="right", va="top",
+            fontsize=8)
+    paths = [sweep.out / "latency.png", sweep.out / "latency.svg", sweep.out / "throughput.png",
+             sweep.out / "throughput.svg"]
     lat.savefig(paths[0], dpi=120, bbox_inches="tight")
     lat.savefig(paths[1], bbox_inches="tight")
     thr.savefig(paths[2], dpi=120, bbox_inches="tight")
+    thr.savefig(paths[3], bbox_inches="tight")
     return paths
 
 
