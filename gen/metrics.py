@@ -68,7 +68,8 @@ _BLOCK = 128
 METRICS_BYTES = {"channel": 160, "terminal": 96, "router": 64, "router_source": 80}
 
 
-def memory_estimate(routers: int, channels: int, terminals: int, sample: int | None = None) -> int:
+def memory_estimate(routers: int, channels: int, terminals: int, sample: int | None = None,
+                    family: str | None = None) -> int:
     """Bytes :func:`static_metrics` needs beyond the Network, from the sizes alone (before building).
 
     Distances run over blocks of at most 128 BFS sources (fewer with ``sample``), so their part grows
@@ -80,6 +81,9 @@ def memory_estimate(routers: int, channels: int, terminals: int, sample: int | N
         The network's size.
     sample : int, optional
         ``--sample``: BFS sources at most.
+    family : str, optional
+        The family: those of :data:`ROUTED_FAMILIES` add their all-pairs route table (``routers^2``,
+        :data:`ROUTED_BYTES` per pair) up to :data:`ROUTED_MAX_ROUTERS` routers.
 
     Returns
     -------
@@ -95,7 +99,8 @@ def memory_estimate(routers: int, channels: int, terminals: int, sample: int | N
     R, C, T = int(routers), int(channels), int(terminals)
     block = min(R, _BLOCK if sample is None else max(1, min(int(sample), _BLOCK)))
     per = METRICS_BYTES
-    return per["channel"] * C + per["terminal"] * T + per["router"] * R + per["router_source"] * block * R
+    routed = ROUTED_BYTES * R * R if family in ROUTED_FAMILIES and R <= ROUTED_MAX_ROUTERS else 0
+    return per["channel"] * C + per["terminal"] * T + per["router"] * R + per["router_source"] * block * R + routed
 
 
 def moore_bound(d: int, D: int) -> int:
@@ -355,4 +360,48 @@ def static_metrics(net: Network, *, sample: int | None = None, seed: int = 0, pr
     out["moore_bound_ratio"] = (float(f"{net.num_routers / moore_bound(out['neighbours'], d['diameter']):.6g}")
                                 if d["diameter"] and regular and net.is_direct else None)
     out.update(kn.extra)
+    if net.family in ROUTED_FAMILIES:
+        out.update(routed_distances(net, progress=progress))
+    return out
+
+
+#: Families whose paper gives distances by routing, not shortest paths: the TTN paper's Table 1 computes
+#: diameter (Eq. 5) and average distance "by simulation" of its hierarchical routing (docs/ttn-metrics.md).
+ROUTED_FAMILIES = {"ttn": "hdor", "tesh": "hdor"}
+#: Routers up to which :func:`routed_distances` compiles the all-pairs route table (routers^2 entries:
+#: TTN(2, 3, q) has 4,096 routers; TTN(2, 4, 0) would need 65,536^2).
+ROUTED_MAX_ROUTERS = 4096
+#: Bytes per router pair of that table while it is compiled (next port, distance, class, scratch).
+ROUTED_BYTES = 48
+
+
+def routed_distances(net: Network, progress=None) -> dict[str, Any]:
+    """Diameter and average distance of the family's paper routing (:data:`ROUTED_FAMILIES`), the
+    convention of the TTN paper's Table 1 (Rahman et al. 2009, Eq. 5 and "by simulation").
+
+    Returns ``routed_by`` (the routing), ``routed_diameter``, ``routed_avg_distance`` (over distinct
+    router pairs) and ``routed_avg_distance_all_pairs`` (over all ``N^2`` ordered pairs, self pairs
+    included: the paper's 256-node rows); None past :data:`ROUTED_MAX_ROUTERS` routers.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> r = routed_distances(build("ttn", m=2, L=2, q=0))
+    >>> r["routed_diameter"], round(r["routed_avg_distance"], 4), round(r["routed_avg_distance_all_pairs"], 4)
+    (15, 7.4667, 7.4375)
+    """
+    from .routing import compile_hdor
+    routing = ROUTED_FAMILIES[net.family]
+    R = net.num_routers
+    out: dict[str, Any] = {"routed_by": f"{routing} (the paper's routing, Rahman et al. Fig. 4)"}
+    if R > ROUTED_MAX_ROUTERS:
+        out.update(routed_diameter=None, routed_avg_distance=None, routed_avg_distance_all_pairs=None,
+                   routed_note=f"not computed above {ROUTED_MAX_ROUTERS} routers (an all-pairs table)")
+        return out
+    report(progress, "routed distances", 0, None, routing)
+    dist = np.asarray(compile_hdor(net).dist, np.int64)
+    total = float(dist.sum())
+    out.update(routed_diameter=int(dist.max(initial=0)),
+               routed_avg_distance=round(total / (R * (R - 1)), 6) if R > 1 else 0.0,
+               routed_avg_distance_all_pairs=round(total / (R * R), 6))
     return out

@@ -128,7 +128,7 @@ def topo_network(name: str, values: dict[str, Any], args: argparse.Namespace):
     parts = {"network": size.memory()["kept"]}
     R, C, T = size.routers, size.channels, size.terminals
     if args.metrics:
-        parts["metrics"] = metrics_memory(R, C, T, sample=args.sample)
+        parts["metrics"] = metrics_memory(R, C, T, sample=args.sample, family=name)
     if args.export:
         parts[f"{args.export[0]} export"] = export_memory(args.export[0], R, C, T)
     if len(parts) > 1:

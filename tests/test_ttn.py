@@ -404,3 +404,20 @@ def test_table1_mesh_torus_rows(fam, k):
         A = csr_array((np.ones(net.num_channels, np.int32), (net.src, net.dst)), shape=(N, N))
         for v in (1, N // 2 + k // 2, N - 1):
             assert maximum_flow(A, 0, v).flow_value == arc
+
+
+@pytest.mark.parametrize("key", [k for k in HIER if k[2] == 2])
+def test_topo_metrics_print_the_routed_distances(key, capsys):
+    """`radixnet topo ttn|tesh --metrics` gives Table 1's convention too (issue #15 item 5): the routed
+    diameter and average distance of the hdor tables equal this file's independent Fig. 4 router."""
+    import json as _json
+
+    from radixnet.cli import main
+    f, m, L, q = key
+    assert main(["topo", f, f"--m={m}", f"--L={L}", f"--q={q}", "--metrics", "--json", "--quiet"]) == 0
+    out = _json.loads(capsys.readouterr().out)
+    (bd, ba), (dd, da, das) = COMPUTED[key]
+    assert (out["diameter"], round(out["avg_distance"], 4)) == (bd, ba)             # BFS, labelled as such
+    assert out["routed_by"].startswith("hdor")
+    assert (out["routed_diameter"], round(out["routed_avg_distance"], 4),
+            round(out["routed_avg_distance_all_pairs"], 4)) == (dd, da, das)
