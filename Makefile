@@ -29,6 +29,11 @@ setup:
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,device]'
 	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__)'
+	@# compile the numba kernels once here (cached next to their sources), not inside the first run or test
+	@$(PY) -m radixnet sim --k 2 --n 2 --load 0.2 --measure 100 --quiet --json >/dev/null
+	@$(PY) -m radixnet sim --k 2 --n 2 --batch 1 --trace /dev/null --quiet --json >/dev/null
+	@$(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null
+	@echo "setup: numba kernels compiled"
 
 test:
 	$(PY) -m pytest -n $(JOBS) -q
