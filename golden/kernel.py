@@ -787,12 +787,14 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
 
 
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flits, ej_flits, last_move):
+def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flits, ej_flits, ej_log, last_move):
     """Advance the network from cycle ``t0`` to ``t1`` (exclusive).
 
     ``new_cycle``/``new_pid``: the packets created in these cycles (sorted by cycle); ``ch_flits`` counts
-    flits per channel, ``ej_flits[t - t0]`` flits ejected in cycle ``t``. Returns ``(status, cycle,
-    last_move)``; ``status`` is STATUS_WATCHDOG when buffered flits have not moved for ``watchdog`` cycles.
+    flits per channel, ``ej_flits[t - t0]`` flits ejected in cycle ``t``; ``ej_log[0]`` counts the packets
+    whose tail was ejected in these cycles and ``ej_log[1:]`` lists their slots (so the caller collects
+    them without scanning every live packet). Returns ``(status, cycle, last_move)``; ``status`` is
+    STATUS_WATCHDOG when buffered flits have not moved for ``watchdog`` cycles.
     """
     R, P, V, B = rs.buf.shape
     T = tp.term_router.shape[0]
@@ -830,6 +832,8 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                 pid = flit // L
                 if flit - pid * L == L - 1:
                     pk.ejected[pid] = t
+                    ej_log[0] += 1
+                    ej_log[ej_log[0]] = pid
                 moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
         for r in range(R):
@@ -870,6 +874,8 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                     ej_flits[t - t0] += 1
                     if flit - pid * L == L - 1:
                         pk.ejected[pid] = t + Tl
+                        ej_log[0] += 1
+                        ej_log[ej_log[0]] = pid
                 moved = True
         # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V)
         for s in range(T):

@@ -430,6 +430,7 @@ class Simulator:
                             req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=z(P, P * V), bcount=z(P),
                             tried=z(P * V), resv=z(P * V))
         self._alloc_packets(self.CAP0)
+        self.ej_log = np.zeros(self.CAP0 + 1, np.int64)   # the kernel's log of ejected packets' slots
         self.t = 0
         self.next_seq = 0        # packets created so far
         self.oldest_live = 0     # no packet with a smaller sequence number is in flight
@@ -622,23 +623,21 @@ class Simulator:
         first_seq = self.next_seq
         slots = self._create(cyc, src, dst)
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
+        if self.ej_log.size < self.cap + 1:
+            self.ej_log = np.zeros(self.cap + 1, np.int64)
+        self.ej_log[0] = 0
         status, tend, self.last_move = kernel.run_cycles(
             t0, t1, self.prm, self.tp, self.rs, self.lk, self.srcq, self.pk, self.sc, cyc, slots, self.ch_flits, ej,
-            self.last_move)
+            self.ej_log, self.last_move)
         self.t = int(tend)
         if status == kernel.STATUS_WATCHDOG:
             raise SimulationError(self._watchdog_message())
-        # packets ejected so far that were not yet collected
-        lo, hi = self.oldest_live, self.next_seq
-        seqs = np.arange(lo, hi, dtype=np.int64)
-        sl = seqs % self.cap
-        mine = self.pkt_seq[sl] == seqs          # slot still holds this packet (not yet collected)
-        done = ~mine | (self.pkt_ejected[sl] >= 0)
+        # the packets whose tails were ejected in this call, in sequence order (the kernel logs their slots)
+        s = self.ej_log[1:1 + int(self.ej_log[0])].copy()
+        s = s[np.argsort(self.pkt_seq[s], kind="stable")]
         rec = None
-        new = mine & (self.pkt_ejected[sl] >= 0)
-        if np.any(new):
-            s = sl[new]
-            rec = {"seq": seqs[new], "src": self.pkt_src[s].copy(), "dst": self.pkt_dst[s].copy(),
+        if s.size:
+            rec = {"seq": self.pkt_seq[s].copy(), "src": self.pkt_src[s].copy(), "dst": self.pkt_dst[s].copy(),
                    "created": self.pkt_created[s].copy(), "injected": self.pkt_injected[s].copy(),
                    "ejected": self.pkt_ejected[s].copy(), "hops": self.pkt_hops[s].copy(),
                    "inter0": self.pkt_inter0[s].copy(),
@@ -653,10 +652,22 @@ class Simulator:
                 self.on_ejected(rec)
             self.pkt_seq[s] = -1  # collected: the slot may be reused
             self.collected += int(s.size)
-        # advance oldest_live past collected packets
-        live = np.flatnonzero(~done)
-        self.oldest_live = int(seqs[live[0]]) if live.size else hi
+        self._advance_oldest_live()
         return {"ejected": rec, "ej_flits": ej[:cycles], "first_seq": first_seq}
+
+    def _advance_oldest_live(self) -> None:
+        """Move ``oldest_live`` past the collected packets: a packet is live while its slot holds its sequence
+        number. Looks ahead in growing blocks, so a run whose oldest packet waits (saturation) pays for one
+        small block per call, not for every live packet."""
+        lo, hi, n = self.oldest_live, self.next_seq, 1024
+        while lo < hi:
+            seqs = np.arange(lo, min(lo + n, hi), dtype=np.int64)
+            live = np.flatnonzero(self.pkt_seq[seqs % self.cap] == seqs)
+            if live.size:
+                self.oldest_live = int(seqs[live[0]])
+                return
+            lo, n = int(seqs[-1]) + 1, 2 * n
+        self.oldest_live = hi
 
     def _watchdog_message(self) -> str:
         occupied = self.bcnt.sum(axis=2) > 0
