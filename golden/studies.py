@@ -31,6 +31,7 @@ from ..gen import ParamError, build
 from ..gen.params import check_out_dir
 from ..gen.router_model import get_router_model
 
+from . import cost_studies
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs
 
@@ -194,6 +195,13 @@ STUDIES: dict[str, Study] = {
                       lambda batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), **_: 4 * len(batches)),
     "2dfb-fig4": Study("2dfb-fig4", "Thamarakuzhi & Chandy Fig. 4/5: 2DFB throughput, min vs adaptive",
                        dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads))),
+    # pure computation (radixnet.gen.cost): no simulation points
+    "kim-cost": Study("kim-cost", "Kim 2007 Fig. 10, 11, 13, Table 4: link cost, cable length, cost per node",
+                      cost_studies.kim_cost, lambda **_: 0),
+    "kim-power": Study("kim-power", "Kim 2007 Table 5, Fig. 15: power per node", cost_studies.kim_power,
+                       lambda **_: 0),
+    "slimfly-cost": Study("slimfly-cost", "Slim Fly slides: cost and power vs dragonfly, fat tree, fbfly at ~10K",
+                          cost_studies.slimfly_cost, lambda **_: 0),
 }
 
 

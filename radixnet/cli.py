@@ -417,6 +417,11 @@ def _cmd_clex(argv: Sequence[str]) -> int:
     return cmd_clex(list(argv))
 
 
+def _cmd_cost(argv: Sequence[str]) -> int:
+    from radixnet.cost_cli import cmd_cost
+    return cmd_cost(argv)
+
+
 def _cmd_rtl(argv: Sequence[str]) -> int:
     from radixnet.hdl.rtlgen import main as rtlgen_main
     return rtlgen_main(list(argv), prog="radixnet rtl")
@@ -444,7 +449,7 @@ def version() -> str:
 
 
 COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex,
-            "rtl": _cmd_rtl, "cosim": _cmd_cosim}
+            "rtl": _cmd_rtl, "cosim": _cmd_cosim, "cost": _cmd_cost}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
