@@ -151,9 +151,14 @@ def _run_pair(ref: Router, dut, cycles: int, seed: int, load: float = 0.7):
     ("slimfly", {"q": 5}, 7, 4, 2, 2),        # 2 VC classes
     ("mesh", {"dims": [3, 3]}, 0, 4, 2, 3),   # a corner router: 2 unused ports, 4 classes
 ])
-def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed, routing="sp", router_model="single-cycle"):
+def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed):
     """Router(external_rom=True) + ROMs holding its rom_ints == Router(default): every output (flits,
     valids, credits, error) identical every cycle under random traffic (all destinations, hops 0..K)."""
+    check_core_with_rom(family, kw, rid, n_vcs, depth, seed)
+
+
+def check_core_with_rom(family, kw, rid, n_vcs, depth, seed, routing="sp", router_model="single-cycle"):
+    """Build both routers, run them side by side, and return the core."""
     from radixnet.gen.routing import deterministic_table
     net = build(family, **kw)
     table = compile_table(net) if routing == "sp" else deterministic_table(net, routing)
@@ -167,13 +172,13 @@ def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed, routin
 
 def test_core_with_class_table_rom_equals_router():
     """A torus with dimension order and dateline classes (§R7d): the ROM words carry the table's class."""
-    core = test_core_with_rom_equals_router("torus", {"dims": [4, 4]}, 5, 2, 2, 4, routing="dor")
+    core = check_core_with_rom("torus", {"dims": [4, 4]}, 5, 2, 2, 4, routing="dor")
     assert core.rom_cls_bits == 1 and core.rom_word_bits == core.rom_cls_bits + 3 + 3
 
 
 def test_core_with_rom_equals_router_iq():
     """The same under the iq pipeline (§R10): the ROM is read in VA, the core is the router."""
-    test_core_with_rom_equals_router("slimfly", {"q": 5}, 7, 4, 2, 2, router_model="iq")
+    check_core_with_rom("slimfly", {"q": 5}, 7, 4, 2, 2, router_model="iq")
 
 
 @needs_verilator
