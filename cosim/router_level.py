@@ -82,7 +82,9 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     dict
         ``router``, the ``Router`` component (``top``), ``arrivals`` ``[cycle, port, flit, id]``,
         ``credits_in`` ``[cycle, port, vc]``, ``expected_out`` ``[cycle, port, flit, id]``,
-        ``expected_credits`` ``[cycle, port, vc]``, ``packets`` (the golden records).
+        ``expected_credits`` ``[cycle, port, vc]``, ``packets`` (the golden records), ``topo`` (the router for a
+        :class:`~radixnet.cosim.hops.HopTracker`) and its terminals' ``stall_cycles`` and ``max_source_queue``
+        (:func:`source_counters`).
     """
     from ..hdl.router import Router
     from .golden_trace import golden_config, golden_packets
@@ -104,8 +106,9 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     if router is None:
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
+    # observe: the decision grants for the coverage bins (radixnet.cosim.hops); the router's logic is the default
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
-                 threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup)
+                 threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup, observe=True)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()
@@ -144,9 +147,44 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
             exp_credit.append([h[3] + d_cr, port, vc])
             if not eject:
                 credits_in.append([hops[j + 1][3] + d_cr, h[1], h[2]])
+    P = top.n_ports
+    topo = {"radix": [P], "link": [[None] * P], "eject": [[None] * P], "V": V, "B": cfg.vc_depth, "E": 0,
+            "K": top.n_classes, "S": cfg.speedup, "credit_delay": d_cr, "iq": bool(cfg.model.pipelined),
+            "routing": None, "inj": [[0, p] for p in range(P) if int(pt["in_terminal"][router, p]) >= 0],
+            "net_out": [[o not in top.eject_ports for o in range(P)]],
+            "credited": [[o not in top.eject_ports for o in range(P)]]}
     return {"router": int(router), "top": top, "arrivals": sorted(arrivals), "credits_in": sorted(credits_in),
             "expected_out": sorted(exp_out), "expected_credits": sorted(exp_credit), "packets": packets,
-            "V": V, "data_width": data_width}
+            "V": V, "data_width": data_width, "topo": topo, **source_counters(net, packets, router)}
+
+
+def source_counters(net, packets, router: int) -> dict:
+    """``stall_cycles`` and ``max_source_queue`` of the terminals that inject at ``router``, from the golden records.
+
+    A terminal's source queue (§R3) sends its oldest packet when the packet's VC has a credit. With single-flit
+    packets packet ``k`` of a terminal is at the front from ``max(created_k, injected_{k-1} + 1)`` and waits
+    for a credit until ``injected_k``: those cycles are its stalls. The queue holds the packets created by a
+    cycle and not sent before it.
+    """
+    import numpy as np
+
+    stalls, deepest = 0, 0
+    mine = {t for t in range(net.num_terminals) if int(net.inj_router[t]) == router}
+    by_src = defaultdict(list)
+    for p in packets:
+        if p["src"] in mine:
+            by_src[p["src"]].append(p)
+    for pk in by_src.values():
+        pk.sort(key=lambda p: p["id"])
+        prev = -1
+        for p in pk:
+            stalls += p["injected"] - max(p["created"], prev + 1)
+            prev = p["injected"]
+        created = np.array([p["created"] for p in pk])
+        sent = np.sort([p["injected"] for p in pk])
+        for c in np.unique(created):   # the queue is deepest just after a creation
+            deepest = max(deepest, int((created <= c).sum() - np.searchsorted(sent, c, side="left")))
+    return {"stall_cycles": int(stalls), "max_source_queue": deepest}
 
 
 def cosim_router(net, *, router: int | None = None, sim: str = "verilator", waves: bool = False,
@@ -158,6 +196,7 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     ``cycles_per_s``, ``error``, the timings and ``verilog_bytes`` (size of the flat Verilog).
     """
     from ..hdl.rtlgen import flat_verilog
+    from .hops import idle_counters
     from .run import SIMULATORS, _check, replay
 
     _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
@@ -170,9 +209,11 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     lay = top.flit_layout
     spec = {"P": top.n_ports, "V": ev["V"], "router": ev["router"],
             "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
-            **{k: ev[k] for k in ("arrivals", "credits_in", "expected_out", "expected_credits")}}
+            **{k: ev[k] for k in ("arrivals", "credits_in", "expected_out", "expected_credits", "topo")}}
     verdict = replay(verilog, "router_top", "radixnet.cosim.tb_router", spec, sim=sim, waves=waves,
                      build_root=build_root, verbose=verbose)
+    verdict.update(stall_cycles=ev["stall_cycles"], max_source_queue=ev["max_source_queue"])
+    verdict["idle"] = idle_counters(verdict)
     by_id = {p["id"]: p for p in ev["packets"]}
     for m in verdict["first"]:
         p = by_id.get(m["id"], {"src": -1, "dst": -1, "created": -1, "hops": []})  # id -1: not a golden flit

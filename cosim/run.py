@@ -56,8 +56,18 @@ def _check(name: str, ok: bool, allowed: str, got) -> None:
         raise ValueError(f"--{name.replace('_', '-')} must be {allowed}, got {got!r}")
 
 
+def get_runner(sim: str):
+    """cocotb's runner for ``sim``, imported without its "experimental feature" UserWarning (so that a CLI error
+    stays one line on stderr)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Python runners", category=UserWarning)
+        from cocotb.runner import get_runner as runner
+    return runner(sim)
+
+
 def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool) -> tuple[Path, float]:
-    from cocotb.runner import get_runner
 
     from radixnet.hdl.verilog import WAIVERS
 
@@ -279,21 +289,33 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                              sink_stall=sink_stall)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
+    # observe=True: the tops bring out every router's links, credits and decision grants, so the testbench
+    # compares every hop (radixnet.cosim.hops); the routers' own logic is the default one
     if terminals == "axis":
         from radixnet.hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                             routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                            speedup=speedup, egress_depth=egress_depth)
+                            speedup=speedup, egress_depth=egress_depth, observe=True)
+        routers = top.network.routers
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                          routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                         speedup=speedup, egress_depth=egress_depth)
+                         speedup=speedup, egress_depth=egress_depth, observe=True)
+        routers = top.routers
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     from ..golden.kernel import stall_threshold
+    from .hops import expected_paths, idle_counters, observe_topology
 
+    lay = routers[0].flit_layout
     spec = {"T": net.num_terminals, "V": cfg.vcs, "B": cfg.vc_depth, "L": packet_length,
-            "E": cfg.egress_depth, "sseed": int(cfg.seed), "sthr": stall_threshold(cfg.sink_stall)}
+            "E": cfg.egress_depth, "sseed": int(cfg.seed), "sthr": stall_threshold(cfg.sink_stall),
+            "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
+            "obs_widths": top.obs_widths,
+            "topo": observe_topology(net, V=cfg.vcs, B=cfg.vc_depth, E=cfg.egress_depth, K=routers[0].n_classes,
+                                     S=speedup, model=cfg.model, routing=rtl_routing)}
+    paths = expected_paths(packets, routing=rtl_routing, axis=terminals == "axis")
+    spec["paths"] = [paths[p["id"]] for p in packets]
     if terminals == "axis":
         import random
 
@@ -304,17 +326,17 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
             length = rng.randint(max(4, (packet_length - 1) * nb + 1), packet_length * nb)
             rows.append([p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], length,
                          str(top.tuser.pack(length, p["src"], p["dst"]))])
-        spec.update(W=data_width, packets=rows, tuser=top.tuser.as_dict())
+        rl = top.route_layout
+        spec.update(W=data_width, packets=rows, tuser=top.tuser.as_dict(),
+                    route={f: [rl[f].offset, rl[f].width] for f in rl.members})
     else:
-        lay = top.flit_layout
-        spec.update(fields={f: [lay[f].offset, lay[f].width] for f in lay.members},
-                    packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], p["inter"]]
+        spec.update(packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], p["inter"]]
                              for p in packets])
     verdict = replay(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose)
     golden_by_id = {p["id"]: p for p in packets}
     for m in verdict["first"]:
         m["golden_path"] = golden_by_id[m["id"]]["hops"]
-    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1, verilog_bytes=len(verilog))
+    verdict.update(golden_s=t1 - t0, verilog_s=t2 - t1, verilog_bytes=len(verilog), idle=idle_counters(verdict))
     return verdict
 
 
@@ -332,8 +354,6 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
     result = jobdir / f"{jid}.verdict.json"
     spec = dict(spec, result=str(result.resolve()))
     job.write_text(json.dumps(spec))
-    from cocotb.runner import get_runner
-
     runner = get_runner(sim)
     tdir = jobdir / jid
     tdir.mkdir()
@@ -356,7 +376,13 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
 
 
 def describe_mismatch(m: dict) -> str:
-    """One paragraph on a differing packet: what differed, and its golden path (router, port, VC, cycle)."""
+    """One paragraph on a differing packet: what differed (the first differing hop first, when one did), the
+    cycle by which the two sides diverged, and its golden path (router, port, VC, grant cycle)."""
     path = " -> ".join(f"r{h[0]}.p{h[1]} vc{h[2]} @{h[3]}" for h in m.get("golden_path", []))
+    problems = list(m["problems"])
+    if m.get("hop_problem") in problems:   # the first differing hop leads
+        problems.remove(m["hop_problem"])
+        problems.insert(0, f"first differing {m['hop_problem']}" if m.get("first_hop", -1) >= 0
+                        else m["hop_problem"])
     return (f"packet {m['id']} ({m['src']} -> {m['dst']}, created {m['created']}): "
-            f"{'; '.join(m['problems'])}; diverged by cycle {m['diverged_by']}; golden path: {path}")
+            f"{'; '.join(problems)}; diverged by cycle {m['diverged_by']}; golden path: {path}")

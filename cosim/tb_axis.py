@@ -18,7 +18,15 @@ collect every beat taken.
 Checked per packet against the golden trace (§R9): the cycle its first beat
 was taken (the head flit's injection), the terminal it leaves at, the cycle of
 its last beat on ``m_axis`` (its ejection), its bytes, ``tkeep`` and ``tuser``
-(length, source and destination ports) on the first beat.
+(length, source and destination ports) on the first beat -- and **every hop**:
+the switch top's ``obs_*`` ports (``observe=True``) show the flits the
+ingresses inject, every router's links, credits and decision grants, from which
+:class:`radixnet.cosim.hops.HopTracker` rebuilds each packet's path as the RTL
+took it (router, output port, output VC, grant cycle, link cycle, header),
+compared hop by hop with the golden path, and each egress's ``m_route`` (the
+header the head flit was ejected with) on the first beat. The verdict names
+the first hop that differs, and carries the backpressure counters and the
+coverage bins (:mod:`radixnet.cosim.hops`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from collections import deque
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from radixnet.cosim.hops import HEADER_FIELDS, HopTracker, ObsPorts, compare_path, missed_bins
 from radixnet.cosim.verdict import finish, judge, start
 from radixnet.golden.kernel import sink_ready
 
@@ -48,6 +57,10 @@ async def replay_axis(dut):
     job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
     T, nb = job["T"], job["W"] // 8
     pk = job["packets"]          # [id, src, dst, created, injected, ejected, length, tuser]
+    # the tuser driven and expected: encoded from docs/axis-ports.md (cosim/tuser_ref.py), not by the
+    # TuserLayout.pack that made the job's and the RTL's layout (issue 13 item 4)
+    from radixnet.cosim.tuser_ref import encode_tuser
+    want_tuser = {p[0]: encode_tuser(T, job["tuser"]["encoding"], length=p[6], src=p[1], dst=p[2]) for p in pk}
     creation = sorted(pk, key=lambda p: (p[3], p[0]))
     last_cycle = max([p[5] for p in pk], default=0) + job.get("slack", 50)
     full = (1 << nb) - 1
@@ -58,6 +71,16 @@ async def replay_axis(dut):
           for t in range(T)]
     await start(dut, {**{s[t][f]: 0 for t in range(T) for f in ("tdata", "tkeep", "tlast", "tvalid", "tuser")},
                       **{mo[t]["tready"]: 1 for t in range(T)}})
+    topo, fields = job["topo"], {k: tuple(v) for k, v in job["fields"].items()}
+    hoff, doff = fields["head"][0], fields["data"][0]
+    # a head flit's payload starts with the beat's tdata, whose first four bytes are the packet id
+    tr = HopTracker(topo, fields, lambda x: ((x >> doff) & 0xFFFFFFFF, 0) if (x >> hoff) & 1 else None)
+    obs = ObsPorts(dut, topo, job["obs_widths"])
+    F, fmask = obs.F, obs.fmask
+    ej_port = {term: (r, o) for r, row in enumerate(topo["eject"]) for o, term in enumerate(row) if term is not None}
+    rlay = {k: tuple(v) for k, v in job["route"].items()}
+    rw = sum(w for _, w in rlay.values())
+    routes = {}                           # id -> the egress's m_route with the first beat
 
     sq = [deque() for _ in range(T)]    # per terminal: [packet, its beats] in creation order
     beat_i = [0] * T
@@ -89,7 +112,7 @@ async def replay_axis(dut):
             s[k]["tdata"].value = int.from_bytes(b, "little")
             s[k]["tkeep"].value = full if len(b) == nb else (1 << len(b)) - 1
             s[k]["tlast"].value = int(i == len(beats) - 1)
-            s[k]["tuser"].value = int(p[7]) if i == 0 else 0
+            s[k]["tuser"].value = want_tuser[p[0]] if i == 0 else 0
             s[k]["tvalid"].value = 1
             offered[k] = True
         rdy = [1] * T
@@ -98,6 +121,14 @@ async def replay_axis(dut):
                 rdy[k] = int(ready(sseed, k, t, sthr))
                 mo[k]["tready"].value = rdy[k]
         await ReadOnly()
+        obs.sample(t, tr)
+        iv = int(dut.obs_inj_valid_t.value)
+        if iv:
+            xi = int(dut.obs_inj_flit_t.value)
+            while iv:
+                k = (iv & -iv).bit_length() - 1
+                iv &= iv - 1
+                tr.inject(t, k, (xi >> (k * F)) & fmask)
         for k in range(T):
             if offered[k]:
                 if int(s[k]["tready"].value):
@@ -113,11 +144,14 @@ async def replay_axis(dut):
             if int(mo[k]["tvalid"].value) and not rdy[k]:
                 sink_stalls += 1
             elif int(mo[k]["tvalid"].value):
+                if job.get("E"):   # the egress FIFO's freed slot is the ejection port's credit (§R3a)
+                    tr.credit_return(t, *ej_port[k])
                 data = int(mo[k]["tdata"].value).to_bytes(nb, "little")
                 keep = int(mo[k]["tkeep"].value)
                 nbytes = bin(keep).count("1")
                 if open_pkt[k] is None:
-                    open_pkt[k] = [bytearray(), int(mo[k]["tuser"].value), [], keep]
+                    open_pkt[k] = [bytearray(), int(mo[k]["tuser"].value), [], keep,
+                                   (int(dut.obs_m_route_t.value) >> (k * rw)) & ((1 << rw) - 1)]
                 rec = open_pkt[k]
                 if keep != (1 << nbytes) - 1:
                     rec[2].append(f"non-contiguous tkeep {keep:#x}")
@@ -132,13 +166,16 @@ async def replay_axis(dut):
                     else:
                         out[pid] = {"terminal": k, "bytes": bytes(rec[0]), "tuser": rec[1], "problems": rec[2],
                                     "ejected": t}
+                        routes[pid] = {f: (rec[4] >> off) & ((1 << w) - 1) for f, (off, w) in rlay.items()}
                         done += 1
         await RisingEdge(dut.clk)
         t += 1
     wall = time.perf_counter() - t_wall
 
     mism = []
-    for p in pk:
+    paths = job["paths"]
+    hops_compared = 0
+    for n, p in enumerate(pk):
         pid, src, dst, created, g_inj, g_ej, length, tuser = p
         got = out.get(pid)
         problems = []
@@ -150,14 +187,31 @@ async def replay_axis(dut):
                 problems.append(f"left at terminal {got['terminal']}, golden {dst}")
             if got["bytes"] != packet_bytes(pid, length):
                 problems.append(f"payload differs ({len(got['bytes'])} bytes, sent {length})")
-            if got["tuser"] != int(tuser):
-                problems.append(f"tuser {got['tuser']:#x}, sent {int(tuser):#x}")
+            if got["tuser"] != want_tuser[pid]:
+                problems.append(f"tuser {got['tuser']:#x}, sent {want_tuser[pid]:#x} (docs/axis-ports.md)")
+        if int(tuser) != want_tuser[pid]:
+            problems.append(f"the job's tuser {int(tuser):#x} (TuserLayout.pack) is not docs/axis-ports.md's "
+                            f"{want_tuser[pid]:#x}")
+        hop = compare_path(tr.path(pid), paths[n])
+        hops_compared += len(paths[n])
+        if hop is None and pid in routes and paths[n]:   # the egress's m_route: the ejection hop's header
+            want = dict(zip(HEADER_FIELDS, paths[n][-1][5:]))
+            bad_f = [f for f in rlay if routes[pid][f] != want[f]]
+            if bad_f:
+                hop = (len(paths[n]) - 1, g_ej, f"m_route at terminal {dst}: "
+                       + ", ".join(f"{f} {routes[pid][f]}, golden {want[f]}" for f in bad_f))
+        if hop is None:
+            body = tr.body_problems(pid, job["L"])
+            hop = (-1, created, body[0]) if body else None
         bad = judge(pid, src, dst, created, g_inj, g_ej, rtl_injected=injected.get(pid),
-                    rtl_ejected=got["ejected"] if got else None, problems=problems)
+                    rtl_ejected=got["ejected"] if got else None, problems=problems, hop=hop)
         if bad:
             mism.append(bad)
+    coverage = tr.coverage({p[0]: (p[1], p[2], 0) for p in pk})
     verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
                      cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
-                     sink_stall_cycles=sink_stalls, error=int(dut.error.value))
-    assert not mism and not stray and not verdict["error"], \
-        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"
+                     sink_stall_cycles=sink_stalls, error=int(dut.error.value), hops_compared=hops_compared,
+                     observe_errors=tr.errors[:20], **tr.counters(t), coverage=coverage,
+                     missed_bins=missed_bins(coverage))
+    assert not mism and not stray and not verdict["error"] and not tr.errors, \
+        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}; {tr.errors[:1]}"

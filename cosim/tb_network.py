@@ -20,10 +20,19 @@ is taken.
 
 Checked per packet, against the golden trace (§R9): the cycle its head flit
 was injected, the terminal it leaves at, the cycle it is ejected, and its
-flits (in order, head and tail flags, payload). Coverage counters (cycles a
-source queue waited for a credit, i.e. a full injection buffer; the deepest
-source queue; flits in flight at once) go into the verdict so tests can assert
-that backpressure was exercised.
+flits (in order, head and tail flags, payload) -- and **every hop**: the top's
+``obs_*`` ports (``observe=True``) show every router's links, credits and
+decision grants, from which :class:`radixnet.cosim.hops.HopTracker` rebuilds
+each packet's path as the RTL took it (router, output port, output VC, grant
+cycle, link cycle, and the header it left with: ``hops``, ``phase``,
+``decided``, ``inter``, ``h1``), compared hop by hop with the golden path; the
+verdict names the first hop that differs. Body flits must follow their head.
+
+Counters (cycles a source queue waited for a credit, i.e. a full injection
+buffer; the deepest source queue; cycles with a full input VC buffer; cycles
+with an output VC out of credits) and the coverage bins
+(:meth:`radixnet.cosim.hops.HopTracker.coverage`) go into the verdict, so a
+run that never exercised backpressure or missed a bin says so.
 
 Cycle 0 is the first cycle after reset: the inputs driven after the rising
 edge that ends reset are sampled at the end of cycle 0.
@@ -39,6 +48,7 @@ from collections import deque
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from radixnet.cosim.hops import HopTracker, ObsPorts, compare_path, missed_bins
 from radixnet.cosim.verdict import finish, judge, start
 from radixnet.golden.kernel import sink_ready
 
@@ -72,6 +82,12 @@ async def replay(dut):
     if len(data_to_flit) != len(pk) * L:
         raise ValueError("cosim: data_width too small to identify every flit of this trace")
     last_cycle = max([p[5] for p in pk], default=0) + job.get("slack", 50)
+
+    topo = job["topo"]
+    dfield = fields["data"]
+    tr = HopTracker(topo, fields, lambda x: data_to_flit.get((x >> dfield[0]) & wmask))
+    obs = ObsPorts(dut, topo, job["obs_widths"])
+    ej_port = {term: (r, o) for r, row in enumerate(topo["eject"]) for o, term in enumerate(row) if term is not None}
 
     inj_flit = [getattr(dut, f"inj_flit_t__{t}") for t in range(T)]
     inj_credit = [getattr(dut, f"inj_credit_t_ivc__{t}") for t in range(T)]
@@ -111,8 +127,10 @@ async def replay(dut):
                 stalls += 1
                 continue
             i = flit_i[s]
-            inj_flit[s].value = _pack(fields, head=i == 0, tail=i == L - 1, vc=vc, dest=p[2],
-                                      inter=p[6] if i == 0 and len(p) > 6 else 0, data=(p[0] * L + i) & wmask)
+            x = _pack(fields, head=i == 0, tail=i == L - 1, vc=vc, dest=p[2],
+                      inter=p[6] if i == 0 and len(p) > 6 else 0, data=(p[0] * L + i) & wmask)
+            inj_flit[s].value = x
+            tr.inject(t, s, x)
             valid |= 1 << s
             credit[s][vc] -= 1
             if i == 0:
@@ -132,11 +150,13 @@ async def replay(dut):
                     continue
                 pid, i = efifo[s].popleft()
                 cred |= 1 << s
+                tr.credit_return(t, *ej_port[s])
                 if pid >= 0 and i == L - 1:
                     taken[pid] = t
                     done += 1
             dut.ej_credit_t.value = cred
         await ReadOnly()
+        obs.sample(t, tr)
         for s in range(T):
             c = int(inj_credit[s].value)
             if c:
@@ -161,7 +181,9 @@ async def replay(dut):
     wall = time.perf_counter() - t_wall
 
     mism = []
-    for p in pk:
+    paths = job["paths"]
+    hops_compared = 0
+    for n, p in enumerate(pk):
         pid, src, dst, created, g_inj, g_ej = p[:6]
         got = arrived.get(pid, [])
         tail = [a for a in got if a[2] == L - 1]
@@ -175,13 +197,21 @@ async def replay(dut):
                     or any(a[3] for a in got[1:]) or any(a[4] for a in got[:-1]):
                 problems.append(f"flits out of order or head/tail flags wrong: {got}")
         rtl_ej = taken.get(pid) if E else tail[0][0] + 1 if tail else None
+        hop = compare_path(tr.path(pid), paths[n])
+        hops_compared += len(paths[n])
+        if hop is None:
+            body = tr.body_problems(pid, L)
+            hop = (-1, created, body[0]) if body else None
         bad = judge(pid, src, dst, created, g_inj, g_ej, rtl_injected=injected.get(pid),
-                    rtl_ejected=rtl_ej, problems=problems)
+                    rtl_ejected=rtl_ej, problems=problems, hop=hop)
         if bad:
             mism.append(bad)
     stray = len(arrived.get(-1, []))
+    coverage = tr.coverage({p[0]: (p[1], p[2], p[6] if len(p) > 6 else 0) for p in pk})
     verdict = finish(job, mism, stray_flits=stray, cycles=t, wall_s=wall,
                      cycles_per_s=t / wall if wall > 0 else 0.0, stall_cycles=stalls, max_source_queue=max_sq,
-                     sink_stall_cycles=sink_stalls, egress_overflows=overflow, error=int(dut.error.value))
-    assert not mism and not stray and not overflow and not verdict["error"], \
-        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}"
+                     sink_stall_cycles=sink_stalls, egress_overflows=overflow, error=int(dut.error.value),
+                     hops_compared=hops_compared, observe_errors=tr.errors[:20], **tr.counters(t),
+                     coverage=coverage, missed_bins=missed_bins(coverage))
+    assert not mism and not stray and not overflow and not verdict["error"] and not tr.errors, \
+        f"{len(mism)} of {len(pk)} packets differ from the golden model; first: {mism[:1]}; {tr.errors[:1]}"

@@ -2,7 +2,14 @@
 
 Each cycle it drives the flits arriving on the router's inputs and the credits
 arriving on its outputs, records the flits the router sends and the credits it
-returns, and at the end compares both, cycle by cycle, with the golden model's.
+returns, and at the end compares both, cycle by cycle, with the golden model's:
+every hop this router makes (output port, VC, cycle and header) and every credit.
+
+The same observations feed a :class:`radixnet.cosim.hops.HopTracker` (the router
+is built with ``observe=True``, which adds its decision grants), for the
+backpressure counters (``full_buffer_cycles`` at its inputs,
+``credit_zero_cycles`` at its outputs) and the coverage bins ``input_vc``,
+``contention`` and ``vc_class``.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from collections import defaultdict
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from radixnet.cosim.hops import HopTracker, missed_bins
 from radixnet.cosim.verdict import start
 
 
@@ -41,6 +49,10 @@ async def replay_router(dut):
     cr_out = [getattr(dut, f"credit_out_ip_ivc__{p}") for p in range(P)]
     out_flit = [getattr(dut, f"out_flit_op__{p}") for p in range(P)]
     await start(dut, {dut.in_valid_ip: 0, **{h: 0 for h in in_flit + cr_in}})
+    S = job["topo"]["S"]
+    dec_ivc = [getattr(dut, f"obs_dec_ivc_ip_lane__{i}") for i in range(P * S)]
+    dec_op = [getattr(dut, f"obs_dec_op_ip_lane__{i}") for i in range(P * S)]
+    tr = HopTracker(job["topo"], job["fields"], lambda x: ((x >> off) & dmask, 0))
 
     got_out, got_credit = [], []
     driven_cr = set()
@@ -50,24 +62,38 @@ async def replay_router(dut):
         for p, f in arr.get(t, ()):
             in_flit[p].value = f
             valid |= 1 << p
+            tr.arrive(t, 0, p, f)
         dut.in_valid_ip.value = valid
         bits = defaultdict(int)
         for o, v in cin.get(t, ()):
             bits[o] |= 1 << v
+            tr.credit_return(t, 0, o, v)
         for o in driven_cr | set(bits):
             cr_in[o].value = bits.get(o, 0)
         driven_cr = set(bits)
         await ReadOnly()
+        for p in range(P):
+            c = int(cr_out[p].value)
+            if c:
+                tr.credits(t, 0, p, c)
+            for v in range(V):
+                if (c >> v) & 1:
+                    got_credit.append((t, p, v))
+        d = int(dut.obs_dec_gnt_ip_lane.value)
+        if d:
+            lanes = []
+            while d:
+                i = (d & -d).bit_length() - 1
+                d &= d - 1
+                lanes.append((i // S, i % S, int(dec_ivc[i].value), int(dec_op[i].value)))
+            tr.decide(t, 0, lanes)
         ov = int(dut.out_valid_op.value)
         while ov:
             o = (ov & -ov).bit_length() - 1
             ov &= ov - 1
-            got_out.append((t, o, int(out_flit[o].value)))
-        for p in range(P):
-            c = int(cr_out[p].value)
-            for v in range(V):
-                if (c >> v) & 1:
-                    got_credit.append((t, p, v))
+            x = int(out_flit[o].value)
+            got_out.append((t, o, x))
+            tr.send(t, 0, o, x)
         await RisingEdge(dut.clk)
     wall = time.perf_counter() - t_wall
 
@@ -89,10 +115,12 @@ async def replay_router(dut):
     cr_bad = sum((a != b) for a, b in zip(want_cr, sorted(got_credit))) + abs(len(want_cr) - len(got_credit))
     mism = [m for m in mism if m["id"] >= 0] + [m for m in mism if m["id"] < 0]
     mism.sort(key=lambda m: (m["diverged_by"], m["id"]))
+    coverage = tr.coverage()
     verdict = {"packets": len(job["expected_out"]), "mismatches": len(mism), "first": mism[:20],
                "credit_mismatches": cr_bad, "cycles": last + 1, "wall_s": wall,
                "cycles_per_s": (last + 1) / wall if wall > 0 else 0.0, "error": int(dut.error.value),
-               "stray_flits": 0}
+               "stray_flits": 0, "hops_compared": len(job["expected_out"]), **tr.counters(last + 1),
+               "coverage": coverage, "missed_bins": missed_bins(coverage)}
     with open(job["result"], "w") as fh:
         json.dump(verdict, fh)
     assert not mism and not cr_bad and not verdict["error"], \

@@ -28,6 +28,28 @@ Terminal ports (flit level, §R3/§R8a): terminal ``t`` injects into port
 The AXI4-Stream terminal adapters of :mod:`radixnet.hdl.axis` sit on these
 ports.
 
+Co-simulation ports (``observe=True`` only; the default top has none of them,
+so its Verilog is unchanged): every router's links and grants, for the
+per-hop comparison against the golden trace (router-spec §R9,
+:mod:`radixnet.cosim.hops`). Router ``r``'s ports start at bit offset
+``obs_offsets[r]`` (the sum of the radices before it):
+
+* ``obs_valid_r_op``: bit ``obs_offsets[r] + o`` is router ``r``'s
+  ``out_valid_op[o]`` (a flit on output ``o``'s link this cycle: its port,
+  output VC and header, the hop as the next router or terminal sees it);
+* ``obs_flit_r<r>_op``: router ``r``'s ``out_flit_op``, port ``o`` at bits
+  ``[o * F, (o + 1) * F)`` (``F`` the flit's width);
+* ``obs_credit_r_ip_ivc``: bit ``(obs_offsets[r] + p) * V + v`` is router
+  ``r``'s ``credit_out_ip_ivc[p][v]``: input VC ``(p, v)`` freed the slot of the
+  flit switch allocation granted in this cycle, ``credit_delay`` cycles earlier
+  under ``iq`` (§R10): the grant of every flit, observed at the ports;
+* ``obs_dec_gnt_r_ip_lane``: bit ``(obs_offsets[r] + p) * S + s``, input
+  ``p``'s ``s``-th grant in the allocator that takes the routing decisions
+  (``single-cycle``: the switch allocator; ``iq``: VA, §R10.1), and
+  ``obs_dec_r<r>_ip_lane``: per lane ``i = p * S + s`` of router ``r``, the
+  granted input VC at bits ``[i * D, i * D + vw)`` and the output after it
+  (``D = vw + pw``, :attr:`obs_widths`).
+
 Examples
 --------
 >>> from radixnet.gen import build
@@ -42,7 +64,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject
+from .arbiter import check_int, ptr_width, reject
 from .router import Router
 
 __all__ = ["NetworkTop"]
@@ -79,6 +101,9 @@ class NetworkTop(wiring.Component):
     egress_depth : int
         ``E`` (§R3a): 0 (default), ideal terminals; ``>= 1``, the ejection ports take credits, returned on
         ``ej_credit_t``.
+    observe : bool
+        Co-simulation only: add the ``obs_*`` ports of the module docstring (routers built with
+        ``observe``). Default False: the top and its routers have exactly their default ports and Verilog.
 
     Attributes
     ----------
@@ -92,11 +117,16 @@ class NetworkTop(wiring.Component):
         Bit ``t``: terminal ``t``'s egress FIFO freed a slot this cycle.
     error : Signal(1), out
         Sticky protocol violation in any router.
+    obs_offsets : list of int (``observe`` only)
+        Per router, the bit offset of its ports in the ``obs_*`` vectors (module docstring).
+    obs_widths : dict (``observe`` only)
+        ``flit`` (``F``), ``vw`` and ``pw`` (input VC and output fields of a decision lane), ``S``.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0):
+                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
+                 observe: bool = False):
         from radixnet.gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -110,8 +140,9 @@ class NetworkTop(wiring.Component):
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
                                routing=routing, threshold=threshold, router_model=router_model, speedup=speedup,
-                               egress_depth=egress_depth)
+                               egress_depth=egress_depth, observe=observe)
                         for r in range(net.num_routers)]
+        self.observe = observe
         self.egress_depth = self.routers[0].egress_depth if self.routers else 0
         #: (src router, src port, dst router, dst port) per channel
         self.channels = [(int(net.src[c]), int(net.src_port[c]), int(net.dst[c]), int(net.dst_port[c]))
@@ -130,6 +161,18 @@ class NetworkTop(wiring.Component):
         }
         if self.egress_depth:
             members["ej_credit_t"] = In(T)
+        if observe:   # co-simulation only (module docstring)
+            radix = [router.n_ports for router in self.routers]
+            self.obs_offsets = [sum(radix[:r]) for r in range(len(radix))]
+            S, n = speedup, sum(radix)
+            vw, pw = ptr_width(n_vcs), ptr_width(max(radix))
+            self.obs_widths = {"flit": lay.size, "vw": vw, "pw": pw, "S": S}
+            members["obs_valid_r_op"] = Out(n)
+            members["obs_credit_r_ip_ivc"] = Out(n * n_vcs)
+            members["obs_dec_gnt_r_ip_lane"] = Out(n * S)
+            for r, P in enumerate(radix):
+                members[f"obs_flit_r{r}_op"] = Out(P * lay.size)
+                members[f"obs_dec_r{r}_ip_lane"] = Out(P * S * (vw + pw))
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -160,4 +203,21 @@ class NetworkTop(wiring.Component):
             for o in range(router.n_ports):
                 m.d.comb += router.credit_in_op_ovc[o].eq(credit_in[r][o])
         m.d.comb += self.error.eq(Cat(*[router.error for router in rs]).any())
+        if self.observe:
+            self._drive_observe(m)
         return m
+
+    def _drive_observe(self, m: Module) -> None:
+        """The ``obs_*`` ports (module docstring) from every router's links, credits and decision grants."""
+        rs, w = self.routers, self.obs_widths
+        m.d.comb += [
+            self.obs_valid_r_op.eq(Cat(*[router.out_valid_op for router in rs])),
+            self.obs_credit_r_ip_ivc.eq(Cat(*[c for router in rs for c in router.credit_out_ip_ivc])),
+            self.obs_dec_gnt_r_ip_lane.eq(Cat(*[router.obs_dec_gnt_ip_lane for router in rs])),
+        ]
+        for r, router in enumerate(rs):
+            m.d.comb += getattr(self, f"obs_flit_r{r}_op").eq(Cat(*router.out_flit_op))
+            # each lane (ivc, op) zero-extended to vw + pw bits (pw: the widest router's output index)
+            lanes = [Cat(ivc, op, Const(0, w["pw"] - len(op)))
+                     for ivc, op in zip(router.obs_dec_ivc_ip_lane, router.obs_dec_op_ip_lane)]
+            m.d.comb += getattr(self, f"obs_dec_r{r}_ip_lane").eq(Cat(*lanes))

@@ -184,7 +184,8 @@ from .router_iq import IqStages
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
-__all__ = ["Router", "FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
+__all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS",
+           "Grants"]
 
 #: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
 #: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
@@ -218,7 +219,9 @@ class Grants(NamedTuple):
 
 
 #: the deliberate bugs a Router can be built with (``fault``); ``None`` is the spec
-FAULTS = (None, "out_arb_fixed", "seq_stale_state")
+FAULTS = (None, "out_arb_fixed", "seq_stale_state", "eject_hops")
+#: faults planted in one allocator, and which: the router must use it (the others apply to any router)
+ALLOCATOR_FAULTS = {"out_arb_fixed": "greedy", "seq_stale_state": "sequential"}
 
 
 class Router(IqStages, wiring.Component):
@@ -246,7 +249,11 @@ class Router(IqStages, wiring.Component):
         catches it: ``"out_arb_fixed"`` freezes every output arbiter's pointer (fixed
         priority, lowest input first, instead of §R6's round robin; greedy allocator);
         ``"seq_stale_state"`` makes every input of the sequential allocator decide on the
-        start-of-cycle state instead of the one the earlier grants left. ``None``: the spec.
+        start-of-cycle state instead of the one the earlier grants left; ``"eject_hops"`` counts a
+        hop on ejection too (the head leaves on its ejection port with ``hops + 1``, against §R8a):
+        the packet's timing, exit port and payload are those of the spec, only its header differs,
+        which the co-simulation's per-hop comparison sees and its endpoint comparison does not.
+        ``None``: the spec.
     external_rom : bool
         Leave the route ROMs out (module docstring): add the ``route_addr_ip_ivc`` /
         ``route_word_ip_ivc`` ports. Default False: the ROMs are inside, no extra ports.
@@ -269,6 +276,11 @@ class Router(IqStages, wiring.Component):
         ``E`` (router-spec §R3a): 0 (default), the terminals are ideal sinks and ejection ports take no
         credits; ``E >= 1``, each ejection port's VC has ``E`` credits (the terminal's egress FIFO),
         returned on bit 0 of its ``credit_in_op_ovc``.
+    observe : bool
+        Co-simulation only (default False: no extra ports, the Verilog of the default router): bring
+        out the grants of the allocator that takes the routing decisions -- the combined allocator
+        of ``single-cycle``, the VA of ``iq`` (§R10.1) -- as ``obs_dec_gnt_ip_lane``,
+        ``obs_dec_ivc_ip_lane`` and ``obs_dec_op_ip_lane``.
 
     Attributes
     ----------
@@ -295,6 +307,10 @@ class Router(IqStages, wiring.Component):
         Per input port and VC, the ROM word at ``route_addr_ip_ivc[p][v]`` (:attr:`rom_ints`).
     route_addr_ip, route_word_ip : list of Signal, out / in (``external_rom`` under :attr:`lookahead`)
         The same per input port, for the arriving flit (``in_flit_ip[p].dest``), instead of the two above.
+    obs_dec_gnt_ip_lane : Signal(P * S), out (``observe`` only)
+        Bit ``p * S + s``: input ``p``'s ``s``-th grant of the deciding allocator this cycle.
+    obs_dec_ivc_ip_lane, obs_dec_op_ip_lane : list of Signal, out (``observe`` only)
+        Per lane ``p * S + s``, the granted input VC and the output it was granted.
     lookahead : bool
         The route is looked up as a flit arrives and stored with it (``iq`` with a route table, §R10.4).
     route_reads : list of str
@@ -311,7 +327,7 @@ class Router(IqStages, wiring.Component):
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
                  routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
-                 speedup: int = 1, egress_depth: int = 0):
+                 speedup: int = 1, egress_depth: int = 0, observe: bool = False):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -348,10 +364,13 @@ class Router(IqStages, wiring.Component):
         if routing is not None and routing not in DECIDED:
             reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
                           f"{', '.join(DECIDED)}, got {routing!r}")
-        if fault is not None and (fault == "seq_stale_state") != (routing in SEQUENTIAL):
-            reject(self, f"fault: {fault!r} plants a bug in the "
-                          f"{'sequential' if fault == 'seq_stale_state' else 'greedy'} allocator, which routing "
+        if fault in ALLOCATOR_FAULTS and (ALLOCATOR_FAULTS[fault] == "sequential") != (routing in SEQUENTIAL):
+            reject(self, f"fault: {fault!r} plants a bug in the {ALLOCATOR_FAULTS[fault]} allocator, which routing "
                           f"{routing or 'table'!r} does not use")
+        if not isinstance(observe, bool):
+            reject(self, f"observe (co-simulation ports of the deciding allocator's grants) must be a bool, "
+                          f"got {observe!r}")
+        self.observe = observe
         self.routing, self.threshold = routing, threshold
         if routing is not None:
             if external_rom:
@@ -416,6 +435,10 @@ class Router(IqStages, wiring.Component):
         elif external_rom:
             members["route_addr_ip_ivc"] = Out(self.rom_addr_bits).array(P, n_vcs)
             members["route_word_ip_ivc"] = In(self.rom_word_bits).array(P, n_vcs)
+        if observe:   # co-simulation only (§R9 checks); the default router has none of these ports
+            members["obs_dec_gnt_ip_lane"] = Out(P * speedup)
+            members["obs_dec_ivc_ip_lane"] = Out(ptr_width(n_vcs)).array(P * speedup)
+            members["obs_dec_op_ip_lane"] = Out(ptr_width(P)).array(P * speedup)
         super().__init__(members)
 
     def _decider(self):
@@ -524,6 +547,17 @@ class Router(IqStages, wiring.Component):
                                + (" VC other than 0" if self.egress_depth else ""))
         return m
 
+    def _observe_decisions(self, m: Module, a: Grants) -> None:
+        """Drive the ``observe`` ports from the deciding allocator's grants ``a`` (nothing without ``observe``)."""
+        if not self.observe:
+            return
+        S = self.speedup
+        for p in range(self.n_ports):
+            for s in range(S):
+                i = p * S + s
+                m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(a.g[p][s]), self.obs_dec_ivc_ip_lane[i].eq(a.v[p][s]),
+                             self.obs_dec_op_ip_lane[i].eq(a.o[p][s])]
+
     def _stray_ej_credit(self, o: int):
         """A credit on ejection port ``o`` that it takes none of: any bit with ``egress_depth`` 0, else a VC
         other than 0 (§R3a); a constant 0 when no such bit exists."""
@@ -550,6 +584,7 @@ class Router(IqStages, wiring.Component):
         else:
             req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=False)
             a = self._separable(m, req, req_o, dep, "", blocked, eject_count=eject_count)
+        self._observe_decisions(m, a)
 
         # ---- the crossbar: output o takes the lanes granted to it (S = 1: at most one, onto the link)
         outs = self._crossbar(m, [a.flit[p][s] for p in range(P) for s in range(S)], a.sel, "crossbar")
@@ -844,6 +879,8 @@ class Router(IqStages, wiring.Component):
                     ext = (self.route_addr_ip_ivc[p][v], self.route_word_ip_ivc[p][v]) if self.external_rom else None
                     rc = self._route_decoder(m, tag, f, ext)
                     hops_out = rc.hops_out
+                if self.fault == "eject_hops":   # the planted bug: a hop counted on ejection too
+                    hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
                 new_ok, new_ov = self._new_route(m, rc.port, rc.cls, tag)
                 is_act = active[p][v]
                 if va:   # a VC that holds an output VC already is SA's (§R10.1)
@@ -1168,7 +1205,8 @@ class Router(IqStages, wiring.Component):
                     m.d.comb += wg[v].eq(cand[v] & e.valid & free & Mux(e.active, act_ok, rc.valid & new_ok))
                     h = Signal(hdr_lay, name=f"dep_hdr_{vtag}")
                     m.d.comb += h.eq(hdr)
-                    hops_out = self._hops_out(m, rc.eject, hdr.hops, vtag)
+                    hops_out = self._hops_out(m, Const(0, 1) if self.fault == "eject_hops" else rc.eject, hdr.hops,
+                                              vtag)
                     with m.If(~e.active):   # the head flit leaves with the decision's header (§R4, §R7)
                         m.d.comb += [h.hops.eq(hops_out), h.phase.eq(rc.phase_out), h.decided.eq(rc.decided_out),
                                      h.inter.eq(rc.inter_out), h.h1.eq(rc.h1_out)]

@@ -79,6 +79,7 @@ class IqStages:
         else:
             req, req_o, dep = self._greedy_requests(m, ius, active, act_o, act_ov, va=True)
             va = self._separable(m, req, req_o, dep, "va_", mode="va")
+        self._observe_decisions(m, va)   # co-simulation ports (``observe``): VA takes the decisions
 
         # ---- SA requests (§R10.1 step 2): bound VCs whose output VC has a credit
         sa_req = [Signal(V, name=f"sa_req_ip_{p}_ivc") for p in range(P)]

@@ -23,6 +23,16 @@ stall sets ``error``. With ``egress_depth = E >= 1`` each egress is an
 ``E``-beat FIFO whose slots are the ejection port's credits (§R3a): a sink may
 stall at will, the network holds the flits back, and nothing is lost.
 
+With ``observe=True`` (co-simulation only; the default top has none of these
+ports and the same Verilog) the switch top also brings out the network top's
+``obs_*`` ports (:class:`~radixnet.hdl.network.NetworkTop`: every router's
+links, credits and decision grants), the flits the ingresses inject
+(``obs_inj_valid_t``, and ``obs_inj_flit_t`` with terminal ``t``'s flit at
+bits ``[t * F, (t + 1) * F)``) and each egress's ``m_route`` (the routing
+header the packet's head flit was ejected with, valid with its first beat on
+``m_axis``; ``obs_m_route_t``, terminal ``t``'s at bits ``[t * W_r, (t + 1) *
+W_r)``, :func:`radixnet.hdl.axis.route_layout`).
+
 Examples
 --------
 >>> from radixnet.gen import build
@@ -70,18 +80,22 @@ class AxisSwitchTop(wiring.Component):
         The routers' speedup ``S`` (§R1): 1 (default) or 2.
     egress_depth : int
         ``E`` (§R3a): 0 (default), ideal sinks; ``>= 1``, egress FIFOs of ``E`` beats with credits.
+    observe : bool
+        Co-simulation only: add the ``obs_*`` ports (module docstring). Default False.
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0):
+                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
+                 observe: bool = False):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
-                                  speedup=speedup, egress_depth=egress_depth)
+                                  speedup=speedup, egress_depth=egress_depth, observe=observe)
+        self.observe = observe
         self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout
         enc = self.tuser.encoding
@@ -99,6 +113,15 @@ class AxisSwitchTop(wiring.Component):
                 members[f"{side}_axis_{t}_tready"] = d_out(1)
                 members[f"{side}_axis_{t}_tuser"] = d_in(TUSER_WIDTH)
         members["error"] = Out(1)
+        if observe:   # co-simulation only (module docstring)
+            self.route_layout = self.egress[0].route_layout if T else None
+            self.obs_offsets, self.obs_widths = self.network.obs_offsets, self.network.obs_widths
+            for name, member in self.network.signature.members.items():
+                if name.startswith("obs_"):
+                    members[name] = Out(member.shape)
+            members["obs_inj_valid_t"] = Out(T)
+            members["obs_inj_flit_t"] = Out(T * lay.size)
+            members["obs_m_route_t"] = Out(T * self.route_layout.size)
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -121,4 +144,11 @@ class AxisSwitchTop(wiring.Component):
                 m.d.comb += nt.ej_credit_t[t].eq(eg.ej_credit)
             errors += [ig.error, eg.error]
         m.d.comb += self.error.eq(Cat(*errors).any())
+        if self.observe:
+            nt = self.network
+            m.d.comb += [getattr(self, name).eq(getattr(nt, name)) for name in nt.signature.members
+                         if name.startswith("obs_")]
+            m.d.comb += [self.obs_inj_valid_t.eq(Cat(*[ig.inj_valid for ig in self.ingress])),
+                         self.obs_inj_flit_t.eq(Cat(*[ig.inj_flit for ig in self.ingress])),
+                         self.obs_m_route_t.eq(Cat(*[eg.m_route for eg in self.egress]))]
         return m

@@ -34,11 +34,33 @@ def run(family, params, **kw):
     return cosim_network(build(family, **params), build_root=CACHE, **kw)
 
 
-def assert_match(v):
+def assert_exercised(v, na=None, idle_ok=None):
+    """The run drove the network into backpressure (stalls, full buffers, output VCs out of credits: the
+    vacuity rule of radixnet.cosim.hops) and reached every coverage bin, except the bin families ``na``
+    names and the counters ``idle_ok`` names (name -> why the configuration cannot reach it)."""
+    na, idle_ok = dict(na or {}), dict(idle_ok or {})
+    assert all(na.values()) and all(idle_ok.values()), "say why"
+    idle = [k for k in v["idle"] if k not in idle_ok]
+    assert not idle, f"vacuous run: {idle} zero"
+    missed = [b for b in v["missed_bins"] if b.split(":")[0] not in na]
+    assert not missed, f"coverage bins missed: {missed}"
+    assert set(na) <= set(v["coverage"]), na
+
+
+def assert_match(v, na=None, idle_ok=None):
+    """Every packet and every hop of it as the golden model says, and the run exercised (:func:`assert_exercised`)."""
     from radixnet.cosim.run import describe_mismatch
     assert v["packets"] > 0
     first = describe_mismatch(v["first"][0]) if v["first"] else ""
     assert v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, first
+    assert v["hop_mismatches"] == 0 and not v["observe_errors"], first or v["observe_errors"][:1]
+    assert v["hops_compared"] >= v["packets"]
+    assert_exercised(v, na, idle_ok)
+
+
+#: why a random draw need not reach a bin family (the fixed configurations reach them all)
+RANDOM_NA = {family: "a random draw of 120 cycles is for breadth; the fixed configurations reach this bin "
+                     "family" for family in ("input_vc", "contention", "vc_class", "adaptive", "sequential")}
 
 
 TINY = ("fbfly", {"k": 2, "n": 2})          # 2 routers of radix 3, 4 terminals: builds in ~25 s
@@ -60,15 +82,17 @@ def test_multiflit_packets_above_saturation_exercise_backpressure():
 
 @pytest.mark.parametrize("traffic", ["worst-case", "complement", "randperm"])
 def test_patterns(traffic):
-    """The adversarial pattern and two permutations on a 4-router, radix-7 flattened butterfly."""
-    v = run("fbfly", {"k": 4, "n": 2}, traffic=traffic, load=0.6, cycles=250, vcs=2, vc_depth=4, seed=3)
+    """The adversarial pattern and two permutations on a 4-router, radix-7 flattened butterfly. One-flit VC
+    buffers (``B = 1``): a VC's credit loop is two cycles (§R8a), so a busy link runs its VCs out of credits
+    and a one-hop route backs up to the source (with ``B >= 2`` it never did)."""
+    v = run("fbfly", {"k": 4, "n": 2}, traffic=traffic, load=0.6, cycles=250, vcs=2, vc_depth=1, seed=3)
     assert_match(v)
 
 
 def test_min_dimension_order_two_dimensions():
     """Kim's `min` (dimension order, §R7) on a 2-dimension flattened butterfly, worst-case traffic, wormhole."""
     v = run("fbfly", {"k": 2, "n": 3}, routing="min", traffic="worst-case", load=0.8, cycles=250, vcs=2,
-            vc_depth=3, packet_length=2, seed=5)
+            vc_depth=2, packet_length=2, seed=5)
     assert_match(v)
     assert v["stall_cycles"] > 0
 
@@ -94,13 +118,16 @@ def test_min_ad_on_parallel_lanes():
     """min-ad on the 2-dilated flattened butterfly (two lanes per neighbour, §R7 lane choice)."""
     v = run("2dfb", {"k": 4, "n": 1}, routing="min-ad", traffic="2dfb-adversarial", load=0.7, cycles=200, vcs=2,
             vc_depth=3, terminals="flit")
-    assert_match(v)
+    assert_match(v, idle_ok={"credit_zero_cycles": "min-ad spreads the adversarial load over both lanes and the "
+                                                   "next element ejects it at once: no downstream buffer fills"})
 
 
 SEQUENTIAL_CASES = [
     ("fbfly", {"k": 2, "n": 3}, "ugal-s",
      dict(traffic="complement", load=0.9, vcs=4, vc_depth=2, packet_length=3, ugal_threshold=0)),
-    ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", load=0.9, vcs=2, vc_depth=2, packet_length=2)),
+    # four VCs: with two, the iq model's VA rarely grants two heads of one router in a cycle, and a decision on
+    # the state an earlier grant left (the sequential bin, radixnet.cosim.hops) never happened
+    ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", load=0.9, vcs=4, vc_depth=2, packet_length=2)),
     ("2dfb", {"k": 3, "n": 1}, "2dfb-adaptive",
      dict(traffic="2dfb-adversarial", load=0.9, vcs=2, vc_depth=2, threshold=1)),
 ]
@@ -136,23 +163,25 @@ ADAPTIVE_POOL = [
 
 
 def _patterns(family, params):
-    """Traffic patterns for a design: complement needs a power-of-two terminal count."""
+    """Traffic patterns for a random configuration of a design: uniform, and complement where the terminal count
+    is a power of two. No random permutation: one the network carries without contention never backs up, and
+    every co-simulation must exercise backpressure (the vacuity rule); ``test_patterns`` covers permutations."""
     T = build(family, **params).num_terminals
-    return ["uniform", "randperm"] + (["complement"] if T & (T - 1) == 0 else [])
+    return ["uniform"] + (["complement"] if T & (T - 1) == 0 else [])
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.05, 1.0), length=st.integers(1, 3),
+@given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.8, 1.0), length=st.integers(1, 3),
        seed=st.integers(0, 2**16), pick=st.integers(0, 2))
 def test_random_adaptive_configurations(case, load, length, seed, pick):
     """Seeded random configurations of the adaptive routers: routing, allocator, V and B from the designs
-    above, with random traffic pattern, load, packet length and seed."""
+    above, with random traffic pattern, packet length and seed, and a load near saturation."""
     family, params, kw = ADAPTIVE_POOL[case]
     patterns = _patterns(family, params)
     traffic = patterns[pick % len(patterns)]
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed, traffic=traffic,
             terminals="flit", **kw)
-    assert_match(v)
+    assert_match(v, na=RANDOM_NA)
 
 
 def test_sequential_allocator_fault_is_caught():
@@ -176,9 +205,13 @@ def run_router(family, params, **kw):
     return cosim_router(build(family, **params), build_root=CACHE, **kw)
 
 
-def assert_router_match(v):
+def assert_router_match(v, na=None, idle_ok=None):
+    """Every flit the router sent and every credit it returned as the golden model says, and the run exercised
+    the router (:func:`assert_exercised`: its terminals stalled, its buffers filled, its outputs ran out of
+    credits, and its bins)."""
     assert v["packets"] > 100
     assert v["mismatches"] == 0 and v["credit_mismatches"] == 0 and v["error"] == 0, v["first"][:1]
+    assert_exercised(v, na, idle_ok)
 
 
 def test_router_level_slimfly_q5():
@@ -187,15 +220,23 @@ def test_router_level_slimfly_q5():
     assert_router_match(v)
 
 
-@pytest.mark.parametrize("family, params, routing, kw", [
-    ("torus", {"dims": [4, 4]}, "dor", dict(load=0.5, cycles=300)),            # dateline classes (§R7d)
-    ("ttn", {}, "hdor", dict(load=0.05, cycles=400)),                          # hierarchical DOR, 4 classes
-    ("butterfly", {}, "dest-tag", dict(load=0.5, cycles=300)),                 # indirect network
-])
-def test_router_level_table_class_routings(family, params, routing, kw):
+#: hdor on the 256-router TTN saturates near a tenth of capacity: at the busiest router the ejection port and one
+#: BM output were each fed by two inputs over the run, never by two at once (the other outputs did arbitrate)
+TTN_NA = {"contention": "hdor saturates the TTN near load 0.1; two of the busiest router's outputs never had two "
+                        "inputs ready at once in 400 cycles"}
+TABLE_CLASS_CASES = [
+    ("torus", {"dims": [4, 4]}, "dor", dict(load=0.8, cycles=300, vc_depth=2), None),   # dateline classes (§R7d)
+    ("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2), TTN_NA),               # hierarchical DOR, 4 classes
+    # indirect network: a first-stage router, where terminals inject and every output takes credits
+    ("butterfly", {}, "dest-tag", dict(load=0.8, cycles=300, vc_depth=2, router=0), None),
+]
+
+
+@pytest.mark.parametrize("family, params, routing, kw, na", TABLE_CLASS_CASES)
+def test_router_level_table_class_routings(family, params, routing, kw, na):
     """Routings whose VC class comes from the route table (dateline, hierarchical), and destination tag."""
-    v = run_router(family, params, routing=routing, vc_depth=4, seed=7, **kw)
-    assert_router_match(v)
+    v = run_router(family, params, routing=routing, seed=7, **kw)
+    assert_router_match(v, na=na)
 
 
 @pytest.mark.parametrize("family, params, routing, kw", [
@@ -213,9 +254,11 @@ def test_router_level_adaptive_routings(family, params, routing, kw):
 @pytest.mark.slow
 def test_router_level_2dfb_64_port_switch():
     """A switching element of the 8-ary 1-dim 2DFB (the 64-port switch; radix 22: 8 terminals, 7
-    neighbours x 2 lanes) with the priority-flag algorithm and the sequential allocator."""
+    neighbours x 2 lanes) with the priority-flag algorithm and the sequential allocator. ``T_h = 1`` (the
+    README's command): with ``T_h = 2`` every queue stayed under the threshold, no packet left the direct
+    link, and no output ran out of credits."""
     v = run_router("2dfb", {"k": 8, "n": 1}, routing="2dfb-adaptive", traffic="2dfb-adversarial", load=0.9,
-                   cycles=200, vcs=2, vc_depth=4, threshold=2)
+                   cycles=200, vc_depth=2, threshold=1)
     assert_router_match(v)
 
 
@@ -226,7 +269,8 @@ def test_router_level_high_radix(params, model):
     """High radix (issue 11): the 64-ary 1-flat's router and Kim's radix-63 router of the 32-ary 2-flat
     (32 terminals, 31 neighbours), V = 2, under both router models; each is under 10 MB of Verilog."""
     v = run_router("fbfly", params, load=0.6, cycles=200, vcs=2, vc_depth=4, seed=3, router_model=model)
-    assert_router_match(v)
+    one = {"credit_zero_cycles": "the 64-ary 1-flat is one router whose outputs all eject to ideal sinks"}
+    assert_router_match(v, idle_ok=one if params["n"] == 1 else None)
     assert v["verilog_bytes"] < 10_000_000
 
 
@@ -258,12 +302,15 @@ def test_batch_mode():
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(load=st.floats(0.05, 1.0), length=st.integers(1, 4), seed=st.integers(0, 2**16),
-       traffic=st.sampled_from(["uniform", "complement", "randperm"]))
-def test_random_traffic(load, length, seed, traffic):
-    """Seeded random traffic, packet lengths and loads on one build (V = 2, B = 3)."""
-    v = run(*TINY, load=load, cycles=120, vcs=2, vc_depth=3, packet_length=length, seed=seed, traffic=traffic)
-    assert_match(v)
+@given(load=st.floats(0.7, 1.0), length=st.integers(1, 4), seed=st.integers(0, 2**16),
+       traffic=st.sampled_from(["uniform", "complement", "randperm"]), stall=st.floats(0.5, 0.7))
+def test_random_traffic(load, length, seed, traffic, stall):
+    """Seeded random traffic, packet lengths and loads on one build (V = 2, B = 3, 2-beat egress FIFOs), the
+    AXI sinks dropping ``tready`` at random (§R3a): a sink takes at most ``1 - stall < load`` flits a cycle, so
+    even a permutation that the network carries without contention backs up into it."""
+    v = run(*TINY, load=load, cycles=120, vcs=2, vc_depth=3, packet_length=length, seed=seed, traffic=traffic,
+            egress_depth=2, sink_stall=stall)
+    assert_match(v, na=RANDOM_NA)
 
 
 def test_injected_fault_is_caught():
@@ -273,6 +320,23 @@ def test_injected_fault_is_caught():
     assert v["mismatches"] > 0
     text = describe_mismatch(v["first"][0])
     assert "golden path" in text and "diverged by cycle" in text
+
+
+@pytest.mark.parametrize("terminals", ["flit", "axis"])
+def test_hop_comparison_catches_what_the_endpoints_miss(terminals):
+    """The planted ``eject_hops``: routers that count a hop on ejection too (against §R8a). Every packet still
+    enters, leaves at its terminal and is ejected on the golden cycles with its bytes -- the endpoint comparison
+    passes -- but every packet's last hop leaves with ``hops`` one too many, and the per-hop comparison names
+    that hop (with AXI4-Stream terminals the egress's ``m_route`` carries it too)."""
+    from radixnet.cosim.run import describe_mismatch
+    v = run(*TINY, load=0.9, cycles=150, vcs=2, vc_depth=3, packet_length=3, seed=4, terminals=terminals,
+            fault="eject_hops")
+    assert v["packets"] > 100 and not v["idle"]
+    assert v["endpoint_mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0
+    assert v["hop_mismatches"] == v["mismatches"] == v["packets"]
+    m = v["first"][0]
+    assert m["first_hop"] == len(m["golden_path"]) - 1 and "header hops" in m["hop_problem"]
+    assert "first differing hop" in describe_mismatch(m)
 
 
 def _cli(*args):
@@ -286,6 +350,20 @@ def test_cli_match_and_json():
     assert r.returncode == 0, r.stderr[-2000:]
     verdict = json.loads(r.stdout.strip().splitlines()[-1])
     assert verdict["mismatches"] == 0 and verdict["packets"] > 50
+
+
+def test_cli_vacuous_run_is_refused():
+    """A run that never exercised backpressure (a trickle of packets through deep buffers) exits 3 with one
+    line naming the zero counters; ``--allow-idle`` accepts it."""
+    args = ["--topo", "fbfly", "--k", "2", "--n", "2", "--vcs", "1", "--vc-depth", "2", "--load", "0.05",
+            "--cycles", "60", "--build-dir", str(CACHE)]
+    r = _cli(*args)
+    assert r.returncode == 3, r.stdout[-2000:] + r.stderr[-2000:]
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "vacuous run" in err[0] and "stall_cycles = 0" in err[0] and "--allow-idle" in err[0]
+    assert "MATCH" in r.stdout and "backpressure: source-queue stalls 0" in r.stdout
+    r = _cli(*args, "--allow-idle")
+    assert r.returncode == 0 and not r.stderr.strip()
 
 
 def test_cli_fault_exit_status_1():
@@ -322,7 +400,7 @@ def test_cli_router_level():
 def test_torus_network_dateline_dor():
     """A 4 x 4 torus (16 routers), dimension order with dateline classes, whole network with AXI4-Stream
     ports, 2-flit packets."""
-    v = run("torus", {"dims": [4, 4]}, routing="dor", load=0.4, cycles=300, vc_depth=4, packet_length=2)
+    v = run("torus", {"dims": [4, 4]}, routing="dor", load=0.7, cycles=300, vc_depth=2, packet_length=2)
     assert_match(v)
 
 
@@ -331,5 +409,5 @@ def test_radix_32_switch():
     """A 32-port switch (the 32-ary 1-flat: one router of radix 32) behind AXI4-Stream ports, uniform
     traffic past saturation. The Verilator build takes about 12 minutes here."""
     v = run("fbfly", {"k": 32, "n": 1}, load=0.7, cycles=150, vcs=2, vc_depth=2, seed=11)
-    assert_match(v)
+    assert_match(v, idle_ok={"credit_zero_cycles": "one router: every output ejects to an ideal sink"})
     assert v["packets"] > 3000 and v["stall_cycles"] > 500

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cosim import (ADAPTIVE_POOL, CACHE, ROOT, SEQUENTIAL_CASES, TINY, _patterns,  # noqa: E402
+from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, _patterns,  # noqa: E402
                         assert_match, assert_router_match, run, run_router)
 
 from radixnet.gen import build  # noqa: E402
@@ -53,7 +53,10 @@ def test_cli_done_when_iq_speedup_2():
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "MATCH: 1946 of 1946 packets" in r.stdout and "S=2, router model iq" in r.stdout
-    twice, queued = exercised("fbfly", {"k": 4, "n": 2}, router_model="iq", load=0.6, cycles=200, speedup=2)
+    from radixnet.cosim_cli import DEFAULT_VC_DEPTH
+    assert "every hop compared" in r.stdout and "missed bins" not in r.stdout
+    twice, queued = exercised("fbfly", {"k": 4, "n": 2}, router_model="iq", load=0.6, cycles=200, speedup=2,
+                              vc_depth=DEFAULT_VC_DEPTH)
     assert twice > 100 and queued > 100
 
 
@@ -89,7 +92,7 @@ def test_single_cycle_bypass_and_full_ejection_queue():
 def test_router_level_slimfly(router_model):
     """One Slim Fly q = 5 router (radix 11): flits leave in the golden trace's ``sent`` cycles, which with
     speedup 2 are later than the grant when older flits queue ahead (§R9)."""
-    kw = dict(load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6, speedup=2, router_model=router_model)
+    kw = dict(load=0.6, cycles=300, vcs=2, vc_depth=2, seed=6, speedup=2, router_model=router_model)
     assert_router_match(run_router("slimfly", {"q": 5}, **kw))
     assert min(exercised("slimfly", {"q": 5}, **kw)) > 0
 
@@ -106,8 +109,10 @@ def test_router_level_fault_is_caught():
 @pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
 def test_sequential_cases(family, params, routing, kw, router_model):
     """UGAL-S, CLOS AD and the 2DFB's priority flag with two grants per input and output, both models."""
+    idle_ok = {"stall_cycles": "with speedup 2 the 3-ary 2DFB carries the adversarial load at 0.9: no source "
+                               "waits"} if family == "2dfb" else None
     assert_match(run(family, params, routing=routing, cycles=150, seed=9, terminals="flit", speedup=2,
-                     router_model=router_model, **kw))
+                     router_model=router_model, **kw), idle_ok=idle_ok)
 
 
 @pytest.mark.slow
@@ -129,7 +134,7 @@ def test_sequential_fault_is_caught(router_model):
 
 @pytest.mark.slow
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.05, 1.0), length=st.integers(1, 3),
+@given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.8, 1.0), length=st.integers(1, 3),
        seed=st.integers(0, 2**16), pick=st.integers(0, 2), model=st.sampled_from(MODELS))
 def test_random_adaptive_configurations(case, load, length, seed, pick, model):
     """Seeded random configurations of the adaptive routers (greedy and sequential) with speedup 2."""
@@ -137,7 +142,7 @@ def test_random_adaptive_configurations(case, load, length, seed, pick, model):
     patterns = _patterns(family, params)
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed,
             traffic=patterns[pick % len(patterns)], terminals="flit", speedup=2, router_model=model, **kw)
-    assert_match(v)
+    assert_match(v, na=RANDOM_NA)
 
 
 def test_speedup_is_validated():

@@ -131,6 +131,9 @@ def test_axis_sinks_that_drop_tready_at_random(tmp_path, model, S, seeds):
                           build_root=tmp_path.parent / "egress-builds")
         assert v["packets"] > 150 and v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, v["first"]
         assert v["sink_stall_cycles"] > 100   # the sinks did push back
+        # every hop compared, the network backed up to the sources, every coverage bin reached (issue 13)
+        assert v["hop_mismatches"] == 0 and v["hops_compared"] >= v["packets"] and not v["observe_errors"]
+        assert not v["idle"] and not v["missed_bins"], (v["idle"], v["missed_bins"])
 
 
 @needs_verilator
@@ -145,3 +148,5 @@ def test_flit_sinks_with_one_slot_under_the_sequential_allocator(tmp_path):
                       build_root=tmp_path / "b")
     assert v["packets"] > 300 and v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, v["first"]
     assert v["sink_stall_cycles"] > 300 and v["egress_overflows"] == 0
+    assert v["hop_mismatches"] == 0 and v["hops_compared"] >= v["packets"] and not v["observe_errors"]
+    assert not v["idle"] and not v["missed_bins"], (v["idle"], v["missed_bins"])
