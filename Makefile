@@ -92,3 +92,11 @@ TIMING_SPEEDUPS ?= 1
 TIMING_RADIX = $(if $(filter command line environment,$(origin RADIX)),$(RADIX),8 16)
 timing-report:
 	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --speedups $(TIMING_SPEEDUPS) --jobs $(TIMING_JOBS) --out docs/timing-report.md
+
+# make mutate [MUTATE_ARGS="--only ID,... --jobs N --checks '...' --fresh"]: plant each RTL bug of the catalogue
+# (cosim/mutations.toml) in a copy of the sources, run the default-suite checks, print the kill table and the score;
+# tables in build/mutate, resumes where it stopped (radixnet.cosim.mutate; docs/cosim.md "Mutation testing")
+MUTATE_ARGS ?=
+.PHONY: mutate
+mutate:
+	$(PY) -m radixnet.cosim.mutate $(MUTATE_ARGS)

@@ -422,6 +422,11 @@ def _cmd_cost(argv: Sequence[str]) -> int:
     return cmd_cost(argv)
 
 
+def _cmd_mutate(argv: Sequence[str]) -> int:
+    from radixnet.cosim.mutate import main as mutate_main
+    return mutate_main(list(argv))
+
+
 def _cmd_rtl(argv: Sequence[str]) -> int:
     from radixnet.hdl.rtlgen import main as rtlgen_main
     return rtlgen_main(list(argv), prog="radixnet rtl")
@@ -449,7 +454,8 @@ def version() -> str:
 
 
 COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex,
-            "rtl": _cmd_rtl, "cosim": _cmd_cosim, "cost": _cmd_cost}
+            "rtl": _cmd_rtl, "cosim": _cmd_cosim, "cost": _cmd_cost,
+            "mutate": _cmd_mutate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
