@@ -11,8 +11,10 @@
 ``2dfb-fig4``
     Thamarakuzhi & Chandy Fig. 4 / Fig. 5: throughput of minimal and priority-flag adaptive routing on
     the 8-ary 1-dim 2DFB (``--n 2``: 8-ary 2-dim) under benign, adversarial and random traffic
-    (the adaptive-Clos comparison is not reproduced: radixnet has no adaptive Clos routing on a folded
-    Clos yet).
+    (the adaptive-Clos comparison is in ``2dfb-fig5``).
+``kim-fig6``, ``kim-fig12``, ``2dfb-fig5``, ``slimfly-perf``, ``ttn-dynamic``, ``clex-tables``
+    Kim Fig. 6 and Fig. 12, the 2DFB's Fig. 5-7, the Slim Fly talk's performance results, the TTN paper's
+    dynamic communication performance (Fig. 7-13) and CLEX's Tables I-IV: :mod:`radixnet.golden.paper_studies`.
 
 Each study writes ``claims.json``: every claim of the paper it reproduces, the value computed here and
 whether it holds. Points are stored as they finish; a study resumes where it stopped.
@@ -31,7 +33,7 @@ from ..gen import ParamError, build
 from ..gen.params import check_out_dir
 from ..gen.router_model import get_router_model
 
-from . import cost_studies
+from . import cost_studies, paper_studies
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs
 
@@ -195,6 +197,18 @@ STUDIES: dict[str, Study] = {
                       lambda batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), **_: 4 * len(batches)),
     "2dfb-fig4": Study("2dfb-fig4", "Thamarakuzhi & Chandy Fig. 4/5: 2DFB throughput, min vs adaptive",
                        dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads))),
+    "kim-fig6": Study("kim-fig6", "Kim 2007 Fig. 6: fbfly vs butterfly, folded Clos, hypercube (Table 1), UR and WC",
+                      paper_studies.kim_fig6, paper_studies.fig6_points),
+    "kim-fig12": Study("kim-fig12", "Kim 2007 Fig. 12: N = 4K flattened butterflies of Table 4, VAL and MIN AD",
+                       paper_studies.kim_fig12, paper_studies.fig12_points),
+    "2dfb-fig5": Study("2dfb-fig5", "Thamarakuzhi & Chandy Fig. 5/7 (--n 1: 4/6): 2DFB vs adaptive Clos, throughput "
+                       "and delay", paper_studies.dfb_fig5, paper_studies.dfb_fig5_points),
+    "slimfly-perf": Study("slimfly-perf", "Slim Fly slides: MIN/VAL/UGAL-L/UGAL-G vs dragonfly and fat tree, "
+                          "uniform, shift, worst case", paper_studies.slimfly_perf, paper_studies.slimfly_points),
+    "ttn-dynamic": Study("ttn-dynamic", "Rahman 2009 Fig. 7-13: TTN vs TESH vs mesh vs torus, 7 patterns, 4 VCs, "
+                         "16 flits", paper_studies.ttn_dynamic, paper_studies.ttn_points),
+    "clex-tables": Study("clex-tables", "Lenzen & Wattenhofer Tables I-IV and the 3D-torus comparison (round model)",
+                         paper_studies.clex_tables, lambda **_: 4),
     # pure computation (radixnet.gen.cost): no simulation points
     "kim-cost": Study("kim-cost", "Kim 2007 Fig. 10, 11, 13, Table 4: link cost, cable length, cost per node",
                       cost_studies.kim_cost, lambda **_: 0),

@@ -45,8 +45,8 @@ from radixnet.gen.params import check_out_dir
 
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
-__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "fingerprint", "parse_loads", "plot",
-           "run_point", "summary_rows", "worker_init", "write_csvs"]
+__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "draw_walls", "fingerprint",
+           "parse_loads", "plot", "run_point", "summary_rows", "worker_init", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
 CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
@@ -518,6 +518,18 @@ def _title(sweep: Sweep) -> str:
     return f"{fp['topo']} {params}, {fp['traffic']}{' ' + opts if opts else ''} traffic"
 
 
+
+def draw_walls(ax, walls) -> None:
+    """Draw each ``(x, colour, marker)`` of ``walls`` as a dotted vertical line in the curve's colour, its
+    marker on the top edge (a wall shows where a curve ends even with no point below it); the y axis starts
+    at 0."""
+    ax.set_ylim(bottom=0)
+    top = ax.get_ylim()[1]
+    for x, colour, marker in walls:
+        ax.axvline(x, color=colour, ls=":", lw=1.2)
+        ax.plot([x], [top], marker=marker, color=colour, ms=7, clip_on=False, ls="none")
+    ax.set_ylim(0, top)
+
 def plot(sweep: Sweep) -> list[Path]:
     """Write ``latency.png``/``.svg`` (unsaturated points; a dotted wall, in the routing's colour, at each
     routing's first saturated load) and ``throughput.png``/``.svg`` (every simulated point, saturated ones
@@ -563,12 +575,7 @@ def plot(sweep: Sweep) -> list[Path]:
         bx.plot([row["offered_load"] for row in over], [row["accepted_throughput"] for row in over], ls="none",
                 marker="x", color=line.get_color(), ms=5)
     ax.set(xlabel="offered load (flits/terminal/cycle)", ylabel="average latency (cycles)", title=title, xlim=(0, 1))
-    ax.set_ylim(bottom=0)
-    top = ax.get_ylim()[1]
-    for sat, colour, marker in walls:
-        ax.axvline(sat, color=colour, ls=":", lw=1.2)
-        ax.plot([sat], [top], marker=marker, color=colour, ms=7, clip_on=False, ls="none")
-    ax.set_ylim(0, top)
+    draw_walls(ax, walls)
     bx.plot([0, 1], [0, 1], ls=":", color="grey", lw=1)
     bx.set(xlabel="offered load (flits/terminal/cycle)", ylabel="accepted throughput (flits/terminal/cycle)",
            title=title, xlim=(0, 1), ylim=(0, 1))

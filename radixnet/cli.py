@@ -363,6 +363,32 @@ def _cmd_sweep(argv: Sequence[str]) -> int:
     return cmd_sweep(argv)
 
 
+#: study function arguments that are not the user's to set (the CLI or the runner passes them)
+STUDY_RESERVED = ("out", "jobs", "on_point", "router_model")
+
+
+def study_parameters(name: str) -> dict[str, Any]:
+    """The parameters ``--set`` may give study ``name``, with their defaults (from its function's signature)."""
+    import inspect
+    from radixnet.golden.studies import STUDIES
+    sig = inspect.signature(STUDIES[name].run)
+    return {k: v.default for k, v in sig.parameters.items()
+            if k not in STUDY_RESERVED and v.kind in (v.POSITIONAL_OR_KEYWORD, v.KEYWORD_ONLY)}
+
+
+def parse_study_value(name: str, text: str, default: Any = None) -> Any:
+    """A ``--set`` value: a comma list for ``patterns`` or a parameter whose default is a tuple (each item parsed),
+    else an int, a float, or the string (e.g. a load grid ``0.1:1.0:0.1``)."""
+    if name == "patterns" or isinstance(default, (tuple, list)):
+        return [parse_study_value("", t) for t in text.split(",") if t]
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
 def _cmd_study(argv: Sequence[str]) -> int:
     from radixnet.golden.studies import STUDIES, run_study
     if not argv or argv[0] in ("-h", "--help", "list"):
@@ -379,17 +405,32 @@ def _cmd_study(argv: Sequence[str]) -> int:
     p.add_argument("--router-model", default="single-cycle", metavar="M",
                    help="router pipeline the study simulates (docs/router-spec.md §R10): one of "
                         + ", ".join(ROUTER_MODELS) + " [default single-cycle]")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter of the study's function, e.g. N=729 (kim-fig12), L=2 (ttn-dynamic), q=5 "
+                        "(slimfly-perf), loads=0.1:1.0:0.1; repeatable; `radixnet study NAME --set help` lists them")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
     args = p.parse_args(list(argv[1:]))
+    if argv[0] not in STUDIES:
+        raise ParamError("study", f"must be one of {', '.join(STUDIES)} (got {argv[0]!r})")
+    settable = study_parameters(argv[0])
     kw: dict[str, Any] = {"router_model": args.router_model}  # run_study checks it
-    if args.k is not None:
-        if argv[0] not in ("kim-fig4", "kim-fig5") or args.k < 2:
-            raise ParamError("k", "applies to kim-fig4 and kim-fig5 and must be >= 2")
-        kw["k"] = args.k
-    if args.n is not None:
-        if argv[0] != "2dfb-fig4" or args.n < 1:
-            raise ParamError("n", "applies to 2dfb-fig4 and must be >= 1")
-        kw["n"] = args.n
+    for name, value, least in (("k", args.k, 2), ("n", args.n, 1)):
+        if value is None:
+            continue
+        if name not in settable or value < least:
+            having = ", ".join(st for st in STUDIES if name in study_parameters(st))
+            raise ParamError(name, f"applies to the studies with a {name} ({having}) and must be >= {least}")
+        kw[name] = value
+    for item in args.set:
+        if item == "help":
+            print(f"radixnet study {argv[0]} --set NAME=VALUE, NAME one of: "
+                  + (", ".join(f"{k} (default {v!r})" for k, v in settable.items()) or "none"))
+            return 0
+        name, eq, value = item.partition("=")
+        if not eq or name not in settable:
+            raise ParamError("set", f"{item!r}: give NAME=VALUE with NAME one of "
+                                    f"{', '.join(settable) or '(none: this study has no parameters)'}")
+        kw[name] = parse_study_value(name, value, settable[name])
     if args.jobs is not None and argv[0] != "kim-fig5":
         kw["jobs"] = args.jobs
     from radixnet.gen.progress import Progress
