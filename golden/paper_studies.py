@@ -48,7 +48,7 @@ from ..gen import ParamError, build
 from ..gen.builder import NetworkBuilder
 from ..gen.metrics import bisection
 from ..gen.network import Network
-from .sim import SimConfig
+from .sim import SimConfig, Simulator
 from .sweep import Sweep, draw_walls, parse_loads, plot, write_csvs
 
 __all__ = ["tapered_clos", "bisection_cut", "fig6_networks", "kim_fig6", "kim_fig12", "fig12_configs", "dfb_fig5",
@@ -181,6 +181,97 @@ def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
 def _summary(sw: Sweep, r: str, **extra: Any) -> dict[str, Any]:
     return {**extra, "routing": r, "first_saturated_load": _sat(sw, r), "zero_load_latency": _r(_zero_load(sw, r)),
             "max_accepted": _r(_max_accepted(sw, r), 4)}
+
+
+# ------------------------------------------------------------------------------ Kim Fig. 14
+#: Kim §5.1.2, Fig. 14: the 4-ary 2-flat (radix-7 routers) and the two uses of a radix-8 router's spare port
+FIG14_NETWORKS = {
+    "4-ary 2-flat": dict(k=4, n=2),
+    "(a) redundant channels": dict(k=4, n=2, radix=8, spare="redundant"),
+    "(b) a fifth router": dict(k=5, n=2, c=4),
+}
+
+
+def fig14_points(loads: str = "0.1:1.0:0.1", **_: Any) -> int:
+    """Simulation points of :func:`kim_fig14`."""
+    return 2 * len(FIG14_NETWORKS) * len(parse_loads(loads))
+
+
+def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on_point=None,
+              router_model: str = "single-cycle", measure: int = 2000) -> dict[str, Any]:
+    """Kim et al. 2007 §5.1.2, Fig. 14: the spare port of a radix-8 router in a 4-ary 2-flat, used (a) to
+    double channels to a neighbour (``fbfly --radix 8 --spare redundant``) or (b) to add a fifth router
+    (``fbfly --k 5 --n 2 --c 4``: N = 16 -> 20). Fig. 14 is a diagram; its claims are in the text: the
+    scaling, the added bandwidth to neighbouring routers, the added cost, and that the topology's
+    characteristics do not change. Each network runs MIN (dimension order, which takes the redundant
+    channel as a second lane, router-spec §R7) under uniform random and worst-case (R_i -> R_(i+1))
+    traffic; the cost is :func:`radixnet.gen.cost.evaluate`'s.
+
+    Writes ``<pattern>/<network>/`` sweeps, ``fig14-<pattern>`` figures and ``fig14.csv``.
+    """
+    from ..gen.cost import evaluate
+
+    pts = parse_loads(loads)
+    nets = {name: build("fbfly", **kw) for name, kw in FIG14_NETWORKS.items()}
+    base, red, exp = nets.values()
+    sweeps: dict[tuple[str, str], Sweep] = {}
+    rows = []
+    for traffic in ("uniform", "worst-case"):
+        for name, net in nets.items():
+            slug = name.split(" ")[0].strip("()")
+            cfg = SimConfig(net, routing="min", traffic=traffic, seed=1, router_model=router_model, measure=measure)
+            sw = _sweep(cfg, ["min"], pts, out / traffic / slug, "kim-fig14", jobs, on_point)
+            sweeps[(traffic, name)] = sw
+            cost = evaluate(net)
+            rows.append(_summary(sw, "min", traffic=traffic, network=name, N=net.num_terminals,
+                                 routers=net.num_routers, radix=int(net.params["radix"]), channels=net.num_channels,
+                                 cost_per_node=_r(cost.cost_per_node, 2), power_per_node=_r(cost.power_per_node, 3)))
+        _plot_curves([(name, sweeps[(traffic, name)], "min") for name in nets], out / f"fig14-{traffic}",
+                     f"Kim Fig. 14: the 4-ary 2-flat and its spare port, MIN, {traffic}")
+    _write_rows(out / "fig14.csv", rows)
+
+    def pair_channels(net: Network) -> np.ndarray:
+        """Channels between each ordered pair of distinct routers that has any."""
+        inter = net.src != net.dst
+        _, counts = np.unique(net.src[inter] * net.num_routers + net.dst[inter], return_counts=True)
+        return counts
+
+    def hops(net: Network) -> int:
+        """Router-level diameter."""
+        from ..gen.metrics import distance_stats
+        return int(distance_stats(net)["diameter"])
+
+    claims = []
+    claims.append(_claim("§5.1.2 (b): the spare port of radix-8 routers scales the 4-ary 2-flat from N = 16 to "
+                         "N = 20 (N, router radix)", {"base": [base.num_terminals, int(base.params["radix"])],
+                                                      "(b)": [exp.num_terminals, int(exp.params["radix"])]},
+                         base.num_terminals == 16 and exp.num_terminals == 20 and int(exp.params["radix"]) <= 8))
+    pc_base, pc_red = pair_channels(base), pair_channels(red)
+    claims.append(_claim("§5.1.2 (a): the spare port doubles the channels to a neighbouring router (channels per "
+                         "neighbour pair: base, (a))", {"base": sorted(set(pc_base.tolist())),
+                                                        "(a)": sorted(set(pc_red.tolist())),
+                                                        "pairs doubled in (a)": int((pc_red == 2).sum())},
+                         pc_base.max() == 1 and pc_red.max() == 2 and (pc_red == 2).sum() == red.num_routers))
+    # the sweep stops at the first saturated load; the capacity is what the network accepts offered 1.0
+    wc = {name: _r(Simulator(SimConfig(net, routing="min", traffic="worst-case", seed=1, router_model=router_model,
+                                       measure=measure)).run_load(1.0)["accepted_throughput"], 4)
+          for name, net in nets.items()}
+    claims.append(_claim("§5.1.2 (a): the redundant channels increase the bandwidth to neighbouring routers "
+                         "(MIN's accepted worst-case throughput at offered load 1.0, base and (a))",
+                         {"base": wc["4-ary 2-flat"], "(a)": wc["(a) redundant channels"]},
+                         wc["(a) redundant channels"] > wc["4-ary 2-flat"]))
+    costs = {name: _r(evaluate(net).cost_per_node, 2) for name, net in nets.items()}
+    claims.append(_claim("§5.1.2: the redundant links add some cost ($ per node, base and (a))",
+                         {"base": costs["4-ary 2-flat"], "(a)": costs["(a) redundant channels"]},
+                         costs["(a) redundant channels"] > costs["4-ary 2-flat"]))
+    diam = {name: hops(net) for name, net in nets.items()}
+    ur = {name: _sat(sweeps[("uniform", name)], "min") for name in nets}
+    claims.append(_claim("§5.1.2: using the extra ports does not fundamentally change the topology (router "
+                         "diameter, and MIN's first saturated uniform load)",
+                         {"diameter": diam, "uniform first saturated": ur},
+                         len(set(diam.values())) == 1 and len(set(ur.values())) == 1))
+    return {"network": "4-ary 2-flat; (a) radix 8 with redundant channels; (b) 5 routers of radix 8",
+            "costs": costs, "worst_case_capacity": wc, "claims": claims}
 
 
 # ------------------------------------------------------------------------------ Kim Fig. 6 networks

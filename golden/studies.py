@@ -12,8 +12,8 @@
     Thamarakuzhi & Chandy Fig. 4 / Fig. 5: throughput of minimal and priority-flag adaptive routing on
     the 8-ary 1-dim 2DFB (``--n 2``: 8-ary 2-dim) under benign, adversarial and random traffic
     (the adaptive-Clos comparison is in ``2dfb-fig5``).
-``kim-fig6``, ``kim-fig12``, ``2dfb-fig5``, ``slimfly-perf``, ``ttn-dynamic``, ``clex-tables``
-    Kim Fig. 6 and Fig. 12, the 2DFB's Fig. 5-7, the Slim Fly talk's performance results, the TTN paper's
+``kim-fig6``, ``kim-fig12``, ``kim-fig14``, ``2dfb-fig5``, ``slimfly-perf``, ``ttn-dynamic``, ``clex-tables``
+    Kim Fig. 6, 12 and 14, the 2DFB's Fig. 5-7, the Slim Fly talk's performance results, the TTN paper's
     dynamic communication performance (Fig. 7-13) and CLEX's Tables I-IV: :mod:`radixnet.golden.paper_studies`.
 
 Each study writes ``claims.json``: every claim of the paper it reproduces, the value computed here and
@@ -199,6 +199,8 @@ STUDIES: dict[str, Study] = {
                        dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads))),
     "kim-fig6": Study("kim-fig6", "Kim 2007 Fig. 6: fbfly vs butterfly, folded Clos, hypercube (Table 1), UR and WC",
                       paper_studies.kim_fig6, paper_studies.fig6_points),
+    "kim-fig14": Study("kim-fig14", "Kim 2007 Fig. 14: the spare port, (a) redundant channels, (b) N = 16 -> 20",
+                       paper_studies.kim_fig14, paper_studies.fig14_points),
     "kim-fig12": Study("kim-fig12", "Kim 2007 Fig. 12: N = 4K flattened butterflies of Table 4, VAL and MIN AD",
                        paper_studies.kim_fig12, paper_studies.fig12_points),
     "2dfb-fig5": Study("2dfb-fig5", "Thamarakuzhi & Chandy Fig. 5/7 (--n 1: 4/6): 2DFB vs adaptive Clos, throughput "

@@ -63,7 +63,7 @@ def test_partners_and_configs():
 def test_new_studies_are_listed(capsys):
     assert main(["study", "list"]) == 0
     out = capsys.readouterr().out
-    for name in ("kim-fig6", "kim-fig12", "2dfb-fig5", "slimfly-perf", "ttn-dynamic", "clex-tables"):
+    for name in ("kim-fig6", "kim-fig12", "kim-fig14", "2dfb-fig5", "slimfly-perf", "ttn-dynamic", "clex-tables"):
         assert name in out and name in STUDIES
 
 
@@ -218,3 +218,14 @@ def test_study_cli_sets_the_studys_parameters(tmp_path, capsys):
     assert "at least two k-ary n-flats" in capsys.readouterr().err
     assert main(["study", "clex-tables", "--out", str(tmp_path / "c"), "--set", "k=8", "--quiet"]) == 0
     assert json.loads((tmp_path / "c" / "claims.json").read_text())["claims"]
+
+
+def test_kim_fig14(tmp_path):
+    """Fig. 14 at its own size (16 and 20 nodes): every claim holds; the doubled channels carry the worst case
+    of the pairs they join at twice the rate (MIN: 0.25 -> 0.375 = half the pairs doubled)."""
+    res = run_study("kim-fig14", tmp_path / "f", jobs=1, loads="0.2,0.6,1.0")
+    assert res["claims"] and all(c["holds"] for c in res["claims"]), [c for c in res["claims"] if not c["holds"]]
+    assert res["worst_case_capacity"] == {"4-ary 2-flat": 0.25, "(a) redundant channels": 0.375,
+                                          "(b) a fifth router": 0.25}
+    for f in ("fig14.csv", "fig14-uniform.png", "fig14-worst-case.svg", "worst-case/a/min.csv"):
+        assert (tmp_path / "f" / f).exists(), f
