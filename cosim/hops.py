@@ -156,6 +156,8 @@ class HopTracker:
                                                  for row in topo["link"]]
         #: per router, per output: a network output (a hop that counts, §R8a)
         self.net_out = topo.get("net_out") or [[d is not None for d in row] for row in topo["link"]]
+        #: the network's id of each observed router (router level: the one router under test; else the identity)
+        self.global_id = list(topo.get("router_ids") or range(len(topo["radix"])))
         self.fifo = defaultdict(deque)     # (r, p, v) -> deque of [flit, arrival cycle]
         self.front_from = {}               # (r, p, v) -> cycle the FIFO's front flit became the front
         self.stream = {}                   # link VC or terminal -> (pid, next flit index)
@@ -438,25 +440,31 @@ class HopTracker:
 
     def _adaptive(self, routing: str, packets: dict) -> dict:
         topo = self.topo
-        ej_router = topo["ej_router"]
+        ej_router, gid = topo["ej_router"], self.global_id
         branch = {}
         if routing == "min-ad":   # per hop with two productive dimensions: dimension order or not
             coords, pdim = topo["coords"], topo["port_dim"]
+            if len(coords[0]) < 2:
+                return {"n/a": "min-ad on a one-dimension network has one productive channel: no choice of "
+                               "dimension"}
             names = ("dimension order", "other productive dimension")
             for f in self.flits.values():
                 if not f.head or f.pid not in packets:
                     continue
                 d = ej_router[packets[f.pid][1]]
                 for r, o, vc, t, hdr in f.sends:
-                    diff = [j for j, (a, b) in enumerate(zip(coords[r], coords[d])) if a != b]
-                    if len(diff) >= 2 and pdim[r][o] >= 0:
-                        branch[names[pdim[r][o] != diff[0]]] = True
+                    g = gid[r]
+                    diff = [j for j, (a, b) in enumerate(zip(coords[g], coords[d])) if a != b]
+                    if len(diff) >= 2 and pdim[g][o] >= 0:
+                        branch[names[pdim[g][o] != diff[0]]] = True
         else:   # the decision as the RTL wrote it into the header (§R4, §R7, §R7b)
             names = ("minimal", "non-minimal")
             ph, h1 = HEADER_FIELDS.index("phase"), HEADER_FIELDS.index("h1")
             for f in self.flits.values():
                 if not f.head or not f.sends or not self.net_out[f.sends[0][0]][f.sends[0][1]]:
                     continue
+                if routing != "2dfb-adaptive" and not self.at_source(f, packets, f.sends[0][0]):
+                    continue   # UGAL / CLOS AD decide at the source router (§R7): a packet seen after it is not
                 if routing == "2dfb-adaptive":   # a non-minimal hop sets the priority flag h1
                     branch[names[any(s[4][h1] for s in f.sends)]] = True
                 else:                            # UGAL / CLOS AD: phase 0 leaving the source = via b
@@ -464,10 +472,21 @@ class HopTracker:
         missed = [n for n in names if n not in branch]
         return {"hit": 2 - len(missed), "total": 2, "missed": missed}
 
+    def at_source(self, f, packets: dict, r: int) -> bool:
+        """Whether observed router ``r`` is flit ``f``'s source router (where UGAL and CLOS AD decide, §R7):
+        from the packet's source terminal when the network's injection routers are known
+        (``topo["inj_router"]``: router level, where the router sees packets from upstream too), else from
+        the flit's first grant (the network level sees every hop)."""
+        inj_router = self.topo.get("inj_router")
+        if inj_router is None:
+            return bool(f.grants) and f.grants[0][0] == r
+        return f.pid in packets and inj_router[packets[f.pid][0]] == self.global_id[r]
+
     def _candidates(self, routing: str, c: int, d: int, b: int) -> set:
         """The outputs a head's decision at router ``c`` (destination router ``d``, intermediate ``b``) compares."""
         topo = self.topo
         coords, pdim, dor = topo["coords"], topo["port_dim"], topo["dor"]
+        c = self.global_id[c]   # the routers' global ids index coords, port_dim and dor; ports are the router's own
         if c == d:
             return set()
         if routing == "ugal-s":
@@ -493,7 +512,7 @@ class HopTracker:
                 f = front(r, p, ivc, t)
                 if f is None or not f.head or f.pid not in packets:
                     continue
-                if routing != "2dfb-adaptive" and f.grants and f.grants[0][0] != r:
+                if routing != "2dfb-adaptive" and not self.at_source(f, packets, r):
                     continue   # ugal-s / clos-ad decide at the source router only (§R7)
                 src, dst, inter = packets[f.pid]
                 cand = self._candidates(routing, r, ej_router[dst], inter)

@@ -88,6 +88,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     """
     from ..hdl.router import Router
     from .golden_trace import golden_config, golden_packets
+    from .hops import observe_topology
     from .run import rtl_route
 
     if kw.get("packet_length", 1) != 1:
@@ -150,9 +151,15 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     P = top.n_ports
     topo = {"radix": [P], "link": [[None] * P], "eject": [[None] * P], "V": V, "B": cfg.vc_depth, "E": 0,
             "K": top.n_classes, "S": cfg.speedup, "credit_delay": d_cr, "iq": bool(cfg.model.pipelined),
-            "routing": None, "inj": [[0, p] for p in range(P) if int(pt["in_terminal"][router, p]) >= 0],
+            "routing": routing, "inj": [[0, p] for p in range(P) if int(pt["in_terminal"][router, p]) >= 0],
             "net_out": [[o not in top.eject_ports for o in range(P)]],
             "credited": [[o not in top.eject_ports for o in range(P)]]}
+    if routing is not None:   # the adaptive and sequential bins: the network's geometry, the router's global id
+        full = observe_topology(net, V=V, B=cfg.vc_depth, E=0, K=top.n_classes, S=cfg.speedup, model=cfg.model,
+                                routing=routing)
+        topo.update({k: full[k] for k in ("coords", "port_dim", "dor", "ej_router")}, router_ids=[int(router)],
+                    inj_router=[int(x) for x in net.inj_router],
+                    pk=[[p["id"], p["src"], p["dst"], p["inter"]] for p in packets])
     return {"router": int(router), "top": top, "arrivals": sorted(arrivals), "credits_in": sorted(credits_in),
             "expected_out": sorted(exp_out), "expected_credits": sorted(exp_credit), "packets": packets,
             "V": V, "data_width": data_width, "topo": topo, **source_counters(net, packets, router)}

@@ -115,7 +115,7 @@ async def replay_router(dut):
     cr_bad = sum((a != b) for a, b in zip(want_cr, sorted(got_credit))) + abs(len(want_cr) - len(got_credit))
     mism = [m for m in mism if m["id"] >= 0] + [m for m in mism if m["id"] < 0]
     mism.sort(key=lambda m: (m["diverged_by"], m["id"]))
-    coverage = tr.coverage()
+    coverage = tr.coverage({p[0]: (p[1], p[2], p[3]) for p in job["topo"].get("pk", [])})
     verdict = {"packets": len(job["expected_out"]), "mismatches": len(mism), "first": mism[:20],
                "credit_mismatches": cr_bad, "cycles": last + 1, "wall_s": wall,
                "cycles_per_s": (last + 1) / wall if wall > 0 else 0.0, "error": int(dut.error.value),

@@ -176,8 +176,8 @@ def report(verdict: dict, cfg, ok: bool) -> None:
           f"({cfg.net.family} {cfg.net.params}, {cfg.routing}, {cfg.traffic}, V={cfg.vcs} B={cfg.vc_depth} "
           f"L={cfg.packet_length} S={cfg.speedup}, router model {cfg.model.name})")
     if router:
-        print(f"  hops: every flit the router sent (port, VC, cycle, header) and "
-              f"{verdict['credit_mismatches']} credits returned differ from the golden model")
+        print(f"  hops: every flit the router sent compared (port, VC, cycle, header), {verdict['mismatches']} "
+              f"differ; credits returned that differ from the golden model: {verdict['credit_mismatches']}")
     else:
         print(f"  hops: {verdict.get('hops_compared', 0)} compared (router, port, VC, grant and link cycle, "
               f"header); packets differing at a hop {verdict.get('hop_mismatches', 0)}, at the endpoints "
