@@ -195,7 +195,7 @@ def source_counters(net, packets, router: int) -> dict:
 
 
 def cosim_router(net, *, router: int | None = None, sim: str = "verilator", waves: bool = False,
-                 build_root="build/cosim", verbose: bool = False, **kw) -> dict:
+                 build_root="build/cosim", verbose: bool = False, progress=None, **kw) -> dict:
     """Co-simulate one router against the golden model; return the verdict (see :func:`router_events`).
 
     The verdict has ``router``, ``packets`` (traversals of this router), ``mismatches`` (traversals that
@@ -203,14 +203,17 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     ``cycles_per_s``, ``error``, the timings and ``verilog_bytes`` (size of the flat Verilog).
     """
     from ..hdl.rtlgen import flat_verilog
+    from ..gen.progress import report
     from .hops import idle_counters
     from .run import SIMULATORS, _check, replay
 
     _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
     t0 = time.perf_counter()
+    report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
     ev = router_events(net, router=router, **kw)
     t1 = time.perf_counter()
     top = ev.pop("top")
+    report(progress, "Verilog", 0, None, f"router {ev['router']}")
     verilog = flat_verilog(top, "router_top")
     t2 = time.perf_counter()
     lay = top.flit_layout
@@ -218,7 +221,7 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
             "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
             **{k: ev[k] for k in ("arrivals", "credits_in", "expected_out", "expected_credits", "topo")}}
     verdict = replay(verilog, "router_top", "radixnet.cosim.tb_router", spec, sim=sim, waves=waves,
-                     build_root=build_root, verbose=verbose)
+                     build_root=build_root, verbose=verbose, progress=progress)
     verdict.update(stall_cycles=ev["stall_cycles"], max_source_queue=ev["max_source_queue"])
     verdict["idle"] = idle_counters(verdict)
     by_id = {p["id"]: p for p in ev["packets"]}

@@ -28,7 +28,11 @@ import os
 import re
 import time
 import uuid
+from contextlib import nullcontext
 from pathlib import Path
+
+from ..gen.progress import report
+from .progress import build_files, read_progress, watch
 
 __all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS",
            "rtl_route"]
@@ -67,7 +71,17 @@ def get_runner(sim: str):
     return runner(sim)
 
 
-def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool) -> tuple[Path, float]:
+def quiet_runner(verbose: bool):
+    """Keep cocotb's runner from printing its ``INFO: Running command ...`` lines on standard output (the
+    results are ``radixnet cosim``'s to print; the simulator's own output goes to its log file either way);
+    ``verbose`` lets them through."""
+    import contextlib
+    import io
+    return nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
+
+
+def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool,
+           progress=None) -> tuple[Path, float]:
 
     from radixnet.hdl.verilog import WAIVERS
 
@@ -95,10 +109,17 @@ def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: b
             os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST=-O0 OPT_SLOW=-O0 " \
                                       + (old_flags or "")
         runner = get_runner(sim)
+
+        def poll() -> None:   # Verilator: C++ files compiled of those it wrote (0 of 0 while it translates)
+            done, total = build_files(bdir)
+            report(progress, f"{sim} build", done, total or None, f"{top}, files compiled")
+
+        report(progress, f"{sim} build", 0, None, top)
         try:
-            runner.build(verilog_sources=[src], hdl_toplevel=top, build_dir=bdir, build_args=args,
-                         timescale=("1ns", "1ps"), waves=waves, always=True,
-                         log_file=bdir / "build.log", verbose=verbose)
+            with watch(poll, period=1.0) if progress else nullcontext(), quiet_runner(verbose):
+                runner.build(verilog_sources=[src], hdl_toplevel=top, build_dir=bdir, build_args=args,
+                             timescale=("1ns", "1ps"), waves=waves, always=True,
+                             log_file=bdir / "build.log", verbose=verbose)
         except SystemExit as e:  # the runner exits on a failed compile
             raise CosimError(f"{sim} build failed (see {bdir / 'build.log'}): {e}") from None
         finally:
@@ -209,7 +230,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
                   threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                  sink_stall: float = 0.0) -> dict:
+                  sink_stall: float = 0.0, progress=None) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -282,6 +303,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
                          f"top takes the golden model's from the head flit (use --terminals flit)")
     t0 = time.perf_counter()
+    report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
                              traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
@@ -302,6 +324,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                          routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
                          speedup=speedup, egress_depth=egress_depth, observe=True)
         routers = top.routers
+    report(progress, "Verilog", 0, None, f"{net.num_routers} routers")
     verilog = flat_verilog(top, top_name)
     t2 = time.perf_counter()
     from ..golden.kernel import stall_threshold
@@ -332,7 +355,8 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     else:
         spec.update(packets=[[p["id"], p["src"], p["dst"], p["created"], p["injected"], p["ejected"], p["inter"]]
                              for p in packets])
-    verdict = replay(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose)
+    verdict = replay(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose,
+                     progress=progress)
     golden_by_id = {p["id"]: p for p in packets}
     for m in verdict["first"]:
         m["golden_path"] = golden_by_id[m["id"]]["hops"]
@@ -341,28 +365,39 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
 
 
 def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "verilator", waves: bool = False,
-           build_root: str | os.PathLike = "build/cosim", verbose: bool = False) -> dict:
+           build_root: str | os.PathLike = "build/cosim", verbose: bool = False, progress=None) -> dict:
     """Build ``verilog`` (cached) and run cocotb test module ``tb`` on the job ``spec``; return its verdict.
 
     The verdict gets ``build_s``, ``sim_s``, ``build_dir``, ``test_dir`` and ``waves`` (a VCD path or None).
+    ``progress`` (a :data:`radixnet.gen.progress.ProgressFn`) is told the build's compiled files and the
+    replay's delivered packets as they go (:mod:`radixnet.cosim.progress`).
     """
-    bdir, build_s = _build(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose)
+    bdir, build_s = _build(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose, progress)
     jobdir = bdir / "jobs"
     jobdir.mkdir(exist_ok=True)
     jid = uuid.uuid4().hex[:12]
     job = jobdir / f"{jid}.json"
     result = jobdir / f"{jid}.verdict.json"
-    spec = dict(spec, result=str(result.resolve()))
+    ticks = jobdir / f"{jid}.progress"
+    spec = dict(spec, result=str(result.resolve()), progress=str(ticks.resolve()) if progress else None)
     job.write_text(json.dumps(spec))
     runner = get_runner(sim)
     tdir = jobdir / jid
     tdir.mkdir()
     t3 = time.perf_counter()
+
+    def poll() -> None:
+        got = read_progress(ticks)
+        if got is not None:
+            report(progress, "simulation", got[1], got[2], f"cycle {got[0]}")
+
+    report(progress, "simulation", 0, None, "starting the simulator")
     try:
-        runner.test(test_module=tb, hdl_toplevel=top_name, hdl_toplevel_lang="verilog",
-                    build_dir=bdir, test_dir=tdir,
-                    extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
-                    timescale=("1ns", "1ps"), log_file=tdir / "sim.log", verbose=verbose)
+        with watch(poll) if progress else nullcontext(), quiet_runner(verbose):
+            runner.test(test_module=tb, hdl_toplevel=top_name, hdl_toplevel_lang="verilog",
+                        build_dir=bdir, test_dir=tdir,
+                        extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
+                        timescale=("1ns", "1ps"), log_file=tdir / "sim.log", verbose=verbose)
     except SystemExit as e:  # under pytest a failed cocotb test exits; the verdict says what differed
         if not result.exists():
             raise CosimError(f"{sim} run failed (see {tdir / 'sim.log'}): {e}") from None

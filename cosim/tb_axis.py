@@ -41,6 +41,7 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from radixnet.cosim.hops import HEADER_FIELDS, HopTracker, ObsPorts, compare_path, missed_bins
+from radixnet.cosim.progress import CycleReporter
 from radixnet.cosim.verdict import finish, judge, start
 from radixnet.golden.kernel import sink_ready
 
@@ -92,7 +93,9 @@ async def replay_axis(dut):
     ready = sink_ready.py_func
     ci = done = t = 0
     t_wall = time.perf_counter()
+    tick = CycleReporter(job.get("progress"), len(pk))   # the parent's progress bar: packets delivered
     while t <= last_cycle and done < len(pk):
+        tick(t, done)
         while ci < len(creation) and creation[ci][3] == t:
             p = creation[ci]
             data = packet_bytes(p[0], p[6])
@@ -171,6 +174,7 @@ async def replay_axis(dut):
         await RisingEdge(dut.clk)
         t += 1
     wall = time.perf_counter() - t_wall
+    tick(t, done, force=True)
 
     mism = []
     paths = job["paths"]

@@ -49,6 +49,7 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from radixnet.cosim.hops import HopTracker, ObsPorts, compare_path, missed_bins
+from radixnet.cosim.progress import CycleReporter
 from radixnet.cosim.verdict import finish, judge, start
 from radixnet.golden.kernel import sink_ready
 
@@ -111,7 +112,9 @@ async def replay(dut):
     done = 0
     t = 0
     t_wall = time.perf_counter()
+    tick = CycleReporter(job.get("progress"), len(pk))   # the parent's progress bar: packets delivered
     while t <= last_cycle and done < len(pk):
+        tick(t, done)
         while ci < len(creation) and creation[ci][3] == t:
             p = creation[ci]
             sq[p[1]].append((p, sent[p[1]] % V))
@@ -179,6 +182,7 @@ async def replay(dut):
         await RisingEdge(dut.clk)
         t += 1
     wall = time.perf_counter() - t_wall
+    tick(t, done, force=True)
 
     mism = []
     paths = job["paths"]

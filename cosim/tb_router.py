@@ -23,6 +23,7 @@ import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from radixnet.cosim.hops import HopTracker, missed_bins
+from radixnet.cosim.progress import CycleReporter
 from radixnet.cosim.verdict import start
 
 
@@ -57,7 +58,9 @@ async def replay_router(dut):
     got_out, got_credit = [], []
     driven_cr = set()
     t_wall = time.perf_counter()
+    tick = CycleReporter(job.get("progress"), last + 1)   # the parent's progress bar: cycles
     for t in range(last + 1):
+        tick(t, t)
         valid = 0
         for p, f in arr.get(t, ()):
             in_flit[p].value = f
@@ -96,6 +99,7 @@ async def replay_router(dut):
             tr.send(t, 0, o, x)
         await RisingEdge(dut.clk)
     wall = time.perf_counter() - t_wall
+    tick(last + 1, last + 1, force=True)
 
     got_set = set(got_out)
     mism = []

@@ -4,7 +4,8 @@
 
     radixnet cosim --topo fbfly --k 4 --n 2 --load 0.7 --cycles 300 [--packet-length 2] [--vcs 2]
                    [--vc-depth 4] [--speedup 1|2] [--router-model single-cycle|iq] [--sim verilator|icarus]
-                   [--egress-depth E [--sink-stall P]] [--waves] [--fault out_arb_fixed] [--allow-idle] [--json]
+                   [--egress-depth E [--sink-stall P]] [--waves] [--fault out_arb_fixed] [--allow-idle]
+                   [--json] [--quiet]
 
 Every packet is compared at its endpoints (injection, exit port, ejection,
 bytes) and at every hop (router, output port, output VC, grant and link cycle,
@@ -46,7 +47,7 @@ EXIT_IDLE = 3
 def cmd_cosim(argv: Sequence[str]) -> int:
     """Run ``radixnet cosim`` (see the module docstring)."""
     from radixnet.cli import UsageError, _Parser, _peek_topo, add_sim_args, sim_config
-    from radixnet.cosim.run import SIMULATORS, CosimError, cosim_network
+    from radixnet.cosim.run import SIMULATORS, CosimError
     from radixnet.gen import family_names
     from radixnet.hdl.router import FAULTS
 
@@ -91,6 +92,7 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                    help="accept a run that never exercised backpressure (no source stall, no full input buffer or "
                         "no output VC out of credits); without it such a run exits with status 3")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     args = p.parse_args(list(argv))
     if args.load is not None and args.batch is not None:
         raise UsageError("radixnet cosim: error: give at most one of --load or --batch")
@@ -129,25 +131,10 @@ def cmd_cosim(argv: Sequence[str]) -> int:
     if args.terminals is None:
         from radixnet.cosim.run import NEEDS_INTER
         args.terminals = "flit" if cfg.routing in NEEDS_INTER else "axis"
+    from radixnet.gen.progress import Progress
     try:
-        if args.router is not None:
-            from radixnet.cosim.router_level import cosim_router
-            verdict = cosim_router(cfg.net, router=None if args.router < 0 else args.router, routing=cfg.routing,
-                                   traffic=cfg.traffic, load=args.load or DEFAULT_LOAD, cycles=args.cycles, vcs=cfg.vcs,
-                                   vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
-                                   data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
-                                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
-                                   ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
-                                   router_model=cfg.model.name, speedup=cfg.speedup)
-        else:
-            verdict = cosim_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, load=args.load or DEFAULT_LOAD,
-                                    cycles=args.cycles, batch=args.batch, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
-                                    packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
-                                    terminals=args.terminals, sim=args.sim, waves=args.waves, fault=args.fault,
-                                    build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
-                                    ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold,
-                                    router_model=cfg.model.name, speedup=cfg.speedup,
-                                    egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall)
+        with Progress("cosim", quiet=args.quiet) as progress:
+            verdict = run_cosim(args, cfg, progress)
     except (ValueError, CosimError) as e:   # CosimError: the simulator failed (its log is named)
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
     ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
@@ -163,6 +150,22 @@ def cmd_cosim(argv: Sequence[str]) -> int:
               f"--allow-idle", file=sys.stderr)
         return EXIT_IDLE
     return 0 if ok else 1
+
+
+
+def run_cosim(args, cfg, progress) -> dict:
+    """Run the co-simulation the parsed arguments ask for (router level with ``--router``) and return its verdict."""
+    common = dict(routing=cfg.routing, traffic=cfg.traffic, load=args.load or DEFAULT_LOAD, cycles=args.cycles,
+                  vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
+                  data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
+                  build_root=args.build_dir, traffic_opts=cfg.traffic_opts, ugal_threshold=cfg.ugal_threshold,
+                  threshold=cfg.threshold, router_model=cfg.model.name, speedup=cfg.speedup, progress=progress)
+    if args.router is not None:
+        from radixnet.cosim.router_level import cosim_router
+        return cosim_router(cfg.net, router=None if args.router < 0 else args.router, **common)
+    from radixnet.cosim.run import cosim_network
+    return cosim_network(cfg.net, batch=args.batch, terminals=args.terminals, egress_depth=cfg.egress_depth,
+                         sink_stall=cfg.sink_stall, **common)
 
 
 def report(verdict: dict, cfg, ok: bool) -> None:

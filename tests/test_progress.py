@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -132,3 +133,21 @@ def test_memory_estimate_counts_one_call_of_packets_not_a_window():
     assert parts["injection"] <= 9 * golden_sim.DRAWS_PER_CALL + 40 * golden_sim.PACKETS_PER_CALL
     assert parts["packets"] < 2 << 30
     assert np.isfinite(sum(parts.values()))
+
+
+@pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
+def test_cosim_progress_build_then_packets(tmp_path):
+    """``radixnet cosim`` on a terminal: the golden model, the Verilog, the Verilator build (files compiled, in a
+    fresh build directory) and the replay's delivered packets, which the testbench reports from inside the
+    simulator's process; the runner's own ``INFO:`` lines stay off standard output. A cached build goes
+    straight to the replay; ``--quiet`` draws nothing."""
+    args = ["cosim", "--topo", "fbfly", "--k", "2", "--n", "2", "--vcs", "1", "--cycles", "600",
+            "--build-dir", str(tmp_path / "b")]
+    rc, out, err = run_cli(args, tty=True)
+    assert rc == 0, err[-2000:]
+    for phase in ("cosim golden model", "cosim Verilog", "cosim verilator build", "cosim simulation"):
+        assert phase in err, (phase, err[-3000:])
+    assert re.search(r"cosim simulation .*\d+/\d+", err), err[-2000:]
+    assert "MATCH" in out and "INFO" not in out
+    rc, out, err = run_cli(args + ["--quiet"], tty=True)
+    assert rc == 0 and err.strip() == "" and "MATCH" in out
