@@ -235,7 +235,9 @@ class SimConfig:
         hmax = 2 * len(net.coord_names) + 2
         if getattr(self, "_table", None) is not None:
             hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
-        per_slot = w * 3 * (14 + (6 * hmax if trace else 0))  # ring arrays x2 (power of two) x1.5 (growing)
+        # ring bytes a slot (PACKET_DTYPES, the 64-bit sequence number, the ejection log; traced: 6 hop arrays)
+        # x2 (power of two) x1.5 (growing)
+        per_slot = 3 * (PACKET_BYTES + 2 * w + (6 * w * hmax if trace else 0))
         in_flight = ((C + T) * V * B + C * Tl) // L + 1   # packets with a flit in a real buffer or on a link
         created = T * int(batch) if batch else per_call
         parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
@@ -318,6 +320,16 @@ class SimConfig:
             check_deadlock_free(net, self._table)  # refuse before any work (raises DeadlockError)
             ncls = self._table.classes
         return ncls
+
+
+#: the packet ring's fields and their types (issue 16: compact packet state, 48 bytes a packet with its
+#: 64-bit sequence number, against 112 at 64 bits each). Cycles, terminals, routers and slots fit 32 bits
+#: (the limits: cycles below 2^31, ROUTER_LIMITS for the rest), hop counts and VCs 16, flags 8.
+PACKET_DTYPES = {"src": np.int32, "dst": np.int32, "phase": np.int8, "decided": np.int8, "inter": np.int32,
+                 "hops": np.int16, "nhop": np.int16, "injected": np.int32, "ejected": np.int32, "vc": np.int16,
+                 "next": np.int32, "created": np.int32, "inter0": np.int32}
+#: bytes a packet slot takes in the ring's fields
+PACKET_BYTES = sum(np.dtype(t).itemsize for t in PACKET_DTYPES.values())
 
 
 class Simulator:
@@ -444,11 +456,12 @@ class Simulator:
     def _alloc_packets(self, cap: int) -> None:
         i64 = np.int64
         self.cap = cap
+        # pkt_seq < 0 marks a free slot, the only field read before _create writes a slot; the others are
+        # zero pages the OS maps on first write (np.zeros of a large array costs nothing until touched), so
+        # growing the ring under a saturated backlog pays for the live packets it copies, not its capacity
         self.pkt_seq = np.full(cap, -1, i64)
-        for name, fill in (("src", 0), ("dst", 0), ("phase", 0), ("decided", 0), ("inter", 0), ("hops", 0),
-                           ("nhop", 0), ("injected", -1), ("ejected", -1), ("vc", 0), ("next", -1),
-                           ("created", -1), ("inter0", 0)):
-            setattr(self, "pkt_" + name, np.full(cap, fill, i64))
+        for name, dtype in PACKET_DTYPES.items():
+            setattr(self, "pkt_" + name, np.zeros(cap, dtype))
         h = self.hmax if self.trace_on else 1
         hc = cap if self.trace_on else 1
         self.hop_router = np.full((hc, h), -1, i64)
@@ -469,21 +482,33 @@ class Simulator:
         while cap < need:
             cap *= 2
         self._alloc_packets(cap)
-        used = old["pkt_seq"] >= 0
-        oslots = np.flatnonzero(used)
-        nslots = old["pkt_seq"][oslots] % cap
-        for n, arr in old.items():
-            if n.startswith("hop_") and not self.trace_on:
-                continue
-            getattr(self, n)[nslots] = arr[oslots]
-        slot_map = np.full(oldcap, -1, np.int64)
-        slot_map[oslots] = nslots
-        self.pkt_next[nslots] = np.where(old["pkt_next"][oslots] >= 0,
-                                         slot_map[np.maximum(old["pkt_next"][oslots], 0)], -1)
+        # every live packet has oldest_live <= seq < next_seq, in slot seq % oldcap (a collected one's slot
+        # holds -1): copy that span as at most three runs of slices, each contiguous in both rings
+        old_seq = old["pkt_seq"]
+        q, hi = self.oldest_live, self.next_seq
+        while q < hi:
+            o, nn = q % oldcap, q % cap
+            run = min(hi - q, oldcap - o, cap - nn)
+            for n, arr in old.items():
+                if n.startswith("hop_") and not self.trace_on:
+                    continue
+                seg = arr[o:o + run]
+                if n == "pkt_next":   # a slot index: the next packet's new slot
+                    seg = np.where(seg >= 0, old_seq[np.maximum(seg, 0)] % cap, -1)
+                getattr(self, n)[nn:nn + run] = seg
+            q += run
+
+        def slot_map(a: np.ndarray) -> np.ndarray:
+            """New slots of live packets' old slots."""
+            return old_seq[a] % cap
 
         def remap_flits(a: np.ndarray) -> None:
             m = a >= 0
-            a[m] = slot_map[a[m] // L] * L + a[m] % L
+            a[m] = slot_map(a[m] // L) * L + a[m] % L
+
+        def remap_occupied(vals: np.ndarray, occ: np.ndarray) -> np.ndarray:
+            v = np.where(occ, vals, 0)   # empty slots hold stale values: keep them, look up only occupied ones
+            return np.where(occ, slot_map(v // L) * L + v % L, vals)
 
         for a in (self.pipe_flit, self.tpipe_flit):
             remap_flits(a)
@@ -492,17 +517,15 @@ class Simulator:
         idx = (self.bhead[..., None] + np.arange(B)) % B
         occ = np.arange(B)[None, None, None, :] < self.bcnt[..., None]
         vals = np.take_along_axis(self.buf, idx, axis=3)
-        vals = np.where(occ, slot_map[vals // L] * L + vals % L, vals)
-        np.put_along_axis(self.buf, idx, vals, axis=3)
+        np.put_along_axis(self.buf, idx, remap_occupied(vals, occ), axis=3)
         Q = self.oq_cap
         idx = (self.oq_head[..., None] + np.arange(Q)) % Q
         occ = np.arange(Q)[None, None, :] < self.oq_cnt[..., None]
         vals = np.take_along_axis(self.oq, idx, axis=2)
-        vals = np.where(occ, slot_map[vals // L] * L + vals % L, vals)
-        np.put_along_axis(self.oq, idx, vals, axis=2)
+        np.put_along_axis(self.oq, idx, remap_occupied(vals, occ), axis=2)
         for a in (self.sq_head, self.sq_tail):
             m = a >= 0
-            a[m] = slot_map[a[m]]
+            a[m] = slot_map(a[m])
 
     def _create(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
         """Register new packets (sorted by creation cycle); returns their slots."""
