@@ -32,10 +32,16 @@ from radixnet.golden.sim import SimConfig, Simulator
 from machine import cpu_model  # benchmarks/machine.py
 
 BOOKSIM = {0.3: 565.0, 0.8: 213.0}
+#: BookSim2 on the saturated worst case (same configuration, R_i -> R_(i+1) at offered 0.8): not measured here;
+#: derived from issue 16's side-by-side ratio (1.4x) and radixnet's 847 cycles/s of that time (stop 24)
+BOOKSIM_SATURATED = 847.0 / 1.4
+#: BookSim2's peak memory for the 1024-node runs (issue 16: 23-34 MB; 111 MB at 4096 terminals)
+BOOKSIM_MB = {"32-ary 2-flat, N=1024": 34.0, "16-ary 3-flat, N=4096": 111.0}
 
 
-def measure(net, routing: str, load: float, cycles: int, window: int = 500, **kw) -> dict:
-    sim = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=1, window=window, **kw))
+def measure(net, routing: str, load: float, cycles: int, window: int = 500, traffic: str = "uniform",
+            **kw) -> dict:
+    sim = Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, window=window, **kw))
     for _ in range(4):  # warm-up (and JIT load)
         sim.step(window, load)
     orig = kernel.run_cycles
@@ -63,6 +69,22 @@ def measure(net, routing: str, load: float, cycles: int, window: int = 500, **kw
             "kernel_share": spent[0] / wall, "cycles": n}
 
 
+def measure_alone(family: dict, *args, **kw) -> dict:
+    """:func:`measure` in a process of its own, so that its peak resident memory (``peak_mb``, the whole
+    process as BookSim2's is counted) is this case's alone."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+    with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        return pool.submit(child, family, args, kw).result()
+
+
+def child(family: dict, args: tuple, kw: dict) -> dict:
+    import resource
+    r = measure(build("fbfly", **family), *args, **kw)
+    r["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return r
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cycles", type=int, default=4000, help="timed cycles per configuration")
@@ -73,30 +95,34 @@ def main() -> None:
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"timed run: {args.cycles} cycles per configuration after 2000 warm-up cycles\n")
     rows = []
-    flat32 = build("fbfly", k=32, n=2)
-    flat16 = build("fbfly", k=16, n=3)  # 2 dimensions, 4096 terminals
+    flat32, flat16 = {"k": 32, "n": 2}, {"k": 16, "n": 3}   # 16-ary 3-flat: 2 dimensions, 4096 terminals
+    ref = {"vcs": 2, "vc_depth": 16, "speedup": 2}             # BookSim2's configuration
     for model in models:
         for routing in ("min", "ugal-s"):
             for load in (0.3, 0.8):
-                kw = {"vcs": 2, "vc_depth": 16, "speedup": 2} if routing == "min" else {}
+                kw = ref if routing == "min" else {}
                 rows.append(("32-ary 2-flat, N=1024", model, routing, load,
-                             measure(flat32, routing, load, args.cycles, router_model=model, **kw)))
+                             measure_alone(flat32, routing, load, args.cycles, router_model=model, **kw)))
+        rows.append(("32-ary 2-flat, N=1024", model, "min", "WC 0.8",
+                     measure_alone(flat32, "min", 0.8, args.cycles, router_model=model, traffic="worst-case", **ref)))
         for routing in ("min", "ugal-s"):
             for load in (0.3, 0.8):
                 rows.append(("16-ary 3-flat, N=4096", model, routing, load,
-                             measure(flat16, routing, load, args.cycles, router_model=model)))
+                             measure_alone(flat16, routing, load, args.cycles, router_model=model)))
     base = {(n, rt, ld): r for n, m, rt, ld, r in rows if m == models[0]}
-    head = f"{'network':<22} {'model':<12} {'routing':<7} {'load':>4} {'accepted':>8} {'cycles/s':>9} " \
-           f"{'flit-hops/s':>12} {'x BookSim':>9} {'x ' + models[0]:>15} {'kernel':>7}"
+    head = f"{'network':<22} {'model':<12} {'routing':<7} {'load':>6} {'accepted':>8} {'cycles/s':>9} " \
+           f"{'flit-hops/s':>12} {'x BookSim':>9} {'x ' + models[0]:>15} {'kernel':>7} {'peak MB':>8} {'x BookSim':>9}"
     print(head)
     print("-" * len(head))
     for name, model, routing, load, r in rows:
-        ratio = (f"{r['cycles_per_s'] / BOOKSIM[load]:.1f}x" if name.startswith("32") and routing == "min"
-                 else "")
+        ref_speed = BOOKSIM_SATURATED if load == "WC 0.8" else BOOKSIM.get(load)
+        ratio = f"{r['cycles_per_s'] / ref_speed:.1f}x" if name.startswith("32") and routing == "min" else ""
         rel = f"{r['cycles_per_s'] / base[(name, routing, load)]['cycles_per_s']:.2f}x"
-        print(f"{name:<22} {model:<12} {routing:<7} {load:>4} {r['accepted']:>8.3f} {r['cycles_per_s']:>9.0f} "
-              f"{r['flit_hops_per_s']:>12.3g} {ratio:>9} {rel:>15} {r['kernel_share']:>6.0%}")
-    idle = measure(flat32, "min", 1e-9, args.cycles, vcs=2, vc_depth=16, speedup=2, router_model=models[0])
+        mem = f"{r['peak_mb'] / BOOKSIM_MB[name]:.1f}x" if routing == "min" else ""
+        print(f"{name:<22} {model:<12} {routing:<7} {load!s:>6} {r['accepted']:>8.3f} {r['cycles_per_s']:>9.0f} "
+              f"{r['flit_hops_per_s']:>12.3g} {ratio:>9} {rel:>15} {r['kernel_share']:>6.0%} {r['peak_mb']:>8.0f} "
+              f"{mem:>9}")
+    idle = measure_alone(flat32, "min", 1e-9, args.cycles, router_model=models[0], **ref)
     busy = next(r for n, m, rt, ld, r in rows if n.startswith("32") and m == models[0] and rt == "min"
                 and ld == 0.8)
     per_cycle_idle = 1e6 / idle["cycles_per_s"]
@@ -107,7 +133,10 @@ def main() -> None:
           f"switch and link moves).")
     print(f"\n'x {models[0]}' is each row's speed relative to the same case under the {models[0]} router model;"
           "\n'x BookSim' compares with the reference configuration (min routing, 2 VCs x 16 flits, speedup 2);"
-          "\n'kernel' is the share of wall time in the compiled cycle kernel, the rest is Python per chunk.")
+          "\n'kernel' is the share of wall time in the compiled cycle kernel, the rest is Python per chunk;"
+          "\n'peak MB' is the whole process's peak resident memory (each case runs in a process of its own),"
+          f"\nagainst BookSim2's {BOOKSIM_MB} MB; 'WC 0.8' is the saturated worst case (MIN carries 1/32),"
+          f"\nagainst {BOOKSIM_SATURATED:.0f} cycles/s derived from issue 16's ratio, not measured here.")
 
 
 if __name__ == "__main__":
