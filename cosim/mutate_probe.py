@@ -6,7 +6,7 @@ variables the runner sets (without them it does nothing):
 * ``RADIXNET_MUTATE_ROOT``: refuses to run (a usage error) unless ``radixnet`` and its subpackages
   are imported from that directory, the mutated copy, and not from the working tree;
 * ``RADIXNET_MUTATE_CACHE``: every co-simulation build goes into this one cache directory, whatever
-  build root the test asked for (``radixnet.cosim.run._build`` is wrapped), so that designs the
+  build root the test asked for (``radixnet.cosim.run.build_design`` is wrapped), so that designs the
   mutant does not change are built once for the whole run (the cache is keyed by the Verilog's
   hash) and mutants never collide; ``RADIXNET_MUTATE_SEED`` (optional) names another cache
   (the repository's ``build/cosim``) whose finished builds of the same Verilog are linked instead of
@@ -46,9 +46,9 @@ def _check_imports(root: str) -> None:
 def _wrap_build(cache: Path, seed: Path | None, log: Path) -> None:
     from radixnet.cosim import run
 
-    original = run._build
+    original = run.build_design
 
-    def _build(verilog, top, sim, waves, root, verbose):
+    def build_design(verilog, top, sim, waves, root, verbose, progress=None):
         cache.mkdir(parents=True, exist_ok=True)
         src = run.icarus_source(verilog) if sim == "icarus" else verilog
         key = hashlib.sha1(f"{sim}|{waves}|".encode() + src.encode()).hexdigest()[:16]
@@ -65,13 +65,13 @@ def _wrap_build(cache: Path, seed: Path | None, log: Path) -> None:
                     (cache / name).symlink_to(seed / name, target_is_directory=True)
                 except FileExistsError:
                     pass
-        bdir, build_s = original(verilog, top, sim, waves, cache, verbose)
+        bdir, build_s = original(verilog, top, sim, waves, cache, verbose, progress)
         test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
         with open(log, "a") as f:
             f.write(json.dumps({"test": test, "design": Path(bdir).name, "build_s": round(build_s, 1)}) + "\n")
         return bdir, build_s
 
-    run._build = _build
+    run.build_design = build_design
 
 
 def _memo_key(verilog: str, top: str, tb: str, spec: dict, sim: str, waves: bool) -> str:
@@ -87,7 +87,7 @@ def _wrap_replay(memo: Path, mode: str, log: Path) -> None:
     original = run.replay
 
     def replay(verilog, top_name, tb, spec, *, sim="verilator", waves=False, build_root="build/cosim",
-               verbose=False):
+               verbose=False, progress=None):
         key = _memo_key(verilog, top_name, tb, spec, sim, waves)
         entry = memo / f"{key}.json"
         if mode == "read" and entry.exists():
@@ -96,7 +96,8 @@ def _wrap_replay(memo: Path, mode: str, log: Path) -> None:
             with open(log, "a") as f:
                 f.write(json.dumps({"test": test, "design": stored["design"], "build_s": 0.0, "memo": True}) + "\n")
             return dict(stored["verdict"], build_s=0.0, sim_s=0.0)
-        verdict = original(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose)
+        verdict = original(verilog, top_name, tb, spec, sim=sim, waves=waves, build_root=build_root, verbose=verbose,
+                           progress=progress)
         if mode == "write":
             memo.mkdir(parents=True, exist_ok=True)
             tmp = entry.with_suffix(".tmp")

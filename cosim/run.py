@@ -80,9 +80,32 @@ def quiet_runner(verbose: bool):
     return nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
 
 
-def _build(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool,
-           progress=None) -> tuple[Path, float]:
+def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verbose: bool,
+                 progress=None) -> tuple[Path, float]:
+    """Build ``verilog`` for ``sim`` under ``root`` once (a directory keyed by the source), reused after.
 
+    Parameters
+    ----------
+    verilog : str
+        The design's Verilog.
+    top : str
+        Its top module.
+    sim : {"verilator", "icarus"}
+        The simulator.
+    waves : bool
+        Build with waveform tracing.
+    root : Path
+        The build root; the design's directory is ``<top>-<sim>-<digest>`` in it.
+    verbose : bool
+        Show the tools' output.
+    progress : callable, optional
+        A :data:`radixnet.gen.progress.ProgressFn`, told the C++ files compiled.
+
+    Returns
+    -------
+    (Path, float)
+        The build directory and the seconds spent building (0 when it was already built).
+    """
     from radixnet.hdl.verilog import WAIVERS
 
     args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
@@ -372,7 +395,7 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
     ``progress`` (a :data:`radixnet.gen.progress.ProgressFn`) is told the build's compiled files and the
     replay's delivered packets as they go (:mod:`radixnet.cosim.progress`).
     """
-    bdir, build_s = _build(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose, progress)
+    bdir, build_s = build_design(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose, progress)
     jobdir = bdir / "jobs"
     jobdir.mkdir(exist_ok=True)
     jid = uuid.uuid4().hex[:12]
