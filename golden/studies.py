@@ -18,6 +18,11 @@
 
 Each study writes ``claims.json``: every claim of the paper it reproduces, the value computed here and
 whether it holds. Points are stored as they finish; a study resumes where it stopped.
+
+``run_study(..., scheduler=ADDRESS)`` runs every sweep of a study on one Dask cluster
+(:mod:`radixnet.golden.cluster`): the client is made active around the study function, so the study
+functions take no parameter for it. Studies without sweeps (``kim-fig5``, ``clex-tables`` and the cost
+studies, :attr:`Study.sweeps` False) run in this process either way.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from ..gen import ParamError, build
 from ..gen.params import check_out_dir
 from ..gen.router_model import get_router_model
 
-from . import cost_studies, paper_studies
+from . import cluster, cost_studies, paper_studies
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs
 
@@ -43,12 +48,14 @@ __all__ = ["STUDIES", "Study", "run_study"]
 @dataclass(frozen=True)
 class Study:
     """A paper figure as a study: ``run(out, **kw)`` writes it and returns its claims; ``points(**kw)`` is
-    the number of simulation points it runs (for the progress display, ``i of N``)."""
+    the number of simulation points it runs (for the progress display, ``i of N``); ``sweeps``: its points
+    run in sweeps (:class:`Sweep`), so a Dask cluster can run them (``--scheduler``)."""
 
     name: str
     doc: str
     run: Callable[..., dict[str, Any]]
     points: Callable[..., int]
+    sweeps: bool = True
 
 
 def _fig4_loads(loads: str) -> list[float]:
@@ -194,7 +201,7 @@ STUDIES: dict[str, Study] = {
     "kim-fig4": Study("kim-fig4", "Kim 2007 Fig. 4: latency vs load, UR and worst case, five routings",
                       kim_fig4, lambda loads="0.05:1.0:0.05", **_: 10 * len(_fig4_loads(loads))),
     "kim-fig5": Study("kim-fig5", "Kim 2007 Fig. 5: normalised batch latency vs batch size", kim_fig5,
-                      lambda batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), **_: 4 * len(batches)),
+                      lambda batches=(1, 2, 4, 8, 16, 32, 64, 128, 256), **_: 4 * len(batches), sweeps=False),
     "2dfb-fig4": Study("2dfb-fig4", "Thamarakuzhi & Chandy Fig. 4/5: 2DFB throughput, min vs adaptive",
                        dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads))),
     "kim-fig6": Study("kim-fig6", "Kim 2007 Fig. 6: fbfly vs butterfly, folded Clos, hypercube (Table 1), UR and WC",
@@ -210,24 +217,50 @@ STUDIES: dict[str, Study] = {
     "ttn-dynamic": Study("ttn-dynamic", "Rahman 2009 Fig. 7-13: TTN vs TESH vs mesh vs torus, 7 patterns, 4 VCs, "
                          "16 flits", paper_studies.ttn_dynamic, paper_studies.ttn_points),
     "clex-tables": Study("clex-tables", "Lenzen & Wattenhofer Tables I-IV and the 3D-torus comparison (round model)",
-                         paper_studies.clex_tables, lambda **_: 4),
+                         paper_studies.clex_tables, lambda **_: 4, sweeps=False),
     # pure computation (radixnet.gen.cost): no simulation points
     "kim-cost": Study("kim-cost", "Kim 2007 Fig. 10, 11, 13, Table 4: link cost, cable length, cost per node",
-                      cost_studies.kim_cost, lambda **_: 0),
+                      cost_studies.kim_cost, lambda **_: 0, sweeps=False),
     "kim-power": Study("kim-power", "Kim 2007 Table 5, Fig. 15: power per node", cost_studies.kim_power,
-                       lambda **_: 0),
+                       lambda **_: 0, sweeps=False),
     "slimfly-cost": Study("slimfly-cost", "Slim Fly slides: cost and power vs dragonfly, fat tree, fbfly at ~10K",
-                          cost_studies.slimfly_cost, lambda **_: 0),
+                          cost_studies.slimfly_cost, lambda **_: 0, sweeps=False),
 }
 
 
-def run_study(name: str, out: str | os.PathLike, **kw: Any) -> dict[str, Any]:
-    """Run a study into ``out``; write and return ``claims.json`` (which names the router model, §R10)."""
+def run_study(name: str, out: str | os.PathLike, scheduler: str | None = None, **kw: Any) -> dict[str, Any]:
+    """Run a study into ``out``; write and return ``claims.json`` (which names the router model, §R10).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`STUDIES`.
+    out : path-like
+        The output directory (resumed when it holds points).
+    scheduler : str, optional
+        A Dask scheduler's address: the study's sweeps run on that cluster (:func:`cluster.scheduler`;
+        ``jobs`` is then the points in flight at most). Ignored by studies without sweeps
+        (:attr:`Study.sweeps`).
+    **kw
+        The study function's parameters (``jobs``, ``on_point``, ``router_model``, ...).
+
+    Returns
+    -------
+    dict
+        The claims and what was run.
+
+    Raises
+    ------
+    ParamError
+        An unknown study, router model or ``--out``; a malformed or unreachable ``--scheduler``, before any
+        point runs.
+    """
     if name not in STUDIES:
         raise ParamError("study", f"must be one of {', '.join(STUDIES)} (got {name!r})")
     kw["router_model"] = get_router_model(kw.get("router_model", "single-cycle")).name
     outp = check_out_dir(out, "out")  # an empty string, a file, a place that cannot be written: before any work
-    result = STUDIES[name].run(outp, **kw)
+    with cluster.scheduler(scheduler if STUDIES[name].sweeps else None):
+        result = STUDIES[name].run(outp, **kw)
     result["study"] = name
     result["router_model"] = kw["router_model"]
     outp.mkdir(parents=True, exist_ok=True)

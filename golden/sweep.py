@@ -20,6 +20,11 @@ have not started are recorded as ``{"saturated": true, "skipped": true}`` withou
 run in parallel and are started in increasing load order, so a higher load that was already running when
 the saturated result came back is simulated and recorded normally.
 
+**Where points run.** In this process (``jobs=1``), in a local pool of spawned worker processes
+(:class:`LocalPool`), or, with ``scheduler``, as tasks on a Dask distributed cluster
+(:class:`radixnet.golden.cluster.DaskPool`). One loop drives both pools, and this process alone writes
+``points.jsonl``, so the records, resuming and the short-cut are the same wherever the points ran.
+
 Examples
 --------
 >>> parse_loads("0.1:0.5:0.1")
@@ -38,15 +43,15 @@ import os
 import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from radixnet.gen import ParamError
 from radixnet.gen.params import check_out_dir
 
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
-__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "PointStore", "Sweep", "draw_walls", "fingerprint",
-           "parse_loads", "plot", "run_point", "summary_rows", "worker_init", "write_csvs"]
+__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "LocalPool", "PointStore", "Sweep", "draw_walls",
+           "fingerprint", "parse_loads", "plot", "run_point", "summary_rows", "worker_init", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
 CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
@@ -293,6 +298,78 @@ class PointStore:
             os.close(fd)
 
 
+class LocalPool:
+    """Points in spawned worker processes of this machine; :class:`radixnet.golden.cluster.DaskPool` has the
+    same interface for a Dask cluster.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes to start.
+    slots : int
+        Points to keep in flight (:meth:`slots`).
+    """
+
+    def __init__(self, workers: int, slots: int) -> None:
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
+        self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
+                                      initargs=(os.getpid(),))  # workers die with this process (kill -9 included)
+        self._slots = slots
+        self._running: dict[Any, Hashable] = {}
+
+    def slots(self) -> int:
+        """Points to keep in flight.
+
+        Returns
+        -------
+        int
+        """
+        return self._slots
+
+    def submit(self, key: Hashable, fn: Callable, *args: Any) -> None:
+        """Run ``fn(*args)`` in a worker, known to :meth:`completed` by ``key``.
+
+        Parameters
+        ----------
+        key : hashable
+            The caller's name for the task, e.g. ``(routing, load)``.
+        fn : callable
+            A picklable top-level function.
+        *args
+            Its arguments.
+        """
+        self._running[self.ex.submit(fn, *args)] = key
+
+    def completed(self) -> list[tuple[Hashable, Any]]:
+        """Wait for at least one task to end; return every one that has ended.
+
+        Returns
+        -------
+        list of (key, result)
+
+        Raises
+        ------
+        Exception
+            What ``fn`` raised.
+        """
+        finished, _ = wait(self._running, return_when=FIRST_COMPLETED)
+        return [(self._running.pop(f), f.result()) for f in finished]
+
+    def abort(self) -> None:
+        """Stop at once (Ctrl-C): cancel what has not started and terminate the workers."""
+        procs = list(getattr(self.ex, "_processes", {}).values())  # no public way to stop running workers
+        self.ex.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+
+    def close(self) -> None:
+        """End the pool after its last task."""
+        self.ex.shutdown(wait=True)
+
+
 class Sweep:
     """A sweep over routings × loads of one configuration, stored in a directory.
 
@@ -308,19 +385,25 @@ class Sweep:
     out : path-like
         The sweep directory (created when missing).
     jobs : int, optional
-        Worker processes (default ``os.cpu_count()``); 1 runs every point in this process.
+        Worker processes (default ``os.cpu_count()``); 1 runs every point in this process. With a
+        ``scheduler``: the points in flight at most (default twice the cluster's worker threads).
     on_point : callable, optional
         Called as ``on_point(record)`` for each point of this run once it is recorded.
+    scheduler : str or distributed.Client, optional
+        Run the points on a Dask cluster (:mod:`radixnet.golden.cluster`): a scheduler address, connected
+        to in :meth:`run` and closed after it, or a connected client. Default: the client
+        :func:`radixnet.golden.cluster.use_client` made active, else none (local processes).
 
     Raises
     ------
     ParamError
         A routing the configuration does not allow; ``--out`` not a directory, or holding points of a
-        different configuration; ``--jobs`` < 1.
+        different configuration; ``--jobs`` < 1; a malformed ``--scheduler`` address.
     """
 
     def __init__(self, base: SimConfig, routings: Iterable[str], loads: Iterable[float], out: str | os.PathLike,
-                 jobs: int | None = None, on_point: Callable[[dict], None] | None = None) -> None:
+                 jobs: int | None = None, on_point: Callable[[dict], None] | None = None,
+                 scheduler: Any = None) -> None:
         self.base = base
         self.routings = list(dict.fromkeys(routings))
         if not self.routings:
@@ -339,6 +422,11 @@ class Sweep:
         self.seed = base.seed
         self.out = check_out_dir(out, "out")  # empty, a file, not writable: refused before any file is written
         self.on_point = on_point
+        from .cluster import active_client, parse_address
+        #: where the points run: None (this machine), a scheduler address or a distributed.Client
+        self.scheduler = active_client() if scheduler is None else (
+            parse_address(scheduler) if isinstance(scheduler, str) else scheduler)
+        self._max_in_flight = jobs  # with a scheduler: None means twice the cluster's worker threads
         self.store = PointStore(self.out / "points.jsonl")
         #: points the watchdog stopped in this run (not recorded; they run again next time)
         self.errors: list[str] = []
@@ -387,8 +475,15 @@ class Sweep:
         return min(sat) if sat else None
 
     # ---------------------------------------------------------------- running
+    def scheduler_address(self) -> str | None:
+        """The address of the Dask scheduler the points run on, or None (this machine)."""
+        if self.scheduler is None or isinstance(self.scheduler, str):
+            return self.scheduler
+        return self.scheduler.scheduler.address
+
     def write_config(self, extra: dict[str, Any] | None = None) -> None:
-        """Write ``config.json``: routings, loads, seed, jobs and each routing's fingerprint.
+        """Write ``config.json``: routings, loads, seed, jobs, each routing's fingerprint, and with a Dask
+        cluster its ``scheduler`` (``jobs`` is then the points in flight at most, null for the default).
 
         Parameters
         ----------
@@ -398,6 +493,8 @@ class Sweep:
         self.out.mkdir(parents=True, exist_ok=True)
         cfg = {"routings": self.routings, "loads": self.loads, "seed": self.seed, "jobs": self.jobs,
                "fingerprints": self.fingerprints_of_run(), **(extra or {})}
+        if self.scheduler is not None:
+            cfg.update(jobs=self._max_in_flight, scheduler=self.scheduler_address())
         tmp = self.out / "config.json.tmp"
         tmp.write_text(json.dumps(cfg, indent=2, default=_json_default) + "\n", encoding="utf-8")
         os.replace(tmp, self.out / "config.json")
@@ -435,42 +532,61 @@ class Sweep:
         -------
         dict
             ``(routing, load) -> record`` for every point of this sweep's seed and configuration in the
-            directory (earlier runs included). Points the watchdog stopped are in :attr:`errors` instead.
+            directory (earlier runs included). Points the watchdog stopped, and points lost with their
+            workers on a cluster (:class:`radixnet.golden.cluster.WorkerLost`), are in :attr:`errors`
+            instead.
+
+        Raises
+        ------
+        ParamError
+            ``--scheduler``: no Dask scheduler at the address (before any point runs).
+        radixnet.golden.cluster.SchedulerLost
+            The Dask scheduler was lost during the run; the points recorded stay.
+        KeyboardInterrupt
+            Ctrl-C: the points in flight are stopped (local workers terminated, cluster tasks cancelled);
+            those recorded stay.
         """
         self.out.mkdir(parents=True, exist_ok=True)
         queue = self.pending()
-        if self.jobs == 1 or len(queue) <= 1:
+        if self.scheduler is None and (self.jobs == 1 or len(queue) <= 1):
             for r, x in queue:
                 if not self._skip_if_saturated(r, x):
                     self._record(r, x, run_point(self.cfgs[r], x))
             return self.done
-        import multiprocessing
-        ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
-        ex = ProcessPoolExecutor(max_workers=min(self.jobs, len(queue)), mp_context=ctx, initializer=worker_init,
-                                 initargs=(os.getpid(),))  # workers die with this process (kill -9 included)
-        running: dict[Any, tuple[str, float]] = {}
+        if not queue:
+            return self.done
+        pool = self._pool(len(queue))
+        running: set[tuple[str, float]] = set()  # points in flight: each is recorded once, at its first answer
         try:
             while queue or running:
-                while queue and len(running) < self.jobs:
+                while queue and len(running) < pool.slots():
                     r, x = queue.pop(0)
                     if not self._skip_if_saturated(r, x):
-                        running[ex.submit(run_point, self.cfgs[r], x)] = (r, x)
+                        pool.submit((r, x), run_point, self.cfgs[r], x)
+                        running.add((r, x))
                 if not running:
                     continue
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in sorted(finished, key=lambda f: running[f][::-1]):
-                    r, x = running.pop(fut)
-                    self._record(r, x, fut.result())
+                for (r, x), result in sorted(pool.completed(), key=lambda p: p[0][::-1]):
+                    if (r, x) not in running:  # a second answer for a point already recorded
+                        continue
+                    running.discard((r, x))
+                    if isinstance(result, BaseException):  # cluster.WorkerLost: given up, runs again next time
+                        result = {"offered_load": x, "error": str(result)}
+                    self._record(r, x, result)
         except BaseException:
-            procs = list(getattr(ex, "_processes", {}).values())  # no public way to stop running workers
-            ex.shutdown(wait=False, cancel_futures=True)
-            for p in procs:
-                p.terminate()
-            for p in procs:
-                p.join(timeout=5)
+            pool.abort()
             raise
-        ex.shutdown(wait=True)
+        pool.close()
         return self.done
+
+    def _pool(self, points: int) -> Any:
+        """The pool for ``points`` points: local processes, or the Dask cluster of :attr:`scheduler`."""
+        if self.scheduler is None:
+            return LocalPool(min(self.jobs, points), self.jobs)
+        from .cluster import DaskPool, connect
+        if isinstance(self.scheduler, str):
+            return DaskPool(connect(self.scheduler), self._max_in_flight, close_client=True)
+        return DaskPool(self.scheduler, self._max_in_flight)
 
     # ---------------------------------------------------------------- results
     def rows(self, routing: str) -> list[dict[str, Any]]:

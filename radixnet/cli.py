@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 from radixnet.gen.routing import DeadlockError
+from radixnet.golden.cluster import SchedulerLost
 
 __all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg"]
 
@@ -364,7 +365,7 @@ def _cmd_sweep(argv: Sequence[str]) -> int:
 
 
 #: study function arguments that are not the user's to set (the CLI or the runner passes them)
-STUDY_RESERVED = ("out", "jobs", "on_point", "router_model")
+STUDY_RESERVED = ("out", "jobs", "on_point", "router_model", "scheduler")
 
 
 def study_parameters(name: str) -> dict[str, Any]:
@@ -392,7 +393,7 @@ def parse_study_value(name: str, text: str, default: Any = None) -> Any:
 def _cmd_study(argv: Sequence[str]) -> int:
     from radixnet.golden.studies import STUDIES, run_study
     if not argv or argv[0] in ("-h", "--help", "list"):
-        print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J]\nstudies:")
+        print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J] [--scheduler ADDRESS]\nstudies:")
         for st in STUDIES.values():
             print(f"  {st.name:<10} {st.doc}")
         return 0
@@ -400,7 +401,11 @@ def _cmd_study(argv: Sequence[str]) -> int:
     p.add_argument("--out", required=True, help="output directory (resumes if it holds earlier points)")
     p.add_argument("--k", type=_int_arg("k"), default=None, help="kim-*: routers per dimension [default 32]")
     p.add_argument("--n", type=_int_arg("n"), default=None, help="2dfb-fig4: dimensions [default 1]")
-    p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes [default: CPU count]")
+    p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes [default: CPU count]; with "
+                   "--scheduler: points in flight at most [default: twice the cluster's worker threads]")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the study's sweeps on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` "
+                        "(README: Running on a cluster) [default: local processes]")
     from radixnet.gen.router_model import ROUTER_MODELS
     p.add_argument("--router-model", default="single-cycle", metavar="M",
                    help="router pipeline the study simulates (docs/router-spec.md §R10): one of "
@@ -433,6 +438,12 @@ def _cmd_study(argv: Sequence[str]) -> int:
         kw[name] = parse_study_value(name, value, settable[name])
     if args.jobs is not None and argv[0] != "kim-fig5":
         kw["jobs"] = args.jobs
+    if args.scheduler is not None:
+        from radixnet.golden.cluster import parse_address
+        kw["scheduler"] = parse_address(args.scheduler)  # a malformed address: refused before any work
+        if not STUDIES[argv[0]].sweeps:
+            print(f"radixnet study {argv[0]}: warning: --scheduler does not apply (this study runs no sweeps); "
+                  f"it runs here", file=sys.stderr)
     from radixnet.gen.progress import Progress
     total = STUDIES[argv[0]].points(**kw) if argv[0] in STUDIES else None
     done = [0]
@@ -518,6 +529,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ParamError, UsageError, DeadlockError) as e:
         print(f"{e}" if isinstance(e, UsageError) else f"radixnet: error: {e}", file=sys.stderr)
         return 2
+    except SchedulerLost as e:  # a Dask cluster's scheduler gone mid-run (--scheduler): the points written stay
+        print(f"radixnet {argv[0]}: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("radixnet: interrupted", file=sys.stderr)
         return 130

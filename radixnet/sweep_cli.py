@@ -3,12 +3,13 @@
 ::
 
     radixnet sweep [radixnet sim's topology/router/traffic arguments] --routing ugal-s,clos-ad
-                   --loads 0.05:0.95:0.05 --out DIR [--jobs N] [--no-plot] [--quiet]
+                   --loads 0.05:0.95:0.05 --out DIR [--jobs N] [--scheduler ADDRESS] [--no-plot] [--quiet]
 
 Every (routing, load) point is one :meth:`Simulator.run_load` with the same ``--seed``, run in a pool of
-worker processes. Finished points are appended to ``DIR/points.jsonl`` at once, so a sweep interrupted
-with Ctrl-C resumes where it stopped when run again with the same arguments; a directory holding points
-of another configuration is refused. Once a routing saturates, its higher loads that have not started
+worker processes, or with ``--scheduler`` as tasks on a Dask cluster (:mod:`radixnet.golden.cluster`;
+``--jobs`` is then the points in flight at most). Finished points are appended to ``DIR/points.jsonl``
+at once (by this process, wherever they ran), so a sweep interrupted with Ctrl-C resumes where it stopped
+when run again with the same arguments; a directory holding points of another configuration is refused. Once a routing saturates, its higher loads that have not started
 are recorded as saturated and skipped, not simulated. See :mod:`radixnet.golden.sweep`.
 """
 
@@ -38,7 +39,12 @@ def _parser(topo: str) -> _Parser:
                    help="start:stop:step (stop included when on the grid) or a comma list; each in (0, 1], "
                         "at most 100000 loads [default 0.05:0.95:0.05]")
     p.add_argument("--out", required=True, metavar="DIR", help="sweep directory (created; resumed when it exists)")
-    p.add_argument("--jobs", default=None, metavar="N", help="worker processes, 1 to 256 [default: CPU count; 1: in-process]")
+    p.add_argument("--jobs", default=None, metavar="N",
+                   help="worker processes, 1 to 256 [default: CPU count; 1: in-process]; with --scheduler: points "
+                        "in flight at most [default: twice the cluster's worker threads]")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the points on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` (the "
+                        "client here writes DIR/points.jsonl; README: Running on a cluster) [default: local processes]")
     p.add_argument("--no-plot", action="store_true", help="write no PNG/SVG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
     return p
@@ -111,15 +117,20 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     Returns
     -------
     int
-        0 when every point was simulated (or found done), 1 when the watchdog stopped a point.
+        0 when every point was simulated (or found done), 1 when the watchdog stopped a point or a point
+        was lost with its Dask workers (:class:`radixnet.golden.cluster.WorkerLost`).
 
     Raises
     ------
     UsageError, ParamError
-        Bad input; :func:`radixnet.cli.main` reports it in one line with exit status 2.
+        Bad input (``--scheduler`` included: malformed, or no scheduler answering); :func:`radixnet.cli.main`
+        reports it in one line with exit status 2.
+    radixnet.golden.cluster.SchedulerLost
+        The Dask scheduler was lost during the run (one line, exit status 1).
     """
     import dataclasses
 
+    from radixnet.golden.cluster import connect, parse_address, worker_threads
     from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
 
     argv = list(argv)
@@ -130,20 +141,36 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     routings = _routings(args.routing)
     loads = parse_loads(args.loads)
     jobs = _jobs(args.jobs)
+    address = None if args.scheduler is None else parse_address(args.scheduler)
     first = argparse.Namespace(**{**vars(args), "routing": routings[0]})
     cfg = sim_config(first)  # builds the network once and validates everything but the other routings
     base = dataclasses.replace(cfg, vcs=args.vcs, vc_depth=args.vc_depth)  # per-routing defaults unless given
-    sweep = Sweep(base, routings, loads, args.out, jobs=jobs)
-    for w in sweep.store.warnings:
-        print(f"radixnet sweep: warning: {w}", file=sys.stderr)
-    pending = sweep.pending()
-    sweep.write_config({"command": "radixnet sweep " + shlex.join(argv), "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    if not args.quiet:
-        done = len(routings) * len(loads) - len(pending)
-        print(f"radixnet sweep: {len(pending)} points to run, {done} already in {sweep.store.path}", file=sys.stderr)
-    with PointProgress(len(pending), args.quiet) as progress:
-        sweep.on_point = progress
-        sweep.run()
+    sweep = Sweep(base, routings, loads, args.out, jobs=jobs, scheduler=address)
+    client = None
+    if address is not None:  # every other check first; then the scheduler, before any file or point
+        client = connect(address)
+        sweep.scheduler = client
+    try:
+        for w in sweep.store.warnings:
+            print(f"radixnet sweep: warning: {w}", file=sys.stderr)
+        pending = sweep.pending()
+        sweep.write_config({"command": "radixnet sweep " + shlex.join(argv),
+                            "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        if not args.quiet:
+            done = len(routings) * len(loads) - len(pending)
+            print(f"radixnet sweep: {len(pending)} points to run, {done} already in {sweep.store.path}",
+                  file=sys.stderr)
+            if client is not None:
+                threads = worker_threads(client)
+                print(f"radixnet sweep: on the Dask cluster at {address}: {len(client.nthreads())} workers, "
+                      f"{threads} threads now" + ("" if threads else " (the points wait for a worker to join)"),
+                      file=sys.stderr)
+        with PointProgress(len(pending), args.quiet) as progress:
+            sweep.on_point = progress
+            sweep.run()
+    finally:
+        if client is not None:
+            client.close()
     files = write_csvs(sweep)
     if not args.no_plot:
         files += plot(sweep)
