@@ -5,7 +5,7 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # tool:package pairs installed from apt when the tool is missing
-APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ $(PYTHON):python3
+APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:ccache $(PYTHON):python3
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
@@ -24,7 +24,7 @@ setup:
 	if [ -n "$$missing" ]; then \
 	  echo "setup: apt-get install$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	else echo "setup: system packages present (verilator, iverilog, yosys, g++, python3-venv, python3-dev)"; fi
+	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, python3-venv, python3-dev)"; fi
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,device]'

@@ -55,6 +55,9 @@ def test_sequential_va(family, params, routing, kw):
     assert v["stall_cycles"] > 100
 
 
+# slow (93 s): test_cosim.py runs the single-cycle twin by default; test_sequential_va and test_router_level
+# keep every adaptive routing co-simulated under iq in the default suite
+@pytest.mark.slow
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.8, 1.0), length=st.integers(1, 3),
        seed=st.integers(0, 2**16), pick=st.integers(0, 2))
@@ -68,6 +71,8 @@ def test_random_adaptive_configurations(case, load, length, seed, pick):
     assert_match(v, na=RANDOM_NA)
 
 
+# slow (63 s, its own build): as test_cosim.py's single-cycle twin; make mutate covers the iq VA too
+@pytest.mark.slow
 def test_sequential_fault_is_caught():
     """``seq_stale_state`` in the sequential VA: decisions on the start-of-cycle state (UGAL-S; with CLOS AD
     this particular run happens to take the same decisions, the router-level run below catches it there)."""

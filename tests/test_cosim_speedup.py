@@ -60,6 +60,8 @@ def test_cli_done_when_iq_speedup_2():
     assert twice > 100 and queued > 100
 
 
+# slow (105 s, its own build): test_cosim_iq.py::test_sequential_va covers the sequential VA under iq by default
+@pytest.mark.slow
 def test_sequential_multiflit_iq():
     """UGAL-S, 3-flit packets, 4 VCs: the sequential VA gives an input two grants, the second on the state
     the first left (a VC it holds, ``q + 1``), among the VCs after the first in round-robin order."""
