@@ -29,7 +29,7 @@ from numba import njit
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
-           "Packets", "Scratch", "decide_reference", "mix32", "sink_ready", "stall_threshold"]
+           "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "mix32", "sink_ready", "stall_threshold"]
 
 #: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls``, ``thr``), ``V`` VCs of ``B`` flits,
 #: speedup ``S``, ``L`` flits per packet, link latency ``Tl``, credit latency ``Tc`` (§R10), VA stage
@@ -52,9 +52,17 @@ Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe 
                             "ecpipe")
 #: Source queues: a linked list of packets per terminal.
 Sources = namedtuple("Sources", "sq_head sq_tail sq_flit pkt_next term_count")
-#: The packet table and, when tracing, each packet's hops (§R9).
-Packets = namedtuple("Packets", "src dst phase decided inter hops nhop injected ejected vc hop_router hop_port "
-                                "hop_vc hop_cycle hop_hdr hop_sent")
+#: The packet table (``seq``: creation sequence number, -1 for a free slot; ``inter0``: the header's
+#: intermediate router at creation) and, when tracing, each packet's hops (§R9).
+Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected ejected vc "
+                                "hop_router hop_port hop_vc hop_cycle hop_hdr hop_sent")
+#: The packets a call creates, sorted by creation ``cycle``: their ring ``slot``, ``src``, ``dst`` and
+#: intermediate router ``inter`` (drawn by the caller, §R7); the first one's sequence number is ``seq0``.
+NewPackets = namedtuple("NewPackets", "cycle slot src dst inter seq0")
+#: The record of each packet whose tail a call ejects, in ejection order (``n[0]`` of them): the packet's
+#: fields at ejection, ``minimal`` (its intermediate router is its source's or destination's) and its ring
+#: ``slot`` (freed at ejection; its hop arrays stay readable until the next call creates packets).
+Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops inter0 minimal slot")
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them).
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount tried "
                                 "resv")
@@ -786,14 +794,34 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return False
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _log_ejection(pid, t, tp, pk, ej):
+    """Packet ``pid``'s tail left the network in cycle ``t``: record it in ``ej`` and free its slot."""
+    pk.ejected[pid] = t
+    i = ej.n[0]
+    ej.n[0] = i + 1
+    s, d, inter = pk.src[pid], pk.dst[pid], pk.inter[pid]
+    ej.seq[i] = pk.seq[pid]
+    ej.src[i] = s
+    ej.dst[i] = d
+    ej.created[i] = pk.created[pid]
+    ej.injected[i] = pk.injected[pid]
+    ej.ejected[i] = t
+    ej.hops[i] = pk.hops[pid]
+    ej.inter0[i] = pk.inter0[pid]
+    ej.minimal[i] = inter == tp.term_router[s] or inter == tp.term_router[d]
+    ej.slot[i] = pid
+    pk.seq[pid] = -1
+
+
 @njit(cache=True, _nrt=False)
-def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flits, ej_flits, ej_log, last_move):
+def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej, last_move):
     """Advance the network from cycle ``t0`` to ``t1`` (exclusive).
 
-    ``new_cycle``/``new_pid``: the packets created in these cycles (sorted by cycle); ``ch_flits`` counts
-    flits per channel, ``ej_flits[t - t0]`` flits ejected in cycle ``t``; ``ej_log[0]`` counts the packets
-    whose tail was ejected in these cycles and ``ej_log[1:]`` lists their slots (so the caller collects
-    them without scanning every live packet). Returns ``(status, cycle, last_move)``; ``status`` is
+    ``new`` (:class:`NewPackets`): the packets created in these cycles, written into their ring slots in
+    their creation cycle; ``ch_flits`` counts flits per channel, ``ej_flits[t - t0]`` flits ejected in
+    cycle ``t``; ``ej`` (:class:`Ejected`) receives the record of every packet whose tail is ejected, so
+    the caller collects them without a gather over the ring. Returns ``(status, cycle, last_move)``; ``status`` is
     STATUS_WATCHDOG when buffered flits have not moved for ``watchdog`` cycles.
     """
     R, P, V, B = rs.buf.shape
@@ -804,9 +832,30 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
     for t in range(t0, t1):
         moved = False
         # ---- packet creation (§R3): packets created in cycle t join their source queues
-        while new_ptr < new_cycle.shape[0] and new_cycle[new_ptr] == t:
-            pid = new_pid[new_ptr]
-            s = pk.src[pid]
+        while new_ptr < new.cycle.shape[0] and new.cycle[new_ptr] == t:
+            pid = new.slot[new_ptr]
+            s = new.src[new_ptr]
+            pk.seq[pid] = new.seq0 + new_ptr
+            pk.src[pid] = s
+            pk.dst[pid] = new.dst[new_ptr]
+            pk.created[pid] = t
+            pk.phase[pid] = 0
+            pk.decided[pid] = 0
+            pk.inter[pid] = new.inter[new_ptr]
+            pk.inter0[pid] = new.inter[new_ptr]
+            pk.hops[pid] = 0
+            pk.nhop[pid] = 0
+            pk.injected[pid] = -1
+            pk.ejected[pid] = -1
+            src.pkt_next[pid] = -1
+            if prm.trace_on:
+                for h in range(pk.hop_router.shape[1]):
+                    pk.hop_router[pid, h] = -1
+                    pk.hop_port[pid, h] = -1
+                    pk.hop_vc[pid, h] = -1
+                    pk.hop_cycle[pid, h] = -1
+                    pk.hop_hdr[pid, h] = -1
+                    pk.hop_sent[pid, h] = -1
             pk.vc[pid] = src.term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
             src.term_count[s] += 1
             if src.sq_tail[s] >= 0:
@@ -831,9 +880,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                 ej_flits[t - t0] += 1
                 pid = flit // L
                 if flit - pid * L == L - 1:
-                    pk.ejected[pid] = t
-                    ej_log[0] += 1
-                    ej_log[ej_log[0]] = pid
+                    _log_ejection(pid, t, tp, pk, ej)
                 moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
         for r in range(R):
@@ -873,9 +920,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new_cycle, new_pid, ch_flit
                     pid = flit // L
                     ej_flits[t - t0] += 1
                     if flit - pid * L == L - 1:
-                        pk.ejected[pid] = t + Tl
-                        ej_log[0] += 1
-                        ej_log[ej_log[0]] = pid
+                        _log_ejection(pid, t + Tl, tp, pk, ej)
                 moved = True
         # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V)
         for s in range(T):

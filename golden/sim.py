@@ -235,9 +235,9 @@ class SimConfig:
         hmax = 2 * len(net.coord_names) + 2
         if getattr(self, "_table", None) is not None:
             hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
-        # ring bytes a slot (PACKET_DTYPES, the 64-bit sequence number, the ejection log; traced: 6 hop arrays)
-        # x2 (power of two) x1.5 (growing)
-        per_slot = 3 * (PACKET_BYTES + 2 * w + (6 * w * hmax if trace else 0))
+        # ring bytes a slot (PACKET_DTYPES, the 64-bit sequence number, an ejection record at most; traced: 6
+        # hop arrays) x2 (power of two) x1.5 (growing)
+        per_slot = 3 * (PACKET_BYTES + w + EJECTED_BYTES + (6 * w * hmax if trace else 0))
         in_flight = ((C + T) * V * B + C * Tl) // L + 1   # packets with a flit in a real buffer or on a link
         created = T * int(batch) if batch else per_call
         parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
@@ -330,6 +330,12 @@ PACKET_DTYPES = {"src": np.int32, "dst": np.int32, "phase": np.int8, "decided": 
                  "next": np.int32, "created": np.int32, "inter0": np.int32}
 #: bytes a packet slot takes in the ring's fields
 PACKET_BYTES = sum(np.dtype(t).itemsize for t in PACKET_DTYPES.values())
+#: the types of an ejection record's fields (:class:`kernel.Ejected`, written by the kernel as a packet's tail
+#: leaves, so that collecting a call's packets reads contiguous arrays instead of gathering from the ring)
+EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": np.int32, "injected": np.int32,
+                  "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
+#: bytes an ejection record takes
+EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
 
 
 class Simulator:
@@ -442,7 +448,7 @@ class Simulator:
                             req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=z(P, P * V), bcount=z(P),
                             tried=z(P * V), resv=z(P * V))
         self._alloc_packets(self.CAP0)
-        self.ej_log = np.zeros(self.CAP0 + 1, np.int64)   # the kernel's log of ejected packets' slots
+        self.ej = self._ejected_table(0)   # the kernel's records of ejected packets (grown per call)
         self.t = 0
         self.next_seq = 0        # packets created so far
         self.oldest_live = 0     # no packet with a smaller sequence number is in flight
@@ -527,34 +533,21 @@ class Simulator:
             m = a >= 0
             a[m] = slot_map(a[m])
 
-    def _create(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-        """Register new packets (sorted by creation cycle); returns their slots."""
+    def _create(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> "kernel.NewPackets":
+        """New packets (sorted by creation cycle): their ring slots and intermediate routers (§R7), for the
+        kernel to write into the ring in their creation cycle."""
         n = cycles.size
         if self.next_seq + n - self.oldest_live > self.cap:
             self._grow(self.next_seq + n - self.oldest_live)
-        seq = self.next_seq + np.arange(n, dtype=np.int64)
-        slots = seq % self.cap
+        slots = (self.next_seq + np.arange(n, dtype=np.int64)) % self.cap
+        seq0 = self.next_seq
         self.next_seq += n
-        self.pkt_seq[slots] = seq
-        self.pkt_src[slots] = src
-        self.pkt_dst[slots] = dst
-        self.pkt_created[slots] = cycles
-        self.pkt_phase[slots] = 0
-        self.pkt_decided[slots] = 0
-        self.pkt_hops[slots] = 0
-        self.pkt_nhop[slots] = 0
-        self.pkt_injected[slots] = -1
-        self.pkt_ejected[slots] = -1
-        self.pkt_next[slots] = -1
-        if self.cfg._intermediate:
-            self.pkt_inter[slots] = self._intermediates(src, dst)
-        else:
-            self.pkt_inter[slots] = self.tables.term_router[src]
-        self.pkt_inter0[slots] = self.pkt_inter[slots]
-        if self.trace_on:
-            for a in (self.hop_router, self.hop_port, self.hop_vc, self.hop_cycle, self.hop_hdr, self.hop_sent):
-                a[slots] = -1
-        return slots
+        inter = self._intermediates(src, dst) if self.cfg._intermediate else self.tables.term_router[src]
+        return kernel.NewPackets(cycle=cycles, slot=slots, src=src, dst=dst, inter=inter.astype(np.int64, copy=False),
+                                 seq0=seq0)
+
+    def _ejected_table(self, size: int) -> "kernel.Ejected":
+        return kernel.Ejected(n=np.zeros(1, np.int64), **{f: np.zeros(size, t) for f, t in EJECTED_DTYPES.items()})
 
     def _intermediates(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
         """Random intermediate routers drawn at creation (router-spec §R7).
@@ -608,18 +601,21 @@ class Simulator:
              sinks=()) -> dict:
         """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3).
 
-        Returns ``ejected`` (the records of the packets ejected, a dict of arrays, or None), ``ej_flits``
+        Returns ``ejected`` (the records of the packets ejected in sequence order, a dict of arrays, or None),
+        ``ej_flits``
         (flits ejected per cycle) and ``first_seq`` (the first packet created). Bernoulli injection on a
         big network runs as several kernel calls of :meth:`chunk_cycles` each. With ``sinks`` (callables,
         e.g. :class:`PacketStats`) each kernel call's records go to them and are dropped, and ``ejected``
-        is None: a big network's window of records is never held at once.
+        is None: a big network's window of records is never held at once, and the records a sink sees are
+        in ejection order (statistics do not depend on it; :attr:`on_ejected` sees sequence order).
         """
         chunk = self.chunk_cycles(cycles, load) if load > 0 and batch_cycles is None else cycles
+        ordered = not sinks
         if chunk >= cycles:
-            out = self._step(cycles, load, batch_cycles, batch_src, batch_dst)
+            out = self._step(cycles, load, batch_cycles, batch_src, batch_dst, ordered=ordered)
             outs = [out]
         else:
-            outs = [self._step(min(chunk, cycles - c), load) for c in range(0, cycles, chunk)]
+            outs = [self._step(min(chunk, cycles - c), load, ordered=ordered) for c in range(0, cycles, chunk)]
         recs = [o["ejected"] for o in outs if o["ejected"] is not None]
         if sinks:
             for rec in recs:
@@ -631,7 +627,8 @@ class Simulator:
         return {"ejected": rec, "ej_flits": outs[0]["ej_flits"] if len(outs) == 1
                 else np.concatenate([o["ej_flits"] for o in outs]), "first_seq": outs[0]["first_seq"]}
 
-    def _step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None) -> dict:
+    def _step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
+              ordered: bool = True) -> dict:
         t0, t1 = self.t, self.t + cycles
         if batch_cycles is not None:
             cyc, src, dst = batch_cycles, batch_src, batch_dst
@@ -644,28 +641,29 @@ class Simulator:
         else:
             cyc = src = dst = np.zeros(0, np.int64)
         first_seq = self.next_seq
-        slots = self._create(cyc, src, dst)
+        new = self._create(cyc, src, dst)
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
-        if self.ej_log.size < self.cap + 1:
-            self.ej_log = np.zeros(self.cap + 1, np.int64)
-        self.ej_log[0] = 0
+        # packets whose tails a call ejects: at most one flit per terminal and cycle, and no more than live
+        most = min(self.cap, self.T * ((cycles + self.L - 1) // self.L + 1))
+        if self.ej.seq.size < most:
+            self.ej = self._ejected_table(most)
+        self.ej.n[0] = 0
         status, tend, self.last_move = kernel.run_cycles(
-            t0, t1, self.prm, self.tp, self.rs, self.lk, self.srcq, self.pk, self.sc, cyc, slots, self.ch_flits, ej,
-            self.ej_log, self.last_move)
+            t0, t1, self.prm, self.tp, self.rs, self.lk, self.srcq, self.pk, self.sc, new, self.ch_flits, ej,
+            self.ej, self.last_move)
         self.t = int(tend)
         if status == kernel.STATUS_WATCHDOG:
             raise SimulationError(self._watchdog_message())
-        # the packets whose tails were ejected in this call, in sequence order (the kernel logs their slots)
-        s = self.ej_log[1:1 + int(self.ej_log[0])].copy()
-        s = s[np.argsort(self.pkt_seq[s], kind="stable")]
+        # the packets whose tails were ejected in this call (the kernel recorded them and freed their slots);
+        # in sequence order for a caller that reads the records' order (statistics do not)
+        n = int(self.ej.n[0])
         rec = None
-        if s.size:
-            rec = {"seq": self.pkt_seq[s].copy(), "src": self.pkt_src[s].copy(), "dst": self.pkt_dst[s].copy(),
-                   "created": self.pkt_created[s].copy(), "injected": self.pkt_injected[s].copy(),
-                   "ejected": self.pkt_ejected[s].copy(), "hops": self.pkt_hops[s].copy(),
-                   "inter0": self.pkt_inter0[s].copy(),
-                   "min": (self.pkt_inter[s] == self.tables.term_router[self.pkt_src[s]])
-                   | (self.pkt_inter[s] == self.tables.term_router[self.pkt_dst[s]])}
+        if n:
+            order = np.argsort(self.ej.seq[:n], kind="stable") if ordered or self.on_ejected is not None \
+                else slice(None)
+            rec = {f: getattr(self.ej, f)[:n][order].copy() for f in EJECTED_DTYPES if f != "minimal"}
+            rec["min"] = self.ej.minimal[:n][order].copy()
+            s = rec.pop("slot")
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
                 h = self.hop_hdr[s]
@@ -673,8 +671,7 @@ class Simulator:
                 rec["sent"] = self.hop_sent[s].copy()
             if self.on_ejected is not None:
                 self.on_ejected(rec)
-            self.pkt_seq[s] = -1  # collected: the slot may be reused
-            self.collected += int(s.size)
+            self.collected += n
         self._advance_oldest_live()
         return {"ejected": rec, "ej_flits": ej[:cycles], "first_seq": first_seq}
 

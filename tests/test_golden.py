@@ -252,7 +252,13 @@ def test_input_pointer_moves_past_the_last_vc_granted_in_round_robin_order(routi
     net = build("fbfly", k=4, n=2)
     vcs = 2 if routing == "min" else 4
     sim = Simulator(SimConfig(net, routing=routing, vcs=vcs, speedup=2, ugal_threshold=100))
-    slots = sim._create(np.array([0, 0]), np.array([0, 0]), np.array([12, 4]))
+    new = sim._create(np.array([0, 0]), np.array([0, 0]), np.array([12, 4]))
+    slots = new.slot
+    # the fields the kernel writes in a packet's creation cycle (here planted straight into the buffers)
+    sim.pkt_seq[slots] = new.seq0 + np.arange(slots.size)
+    sim.pkt_src[slots], sim.pkt_dst[slots] = new.src, new.dst
+    sim.pkt_inter[slots] = sim.pkt_inter0[slots] = new.inter
+    sim.pkt_injected[slots] = sim.pkt_ejected[slots] = sim.pkt_next[slots] = -1
     for v, slot in enumerate(slots):
         sim.buf[0, 0, v, 0] = slot * sim.L
         sim.bcnt[0, 0, v] = 1
