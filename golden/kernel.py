@@ -50,15 +50,18 @@ Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o i
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots).
 Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit epipe efifo ef_head ef_cnt "
                             "ecpipe")
-#: Source queues: a linked list of packets per terminal.
-Sources = namedtuple("Sources", "sq_head sq_tail sq_flit pkt_next term_count")
+#: Source queues: a linked list per terminal of the packets in the ring (``sq_count`` of them, the one being
+#: injected included; the caller holds later ones back, see ``Simulator``), and packets linked per terminal.
+Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next term_count")
 #: The packet table (``seq``: creation sequence number, -1 for a free slot; ``inter0``: the header's
 #: intermediate router at creation) and, when tracing, each packet's hops (§R9).
 Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected ejected vc "
                                 "hop_router hop_port hop_vc hop_cycle hop_hdr hop_sent")
-#: The packets a call creates, sorted by creation ``cycle``: their ring ``slot``, ``src``, ``dst`` and
-#: intermediate router ``inter`` (drawn by the caller, §R7); the first one's sequence number is ``seq0``.
-NewPackets = namedtuple("NewPackets", "cycle slot src dst inter seq0")
+#: The packets a call puts into the ring, sorted by ``cycle``, the cycle each joins its source queue (its
+#: creation cycle, or the call's first cycle for one created earlier and held back by the caller): their
+#: ring ``slot``, sequence number ``seq``, ``created`` cycle, ``src``, ``dst`` and intermediate router
+#: ``inter`` (drawn at creation, §R7).
+NewPackets = namedtuple("NewPackets", "cycle slot seq created src dst inter")
 #: The record of each packet whose tail a call ejects, in ejection order (``n[0]`` of them): the packet's
 #: fields at ejection, ``minimal`` (its intermediate router is its source's or destination's) and its ring
 #: ``slot`` (freed at ejection; its hop arrays stay readable until the next call creates packets).
@@ -835,10 +838,10 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         while new_ptr < new.cycle.shape[0] and new.cycle[new_ptr] == t:
             pid = new.slot[new_ptr]
             s = new.src[new_ptr]
-            pk.seq[pid] = new.seq0 + new_ptr
+            pk.seq[pid] = new.seq[new_ptr]
             pk.src[pid] = s
             pk.dst[pid] = new.dst[new_ptr]
-            pk.created[pid] = t
+            pk.created[pid] = new.created[new_ptr]
             pk.phase[pid] = 0
             pk.decided[pid] = 0
             pk.inter[pid] = new.inter[new_ptr]
@@ -858,6 +861,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     pk.hop_sent[pid, h] = -1
             pk.vc[pid] = src.term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
             src.term_count[s] += 1
+            src.sq_count[s] += 1
             if src.sq_tail[s] >= 0:
                 src.pkt_next[src.sq_tail[s]] = pid
             else:
@@ -939,6 +943,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             moved = True
             if f == L - 1:
                 nxt = src.pkt_next[pid]
+                src.sq_count[s] -= 1
                 src.sq_head[s] = nxt
                 src.sq_flit[s] = 0
                 if nxt < 0:

@@ -35,7 +35,7 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
 from . import kernel
 from .traffic import make_pattern
 
-__all__ = ["SimConfig", "Simulator", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
+__all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
            "SAT_SIGMAS", "SAT_LATENCY"]
 
 
@@ -218,7 +218,8 @@ class SimConfig:
         ``packets`` (the packet ring: the packets a kernel call creates, at most :data:`PACKETS_PER_CALL`;
         in batch mode ``batch`` packets per terminal, traced or not), ``in_flight`` (ring slots of the
         packets the buffers and links can hold). A run in
-        saturation also queues packets at its sources, which this does not count.
+        saturation also holds packets back at its sources (:class:`HeldPackets`, :data:`HELD_BYTES` a
+        packet, within a factor of two), which this does not count: the backlog grows with the run.
         """
         net = self.net
         R, P, V, B = net.num_routers, net.max_radix, int(self.vcs), int(self.vc_depth)
@@ -235,9 +236,9 @@ class SimConfig:
         hmax = 2 * len(net.coord_names) + 2
         if getattr(self, "_table", None) is not None:
             hmax = max(hmax, 2 * int(self._table.dist.max(initial=0)) + 2)
-        # ring bytes a slot (PACKET_DTYPES, the 64-bit sequence number, an ejection record at most; traced: 6
-        # hop arrays) x2 (power of two) x1.5 (growing)
-        per_slot = 3 * (PACKET_BYTES + w + EJECTED_BYTES + (6 * w * hmax if trace else 0))
+        # ring bytes a slot (PACKET_DTYPES, the 64-bit sequence number, the free-slot stack, an ejection
+        # record at most; traced: 6 hop arrays) x2 (power of two) x1.5 (growing)
+        per_slot = 3 * (PACKET_BYTES + 2 * w + EJECTED_BYTES + (6 * w * hmax if trace else 0))
         in_flight = ((C + T) * V * B + C * Tl) // L + 1   # packets with a flit in a real buffer or on a link
         created = T * int(batch) if batch else per_call
         parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
@@ -336,6 +337,95 @@ EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": 
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
 EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
+#: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
+HOLD_SPAN = 64
+#: the fields of a packet a saturated source holds back (:class:`HeldPackets`)
+HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
+#: bytes a held packet takes
+HELD_BYTES = sum(np.dtype(t).itemsize for t in HELD_DTYPES.values())
+
+
+class HeldPackets:
+    """Packets a saturated source holds back from the packet ring, per terminal in creation order.
+
+    A terminal's queue beyond the first few packets (:meth:`Simulator._admit`) waits here, 20 bytes a
+    packet (its sequence number, creation cycle, destination and intermediate router, all drawn at
+    creation) against the ring's ~100, and the ring stays as large as the network's occupancy, not the
+    sources' backlog. Each terminal's packets are a ring buffer row of ``cap`` entries.
+
+    Parameters
+    ----------
+    terminals : int
+        The network's terminals.
+
+    Examples
+    --------
+    >>> h = HeldPackets(3)
+    >>> h.put(np.arange(5), np.array([4, 4, 5, 6, 6]), np.array([2, 0, 2, 2, 0]), np.zeros(5, np.int64),
+    ...       np.zeros(5, np.int64))
+    >>> h.count.tolist(), h.total
+    ([2, 0, 3], 5)
+    >>> out = h.take(np.array([1, 5, 2]))
+    >>> out["seq"].tolist(), out["src"].tolist(), out["created"].tolist(), h.count.tolist()
+    ([1, 0, 2], [0, 2, 2], [4, 4, 5], [1, 0, 1])
+    """
+
+    def __init__(self, terminals: int) -> None:
+        self.T = terminals
+        self.cap = 0
+        self.head = np.zeros(terminals, np.int64)
+        #: packets held per terminal
+        self.count = np.zeros(terminals, np.int64)
+        #: packets held in all
+        self.total = 0
+        self.rows = {f: np.zeros((terminals, 0), t) for f, t in HELD_DTYPES.items()}
+
+    def _grow(self, need: int) -> None:
+        cap = max(64, self.cap)
+        while cap < need:
+            cap *= 2
+        idx = (self.head[:, None] + np.arange(self.cap)) % max(self.cap, 1)
+        for f, t in HELD_DTYPES.items():
+            row = np.zeros((self.T, cap), t)
+            if self.cap:
+                row[:, :self.cap] = np.take_along_axis(self.rows[f], idx, axis=1)
+            self.rows[f] = row
+        self.head[:] = 0
+        self.cap = cap
+
+    def put(self, seq: np.ndarray, created: np.ndarray, src: np.ndarray, dst: np.ndarray, inter: np.ndarray) -> None:
+        """Append packets (in creation order) behind those their terminals hold."""
+        n = src.size
+        order = np.argsort(src, kind="stable")
+        ss = src[order]
+        rank = np.empty(n, np.int64)
+        rank[order] = np.arange(n) - np.searchsorted(ss, ss, side="left")
+        pos = self.count[src] + rank
+        if n and int(pos.max()) >= self.cap:
+            self._grow(int(pos.max()) + 1)
+        col = (self.head[src] + pos) % self.cap
+        for f, a in (("seq", seq), ("created", created), ("dst", dst), ("inter", inter)):
+            self.rows[f][src, col] = a
+        self.count += np.bincount(src, minlength=self.T)
+        self.total += n
+
+    def take(self, room: np.ndarray) -> dict[str, np.ndarray]:
+        """Remove the first ``min(room[s], count[s])`` packets of each terminal ``s``; return them (``seq``,
+        ``created``, ``src``, ``dst``, ``inter``), grouped by terminal, each terminal's in order."""
+        m = np.minimum(room, self.count)
+        k = int(m.sum())
+        src = np.repeat(np.arange(self.T, dtype=np.int64), m)
+        if not k:
+            return {"seq": np.zeros(0, np.int64), "created": np.zeros(0, np.int64), "src": src,
+                    "dst": np.zeros(0, np.int64), "inter": np.zeros(0, np.int64)}
+        j = np.arange(k) - np.repeat(np.cumsum(m) - m, m)
+        col = (self.head[src] + j) % self.cap
+        out = {f: self.rows[f][src, col].astype(np.int64) for f in HELD_DTYPES}
+        out["src"] = src
+        self.head = (self.head + m) % self.cap
+        self.count -= m
+        self.total -= k
+        return out
 
 
 class Simulator:
@@ -350,6 +440,9 @@ class Simulator:
     """
 
     CAP0 = 1 << 14
+    #: hold a backed-up source's packets back from the ring (:class:`HeldPackets`); False puts every packet
+    #: into the ring at creation, the reference the tests compare holding with
+    HOLD = True
 
     def __init__(self, cfg: SimConfig, trace: bool = False) -> None:
         self.cfg = cfg.validate()
@@ -425,6 +518,7 @@ class Simulator:
         self.sq_head = np.full(T, -1, i64)
         self.sq_tail = np.full(T, -1, i64)
         self.sq_flit = np.zeros(T, i64)
+        self.sq_count = np.zeros(T, i64)    # packets in the ring's source queue of each terminal
         self.term_count = np.zeros(T, i64)  # packets created per terminal (for the injection VC, §R3)
         self.hmax = 2 * len(net.coord_names) + 2
         if cfg._table is not None:  # table routes (two phases at most) can be longer than 2 hops per coordinate
@@ -448,11 +542,14 @@ class Simulator:
                             req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=z(P, P * V), bcount=z(P),
                             tried=z(P * V), resv=z(P * V))
         self._alloc_packets(self.CAP0)
+        self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=i64)   # free ring slots, a stack (top at the end)
+        self.nfree = self.CAP0
+        self.held = HeldPackets(T)
         self.ej = self._ejected_table(0)   # the kernel's records of ejected packets (grown per call)
         self.t = 0
         self.next_seq = 0        # packets created so far
-        self.oldest_live = 0     # no packet with a smaller sequence number is in flight
         self.collected = 0       # packets ejected and collected so far
+        self.below: dict[int, int] = {}   # watermarks: X -> packets with sequence number < X collected
         self.last_move = 0
         self.ch_flits = np.zeros(C, i64)
         # ejection records (filled per chunk)
@@ -462,9 +559,7 @@ class Simulator:
     def _alloc_packets(self, cap: int) -> None:
         i64 = np.int64
         self.cap = cap
-        # pkt_seq < 0 marks a free slot, the only field read before _create writes a slot; the others are
-        # zero pages the OS maps on first write (np.zeros of a large array costs nothing until touched), so
-        # growing the ring under a saturated backlog pays for the live packets it copies, not its capacity
+        # pkt_seq < 0 marks a free slot; the kernel writes every field of a slot when a packet takes it
         self.pkt_seq = np.full(cap, -1, i64)
         for name, dtype in PACKET_DTYPES.items():
             setattr(self, "pkt_" + name, np.zeros(cap, dtype))
@@ -481,70 +576,92 @@ class Simulator:
         self.srcq = kernel.Sources(**{f: getattr(self, f) for f in kernel.Sources._fields})
 
     def _grow(self, need: int) -> None:
-        """Double the packet ring until ``need`` live packets fit; remap every stored flit."""
+        """Double the packet ring until it has ``need`` slots; a packet keeps its slot, the new ones are free."""
         old = {n: getattr(self, n) for n in vars(self) if n.startswith(("pkt_", "hop_"))}
-        oldcap, L = self.cap, self.L
+        oldcap = self.cap
         cap = oldcap
         while cap < need:
             cap *= 2
         self._alloc_packets(cap)
-        # every live packet has oldest_live <= seq < next_seq, in slot seq % oldcap (a collected one's slot
-        # holds -1): copy that span as at most three runs of slices, each contiguous in both rings
-        old_seq = old["pkt_seq"]
-        q, hi = self.oldest_live, self.next_seq
-        while q < hi:
-            o, nn = q % oldcap, q % cap
-            run = min(hi - q, oldcap - o, cap - nn)
-            for n, arr in old.items():
-                if n.startswith("hop_") and not self.trace_on:
-                    continue
-                seg = arr[o:o + run]
-                if n == "pkt_next":   # a slot index: the next packet's new slot
-                    seg = np.where(seg >= 0, old_seq[np.maximum(seg, 0)] % cap, -1)
-                getattr(self, n)[nn:nn + run] = seg
-            q += run
+        for n, arr in old.items():
+            if n.startswith("hop_") and not self.trace_on:
+                continue
+            getattr(self, n)[:oldcap] = arr
+        free = np.empty(cap, np.int64)
+        free[:cap - oldcap] = np.arange(cap - 1, oldcap - 1, -1)
+        free[cap - oldcap:cap - oldcap + self.nfree] = self.free[:self.nfree]
+        self.free, self.nfree = free, self.nfree + cap - oldcap
 
-        def slot_map(a: np.ndarray) -> np.ndarray:
-            """New slots of live packets' old slots."""
-            return old_seq[a] % cap
+    def _take_slots(self, n: int) -> np.ndarray:
+        if n > self.nfree:
+            self._grow(self.cap - self.nfree + n)
+        self.nfree -= n
+        return self.free[self.nfree:self.nfree + n][::-1].copy()
 
-        def remap_flits(a: np.ndarray) -> None:
-            m = a >= 0
-            a[m] = slot_map(a[m] // L) * L + a[m] % L
-
-        def remap_occupied(vals: np.ndarray, occ: np.ndarray) -> np.ndarray:
-            v = np.where(occ, vals, 0)   # empty slots hold stale values: keep them, look up only occupied ones
-            return np.where(occ, slot_map(v // L) * L + v % L, vals)
-
-        for a in (self.pipe_flit, self.tpipe_flit):
-            remap_flits(a)
-        # buffers and output queues hold stale values in empty slots: remap only occupied ones
-        B = self.B
-        idx = (self.bhead[..., None] + np.arange(B)) % B
-        occ = np.arange(B)[None, None, None, :] < self.bcnt[..., None]
-        vals = np.take_along_axis(self.buf, idx, axis=3)
-        np.put_along_axis(self.buf, idx, remap_occupied(vals, occ), axis=3)
-        Q = self.oq_cap
-        idx = (self.oq_head[..., None] + np.arange(Q)) % Q
-        occ = np.arange(Q)[None, None, :] < self.oq_cnt[..., None]
-        vals = np.take_along_axis(self.oq, idx, axis=2)
-        np.put_along_axis(self.oq, idx, remap_occupied(vals, occ), axis=2)
-        for a in (self.sq_head, self.sq_tail):
-            m = a >= 0
-            a[m] = slot_map(a[m])
-
-    def _create(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> "kernel.NewPackets":
-        """New packets (sorted by creation cycle): their ring slots and intermediate routers (§R7), for the
-        kernel to write into the ring in their creation cycle."""
+    def _born(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict[str, np.ndarray]:
+        """Create packets (sorted by creation cycle): sequence numbers, and intermediate routers drawn now
+        (§R7), whichever call puts them into the ring."""
         n = cycles.size
-        if self.next_seq + n - self.oldest_live > self.cap:
-            self._grow(self.next_seq + n - self.oldest_live)
-        slots = (self.next_seq + np.arange(n, dtype=np.int64)) % self.cap
-        seq0 = self.next_seq
+        seq = self.next_seq + np.arange(n, dtype=np.int64)
         self.next_seq += n
         inter = self._intermediates(src, dst) if self.cfg._intermediate else self.tables.term_router[src]
-        return kernel.NewPackets(cycle=cycles, slot=slots, src=src, dst=dst, inter=inter.astype(np.int64, copy=False),
-                                 seq0=seq0)
+        return {"cycle": cycles, "seq": seq, "src": src, "dst": dst, "inter": inter.astype(np.int64, copy=False)}
+
+    def _fits(self, src: np.ndarray, span: int) -> bool:
+        """No terminal holds packets back, and none will in a call of ``span`` cycles creating ``src``'s."""
+        if not self.HOLD:
+            return True
+        if self.held.total:
+            return False
+        return not src.size or bool((self.sq_count + np.bincount(src, minlength=self.T) <= span // self.L + 3).all())
+
+    def _admit(self, born: dict[str, np.ndarray], t0: int, span: int) -> "kernel.NewPackets":
+        """The packets the kernel puts into the ring in a call of ``span`` cycles from ``t0``: held ones
+        first, then those ``born`` in the call (created in it).
+
+        A terminal injects at most one flit a cycle, so in ``span`` cycles it starts at most
+        ``span // L + 1`` packets: the ring holds the first ``K = span // L + 3`` of each terminal's queue
+        and :class:`HeldPackets` keeps the rest (a saturated source's backlog), to join the ring in order
+        in a later call, at its first cycle. Which packets wait where changes no cycle of any packet.
+        """
+        cycles, seq, src, dst, inter = born["cycle"], born["seq"], born["src"], born["dst"], born["inter"]
+        n = cycles.size
+        K = span // self.L + 3
+        held = self.held
+        if self._fits(src, span):   # no backlog anywhere: every packet joins
+            return kernel.NewPackets(cycle=cycles, slot=self._take_slots(n), seq=seq, created=cycles, src=src,
+                                     dst=dst, inter=inter)
+        room = np.maximum(K - self.sq_count, 0)
+        old = held.take(room)                        # held packets first, in order, joining at t0
+        room -= np.bincount(old["src"], minlength=self.T) if old["src"].size else 0
+        # the new packets of a terminal join while it has room and nothing held (else they queue behind)
+        order = np.argsort(src, kind="stable")
+        ss = src[order]
+        first = np.searchsorted(ss, ss, side="left")
+        rank = np.empty(n, np.int64)
+        rank[order] = np.arange(n) - first
+        join = (rank < room[src]) & (held.count[src] == 0)
+        keep = ~join
+        if keep.any():
+            held.put(seq[keep], cycles[keep], src[keep], dst[keep], inter[keep])
+        m = int(old["src"].size)
+        cyc = np.concatenate([np.full(m, t0, np.int64), cycles[join]])
+        return kernel.NewPackets(cycle=cyc, slot=self._take_slots(cyc.size), seq=np.concatenate([old["seq"], seq[join]]),
+                                 created=np.concatenate([old["created"], cycles[join]]),
+                                 src=np.concatenate([old["src"], src[join]]),
+                                 dst=np.concatenate([old["dst"], dst[join]]),
+                                 inter=np.concatenate([old["inter"], inter[join]]))
+
+    def watch_delivered(self, x: int) -> None:
+        """Count from now on the collected packets with sequence numbers below ``x`` (``x >= next_seq``):
+        :meth:`delivered_below` then tells when all of them have left."""
+        if x < self.next_seq:
+            raise ValueError("watch_delivered: x must not be below next_seq")
+        self.below[x] = self.collected
+
+    def delivered_below(self, x: int) -> int:
+        """Packets with sequence numbers below ``x`` collected so far (``x`` watched, :meth:`watch_delivered`)."""
+        return self.below[x]
 
     def _ejected_table(self, size: int) -> "kernel.Ejected":
         return kernel.Ejected(n=np.zeros(1, np.int64), **{f: np.zeros(size, t) for f, t in EJECTED_DTYPES.items()})
@@ -629,7 +746,7 @@ class Simulator:
 
     def _step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
               ordered: bool = True) -> dict:
-        t0, t1 = self.t, self.t + cycles
+        t0 = self.t
         if batch_cycles is not None:
             cyc, src, dst = batch_cycles, batch_src, batch_dst
         elif load > 0:
@@ -641,7 +758,30 @@ class Simulator:
         else:
             cyc = src = dst = np.zeros(0, np.int64)
         first_seq = self.next_seq
-        new = self._create(cyc, src, dst)
+        born = self._born(cyc, src, dst)
+        # a source that backs up holds packets back (HeldPackets); the kernel then runs in spans of
+        # HOLD_SPAN cycles, so that the ring holds a few packets per terminal, not a window's worth
+        span = cycles if self._fits(src, cycles) else min(cycles, HOLD_SPAN)
+        recs, ejf = [], []
+        for a in range(t0, t0 + cycles, span):
+            b = min(a + span, t0 + cycles)
+            lo, hi = np.searchsorted(cyc, [a, b])
+            part = born if span == cycles else {k: v[lo:hi] for k, v in born.items()}
+            rec, e = self._run(a, b, self._admit(part, a, b - a), ordered)
+            ejf.append(e)
+            if rec is not None:
+                recs.append(rec)
+        rec = recs[0] if len(recs) == 1 else {k: np.concatenate([r[k] for r in recs]) for k in recs[0]} if recs \
+            else None
+        if rec is not None and len(recs) > 1 and ordered:
+            order = np.argsort(rec["seq"], kind="stable")
+            rec = {k: v[order] for k, v in rec.items()}
+        return {"ejected": rec, "ej_flits": ejf[0] if len(ejf) == 1 else np.concatenate(ejf), "first_seq": first_seq}
+
+    def _run(self, t0: int, t1: int, new: "kernel.NewPackets", ordered: bool) -> tuple[dict | None, np.ndarray]:
+        """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected (None if none)
+        and the flits ejected per cycle."""
+        cycles = t1 - t0
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
         # packets whose tails a call ejects: at most one flit per terminal and cycle, and no more than live
         most = min(self.cap, self.T * ((cycles + self.L - 1) // self.L + 1))
@@ -672,22 +812,11 @@ class Simulator:
             if self.on_ejected is not None:
                 self.on_ejected(rec)
             self.collected += n
-        self._advance_oldest_live()
-        return {"ejected": rec, "ej_flits": ej[:cycles], "first_seq": first_seq}
-
-    def _advance_oldest_live(self) -> None:
-        """Move ``oldest_live`` past the collected packets: a packet is live while its slot holds its sequence
-        number. Looks ahead in growing blocks, so a run whose oldest packet waits (saturation) pays for one
-        small block per call, not for every live packet."""
-        lo, hi, n = self.oldest_live, self.next_seq, 1024
-        while lo < hi:
-            seqs = np.arange(lo, min(lo + n, hi), dtype=np.int64)
-            live = np.flatnonzero(self.pkt_seq[seqs % self.cap] == seqs)
-            if live.size:
-                self.oldest_live = int(seqs[live[0]])
-                return
-            lo, n = int(seqs[-1]) + 1, 2 * n
-        self.oldest_live = hi
+            for x in self.below:
+                self.below[x] += int(np.count_nonzero(rec["seq"] < x))
+            self.free[self.nfree:self.nfree + n] = s   # the kernel freed these slots
+            self.nfree += n
+        return rec, ej[:cycles]
 
     def _watchdog_message(self) -> str:
         occupied = self.bcnt.sum(axis=2) > 0
@@ -745,6 +874,7 @@ class Simulator:
             report(progress, "measure", done_cycles, cfg.measure, f"cycle {self.t}")
         tm1 = self.t
         lab_hi = self.next_seq
+        self.watch_delivered(lab_hi)
         stats.hi = late.hi = lab_hi
         ch_util = (self.ch_flits - ch0) / (tm1 - tm0)
         backlog1 = self.next_seq - self.collected
@@ -755,10 +885,10 @@ class Simulator:
         # drain: keep injecting until every labelled packet has left
         drain_limit = 10 * cfg.measure
         drained = 0
-        while not saturated and self.oldest_live < lab_hi:
+        while not saturated and self.delivered_below(lab_hi) < lab_hi:   # every packet up to the last labelled
             self.step(W, load, sinks=(stats, early, late))
             drained += W
-            report(progress, "drain", max(0, min(self.oldest_live, lab_hi) - lab_lo), labelled, f"cycle {self.t}")
+            report(progress, "drain", stats.n, labelled, f"cycle {self.t}")
             if drained > drain_limit:
                 saturated = True
                 reasons.append("drain")
@@ -820,12 +950,13 @@ class Simulator:
         cyc = np.full(src.size, self.t, np.int64)
         t_start, lo, total = self.t, self.next_seq, src.size
         stats = PacketStats(lo=lo, hi=lo + total)
+        self.watch_delivered(lo + total)
         self.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst, sinks=(stats,))
-        while self.oldest_live < lo + total:
+        while self.delivered_below(lo + total) < lo + total:
             if self.t - t_start > max_cycles:
                 raise SimulationError(f"batch of {batch} not delivered within {max_cycles} cycles")
             self.step(self.cfg.window, sinks=(stats,))
-            report(progress, "batch", self.oldest_live - lo, total, f"cycle {self.t}")
+            report(progress, "batch", stats.n, total, f"cycle {self.t}")
         cycles = stats.last_ejected - t_start
         return {"batch": batch, "packets": int(total), "cycles": cycles, "normalized": round(cycles / batch, 4),
                 "wall_seconds": round(time.perf_counter() - wall0, 3)}
