@@ -50,8 +50,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from radixnet.gen.network import Network
-from radixnet.gen.params import Param, ParamError
+from ..gen.network import Network
+from ..gen.params import Param, ParamError
 
 __all__ = ["Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern"]
 

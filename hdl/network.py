@@ -127,7 +127,7 @@ class NetworkTop(wiring.Component):
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
                  router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
                  observe: bool = False):
-        from radixnet.gen.routing import compile_table
+        from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
             reject(self, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")

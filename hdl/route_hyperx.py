@@ -313,9 +313,9 @@ def hyperx_router(owner, net, router_id) -> dict:
     """
     import numpy as np
 
-    from radixnet.gen.network import Network
-    from radixnet.gen.params import ParamError
-    from radixnet.gen.routing import HYPERX_FAMILIES, compile_hyperx
+    from ..gen.network import Network
+    from ..gen.params import ParamError
+    from ..gen.routing import HYPERX_FAMILIES, compile_hyperx
 
     if not isinstance(net, Network):
         reject(owner, f"net (the topology) must be a radixnet.gen.Network, got {net!r}")

@@ -236,12 +236,12 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     """
     import time
 
-    from radixnet.gen.routing import deterministic_table
+    from ..gen.routing import deterministic_table
 
     from . import topgen
     from .router import Router
 
-    from radixnet.gen.routing import HYPERX_FAMILIES, ROUTINGS
+    from ..gen.routing import HYPERX_FAMILIES, ROUTINGS
 
     from .router import DECIDED, SEQUENTIAL
 
@@ -596,9 +596,9 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
 
 def main(argv=None, prog: str = "rtlgen") -> int:
     """Command line; returns the exit status (2 on a refused configuration, with one line on stderr)."""
-    from radixnet.gen import ParamError, build, family_names, get_family
-    from radixnet.gen.params import check_out_dir
-    from radixnet.gen.routing import DeadlockError
+    from ..gen import ParamError, build, family_names, get_family
+    from ..gen.params import check_out_dir
+    from ..gen.routing import DeadlockError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
