@@ -35,8 +35,8 @@ from pathlib import Path
 from ..gen.progress import report
 from .progress import build_files, read_progress, watch
 
-__all__ = ["cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS", "SIMULATORS", "TERMINALS",
-           "rtl_route"]
+__all__ = ["check_network", "cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS",
+           "SIMULATORS", "TERMINALS", "rtl_route"]
 
 #: routings the RTL router implements (router-spec sections); the others are refused before any work:
 #: ``sp`` table routing (§R7a) and ``min`` as dimension order (§R7 on the HyperX families, as a one-class
@@ -107,7 +107,7 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
     (Path, float)
         The build directory and the seconds spent building (0 when it was already built).
     """
-    from radixnet.hdl.verilog import WAIVERS
+    from ..hdl.verilog import WAIVERS
 
     args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
         if sim == "verilator" else []
@@ -212,7 +212,7 @@ def rtl_route(cfg):
     (table None); the rest are route tables (:func:`_rtl_table`, routing None). ``threshold`` is the
     decision units' bias: ``--threshold`` (T_h) for ``2dfb-adaptive``, ``--ugal-threshold`` otherwise.
     """
-    from radixnet.hdl.router import DECIDED, RTL_SPEEDUPS, SEQUENTIAL
+    from ..hdl.router import DECIDED, RTL_SPEEDUPS, SEQUENTIAL
 
     if cfg.speedup not in RTL_SPEEDUPS:
         raise ValueError(f"--speedup: the RTL router is built with speedup "
@@ -234,7 +234,7 @@ def _rtl_table(cfg):
     ``compile_dor_table`` -- the VC choice (§R5) is the same rule on both sides. Parallel lanes (the 2DFB)
     choose a lane by queue length, which no table holds.
     """
-    from radixnet.gen.routing import HYPERX_FAMILIES, TABLE, compile_dor_table, compile_hyperx
+    from ..gen.routing import HYPERX_FAMILIES, TABLE, compile_dor_table, compile_hyperx
 
     net = cfg.net
     if cfg._table is not None and cfg._code == TABLE:
@@ -247,6 +247,72 @@ def _rtl_table(cfg):
     raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag), min, "
                      f"and on the HyperX families min-ad, val, ugal, ugal-s, clos-ad and 2dfb-adaptive "
                      f"(router-spec §R7, §R7a, §R7b, §R7d), got {cfg.routing!r} on {net.family}")
+
+
+def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None, vc_depth: int = 4,
+                  packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
+                  sim: str = "verilator", fault: str | None = None, traffic_opts: dict | None = None,
+                  ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1,
+                  egress_depth: int = 0, sink_stall: float = 0.0, router_level: bool = False) -> tuple:
+    """Every check :func:`cosim_network` (or, with ``router_level``, the router-level co-simulation) makes before
+    any work: cheap, it runs neither the golden model nor the simulator.
+
+    Parameters
+    ----------
+    net : radixnet.gen.Network
+        The topology.
+    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts : various
+        The configuration, as for :func:`cosim_network`.
+    ugal_threshold, threshold, router_model, speedup, egress_depth, sink_stall : various
+        The rest of it, as for :func:`cosim_network`.
+    data_width : int
+        ``tdata`` bits (``axis``) or flit payload bits.
+    terminals : str
+        ``axis`` or ``flit`` (ignored with ``router_level``).
+    sim : str
+        The simulator, one of :data:`SIMULATORS`.
+    fault : str, optional
+        A planted bug, one of :data:`radixnet.hdl.router.FAULTS`.
+    router_level : bool
+        The checks of :func:`radixnet.cosim.router_level.cosim_router` (single-flit packets, flit ports).
+
+    Returns
+    -------
+    tuple
+        ``(cfg, table, rtl_routing, rtl_threshold)``: the validated golden configuration and
+        :func:`rtl_route`'s answer for it.
+
+    Raises
+    ------
+    ValueError
+        One line naming the parameter (``--sim``, ``--terminals``, ``--data-width``, ``--fault``,
+        ``--routing``, ``--packet-length`` ...).
+    """
+    from ..hdl.router import FAULTS
+
+    from .golden_trace import golden_config
+
+    _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
+    if router_level:
+        if packet_length != 1:
+            raise ValueError("--packet-length: the router-level co-simulation takes single-flit packets (the trace "
+                             "records head-flit grants only); the network level takes any length")
+    else:
+        _check("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
+        if terminals == "axis":
+            _check("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
+                   "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
+                   data_width)
+    _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS if f is not None) + " (or none)", fault)
+    cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
+                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
+                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
+                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall)
+    table, rtl_routing, rtl_threshold = rtl_route(cfg)
+    if rtl_routing in NEEDS_INTER and terminals == "axis" and not router_level:
+        raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
+                         f"top takes the golden model's from the head flit (use --terminals flit)")
+    return cfg, table, rtl_routing, rtl_threshold
 
 
 def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
@@ -307,27 +373,16 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     CosimError
         The simulator failed or wrote no verdict.
     """
-    from radixnet.hdl.network import NetworkTop
-    from radixnet.hdl.router import FAULTS
-    from radixnet.hdl.rtlgen import flat_verilog
+    from ..hdl.network import NetworkTop
+    from ..hdl.rtlgen import flat_verilog
 
-    from .golden_trace import golden_config, golden_packets
+    from .golden_trace import golden_packets
 
-    _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
-    _check("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
-    if terminals == "axis":
-        _check("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
-               "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
-               data_width)
-    _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS), fault)
-    cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
-                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
-                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall)
-    table, rtl_routing, rtl_threshold = rtl_route(cfg)
-    if rtl_routing in NEEDS_INTER and terminals == "axis":
-        raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
-                         f"top takes the golden model's from the head flit (use --terminals flit)")
+    cfg, table, rtl_routing, rtl_threshold = check_network(
+        net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth, packet_length=packet_length, seed=seed,
+        data_width=data_width, terminals=terminals, sim=sim, fault=fault, traffic_opts=traffic_opts,
+        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model, speedup=speedup,
+        egress_depth=egress_depth, sink_stall=sink_stall)
     t0 = time.perf_counter()
     report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
@@ -340,7 +395,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     # observe=True: the tops bring out every router's links, credits and decision grants, so the testbench
     # compares every hop (radixnet.cosim.hops); the routers' own logic is the default one
     if terminals == "axis":
-        from radixnet.hdl.switch import AxisSwitchTop
+        from ..hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                             routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
                             speedup=speedup, egress_depth=egress_depth, observe=True)

@@ -45,8 +45,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable
 
-from radixnet.gen import ParamError
-from radixnet.gen.params import check_out_dir
+from ..gen import ParamError
+from ..gen.params import check_out_dir
 
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
@@ -188,7 +188,7 @@ def run_point(cfg: SimConfig, load: float) -> dict[str, Any]:
         return {"offered_load": load, "error": str(e)}
 
 
-def worker_init(parent: int | None = None) -> None:
+def worker_init(parent: int | None = None, own_group: bool = False) -> None:
     """Initialise a sweep worker process: it ignores Ctrl-C and dies with its parent.
 
     Ctrl-C is handled by the parent, which terminates the workers (no traceback from each of them). If
@@ -201,8 +201,14 @@ def worker_init(parent: int | None = None) -> None:
     parent : int, optional
         The parent's pid (``os.getpid()`` in the parent); the worker exits at once if its parent is
         already another process (the parent died before this ran).
+    own_group : bool
+        Lead a process group of its own (POSIX): the processes the worker starts (a simulator, a
+        compiler) are in it, so :meth:`LocalPool.abort` ends them with the worker, and a terminal's
+        Ctrl-C reaches only the parent.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if own_group and hasattr(os, "setpgid"):
+        os.setpgid(0, 0)
     if parent is None:
         return
     if _set_parent_death_signal() and os.getppid() == parent:
@@ -241,10 +247,19 @@ class PointStore:
     ----------
     path : path-like
         The file (created on the first append).
+    keys : tuple of str
+        Fields every record has; a line without one of them is not a record (default: a sweep point's).
+        ``radixnet cosim-matrix`` keeps its ``verdicts.jsonl`` with other keys.
+    what : str
+        What a record is, for the warnings.
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    #: Fields of a sweep point's record.
+    POINT_KEYS = ("routing", "load", "seed", "fingerprint", "result")
+
+    def __init__(self, path: str | os.PathLike, keys: tuple[str, ...] = POINT_KEYS, what: str = "point") -> None:
         self.path = Path(path)
+        self.keys, self.what = tuple(keys), what
         self.warnings: list[str] = []
 
     def read(self) -> list[dict[str, Any]]:
@@ -265,7 +280,7 @@ class PointStore:
                 fh.truncate(keep)
                 fh.flush()
                 os.fsync(fh.fileno())
-            self.warnings.append(f"{self.path}: dropped an incomplete last line (that point runs again)")
+            self.warnings.append(f"{self.path}: dropped an incomplete last line (that {self.what} runs again)")
             data = data[:keep]
         records = []
         for no, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
@@ -273,11 +288,13 @@ class PointStore:
                 continue
             try:
                 rec = json.loads(line)
-                rec["routing"], rec["load"], rec["seed"], rec["fingerprint"], rec["result"]  # noqa: B018
+                for key in self.keys:
+                    rec[key]  # noqa: B018
+                if "load" in self.keys:
+                    rec["load"] = round(float(rec["load"]), _DIGITS)
             except (ValueError, KeyError, TypeError):
-                self.warnings.append(f"{self.path}:{no}: not a point record, ignored")
+                self.warnings.append(f"{self.path}:{no}: not a {self.what} record, ignored")
                 continue
-            rec["load"] = round(float(rec["load"]), _DIGITS)
             records.append(rec)
         return records
 
@@ -308,13 +325,17 @@ class LocalPool:
         Worker processes to start.
     slots : int
         Points to keep in flight (:meth:`slots`).
+    own_group : bool
+        Each worker leads a process group (:func:`worker_init`), and :meth:`abort` ends the whole group:
+        for tasks that start processes of their own (a co-simulation's compiler and simulator).
     """
 
-    def __init__(self, workers: int, slots: int) -> None:
+    def __init__(self, workers: int, slots: int, own_group: bool = False) -> None:
         import multiprocessing
         ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
         self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
-                                      initargs=(os.getpid(),))  # workers die with this process (kill -9 included)
+                                      initargs=(os.getpid(), own_group))  # workers die with this process
+        self.own_group = own_group and hasattr(os, "killpg")
         self._slots = slots
         self._running: dict[Any, Hashable] = {}
 
@@ -361,6 +382,12 @@ class LocalPool:
         procs = list(getattr(self.ex, "_processes", {}).values())  # no public way to stop running workers
         self.ex.shutdown(wait=False, cancel_futures=True)
         for p in procs:
+            if self.own_group and p.pid is not None:
+                try:  # the worker and everything it started (its group: worker_init)
+                    os.killpg(p.pid, signal.SIGTERM)
+                    continue
+                except OSError:  # not (yet) a group leader, or gone
+                    pass
             p.terminate()
         for p in procs:
             p.join(timeout=5)

@@ -489,6 +489,11 @@ def _cmd_cosim(argv: Sequence[str]) -> int:
     return cmd_cosim(argv)
 
 
+def _cmd_cosim_matrix(argv: Sequence[str]) -> int:
+    from radixnet.cosim_matrix_cli import cmd_cosim_matrix
+    return cmd_cosim_matrix(argv)
+
+
 def version() -> str:
     """The installed distribution's version, for ``radixnet --version``.
 
@@ -506,7 +511,7 @@ def version() -> str:
 
 
 COMMANDS = {"topo": _cmd_topo, "sim": _cmd_sim, "sweep": _cmd_sweep, "study": _cmd_study, "clex": _cmd_clex,
-            "rtl": _cmd_rtl, "cosim": _cmd_cosim, "cost": _cmd_cost,
+            "rtl": _cmd_rtl, "cosim": _cmd_cosim, "cosim-matrix": _cmd_cosim_matrix, "cost": _cmd_cost,
             "mutate": _cmd_mutate}
 
 

@@ -27,7 +27,9 @@ import json
 import sys
 from typing import Sequence
 
-__all__ = ["cmd_cosim", "MAX_CYCLES", "MAX_BATCH", "MAX_WIDTH", "DEFAULT_LOAD", "DEFAULT_VC_DEPTH", "EXIT_IDLE"]
+__all__ = ["cmd_cosim", "check_configuration", "cosim_parser", "normal_form", "outcome", "parse_cosim",
+           "run_configuration", "run_cosim", "verdict_ok", "MAX_CYCLES", "MAX_BATCH", "MAX_WIDTH", "DEFAULT_LOAD",
+           "DEFAULT_VC_DEPTH", "EXIT_IDLE", "NOT_CONFIGURATION", "NOT_IN_MATRIX", "matrix_entry"]
 
 #: ``--cycles`` at most: a cocotb replay runs about 1,000 cycles a second, so this is about a day
 MAX_CYCLES = 100_000_000
@@ -44,20 +46,29 @@ DEFAULT_VC_DEPTH = 2
 EXIT_IDLE = 3
 
 
-def cmd_cosim(argv: Sequence[str]) -> int:
-    """Run ``radixnet cosim`` (see the module docstring)."""
-    from radixnet.cli import UsageError, _Parser, _peek_topo, add_sim_args, sim_config
-    from radixnet.cosim.run import SIMULATORS, CosimError
-    from radixnet.gen import family_names
+def cosim_parser(topo: str, prog: str = "radixnet cosim"):
+    """The argument parser of ``radixnet cosim`` for topology family ``topo`` (its parameters are options).
+
+    Parameters
+    ----------
+    topo : str
+        A topology family (:func:`radixnet.gen.family_names`).
+    prog : str
+        The program name its errors start with.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parser whose errors raise :class:`radixnet.cli.UsageError` (one line).
+    """
+    from radixnet.cli import _Parser, add_sim_args
+    from radixnet.cosim.run import SIMULATORS
     from radixnet.hdl.router import FAULTS
 
-    topo = _peek_topo(argv)
-    if topo not in family_names():
-        raise UsageError(f"radixnet cosim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
-    p = _Parser(prog="radixnet cosim", description="Replay the golden model's packets into the generated RTL "
-                                                   "(Verilator + cocotb) and compare every packet's exit port "
-                                                   "and cycle and every hop of its path; refuse a run that never "
-                                                   "exercised backpressure (exit 3) unless --allow-idle.")
+    p = _Parser(prog=prog, description="Replay the golden model's packets into the generated RTL "
+                                       "(Verilator + cocotb) and compare every packet's exit port "
+                                       "and cycle and every hop of its path; refuse a run that never "
+                                       "exercised backpressure (exit 3) unless --allow-idle.")
     add_sim_args(p, topo)
     p.set_defaults(routing="sp")
     p.set_defaults(vc_depth=DEFAULT_VC_DEPTH)
@@ -93,7 +104,36 @@ def cmd_cosim(argv: Sequence[str]) -> int:
                         "no output VC out of credits); without it such a run exits with status 3")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on a terminal)")
-    args = p.parse_args(list(argv))
+    return p
+
+
+def parse_cosim(argv: Sequence[str]):
+    """Parse and check ``radixnet cosim``'s arguments: every check it makes before any work.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after ``cosim``.
+
+    Returns
+    -------
+    (argparse.Namespace, radixnet.golden.sim.SimConfig)
+        The arguments (``speedup`` and ``terminals`` filled in) and the validated configuration.
+
+    Raises
+    ------
+    radixnet.cli.UsageError, radixnet.gen.ParamError, radixnet.gen.routing.DeadlockError
+        Bad input, one line (:func:`radixnet.cli.main`: exit status 2).
+    """
+    from radixnet.cli import UsageError, _peek_topo, sim_config
+    from radixnet.cosim.run import NEEDS_INTER, check_network
+    from radixnet.gen import ParamError, family_names
+
+    argv = list(argv)
+    topo = _peek_topo(argv)
+    if topo not in family_names():
+        raise UsageError(f"radixnet cosim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
+    args = cosim_parser(topo).parse_args(argv)
     if args.load is not None and args.batch is not None:
         raise UsageError("radixnet cosim: error: give at most one of --load or --batch")
     if args.load is not None and not 0 < args.load <= 1:
@@ -129,16 +169,72 @@ def cmd_cosim(argv: Sequence[str]) -> int:
             raise UsageError("radixnet cosim: error: --egress-depth: the router-level co-simulation drives ideal "
                              "sinks; co-simulate egress backpressure at the network level (without --router)")
     if args.terminals is None:
-        from radixnet.cosim.run import NEEDS_INTER
         args.terminals = "flit" if cfg.routing in NEEDS_INTER else "axis"
+    try:   # the RTL's own refusals (a routing it does not build, AXI terminals for val/ugal, ...), before any work
+        check_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
+                      packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
+                      terminals=args.terminals, sim=args.sim, fault=args.fault, traffic_opts=cfg.traffic_opts,
+                      ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, router_model=cfg.model.name,
+                      speedup=cfg.speedup, egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall,
+                      router_level=args.router is not None)
+    except ParamError:
+        raise
+    except ValueError as e:
+        raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
+    return args, cfg
+
+
+def verdict_ok(verdict: dict) -> bool:
+    """True when every packet (every router traversal) agreed with the golden model and nothing else differed.
+
+    Parameters
+    ----------
+    verdict : dict
+        A co-simulation's verdict (:func:`run_cosim`).
+
+    Returns
+    -------
+    bool
+        No mismatch, no stray flit, no testbench error, no credit mismatch and no observation error.
+    """
+    return verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
+        and not verdict.get("credit_mismatches") and not verdict.get("observe_errors")
+
+
+def outcome(verdict: dict, allow_idle: bool = False) -> str:
+    """The verdict in one word, as ``radixnet cosim``'s exit status gives it.
+
+    Parameters
+    ----------
+    verdict : dict
+        A co-simulation's verdict (:func:`run_cosim`).
+    allow_idle : bool
+        ``--allow-idle``: a run that never exercised backpressure counts as a match.
+
+    Returns
+    -------
+    str
+        ``MATCH`` (exit status 0), ``MISMATCH`` (1) or ``VACUOUS`` (:data:`EXIT_IDLE`: it matched but a
+        backpressure counter stayed 0).
+    """
+    if not verdict_ok(verdict):
+        return "MISMATCH"
+    return "VACUOUS" if verdict.get("idle") and not allow_idle else "MATCH"
+
+
+def cmd_cosim(argv: Sequence[str]) -> int:
+    """Run ``radixnet cosim`` (see the module docstring)."""
+    from radixnet.cli import UsageError
+    from radixnet.cosim.run import CosimError
+
+    args, cfg = parse_cosim(argv)
     from radixnet.gen.progress import Progress
     try:
         with Progress("cosim", quiet=args.quiet) as progress:
             verdict = run_cosim(args, cfg, progress)
     except (ValueError, CosimError) as e:   # CosimError: the simulator failed (its log is named)
         raise UsageError(f"radixnet cosim: error: {e}".splitlines()[0]) from None
-    ok = verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
-        and not verdict.get("credit_mismatches") and not verdict.get("observe_errors")
+    ok = verdict_ok(verdict)
     if args.json:
         print(json.dumps(verdict))
     else:
@@ -150,7 +246,6 @@ def cmd_cosim(argv: Sequence[str]) -> int:
               f"--allow-idle", file=sys.stderr)
         return EXIT_IDLE
     return 0 if ok else 1
-
 
 
 def run_cosim(args, cfg, progress) -> dict:
@@ -166,6 +261,168 @@ def run_cosim(args, cfg, progress) -> dict:
     from radixnet.cosim.run import cosim_network
     return cosim_network(cfg.net, batch=args.batch, terminals=args.terminals, egress_depth=cfg.egress_depth,
                          sink_stall=cfg.sink_stall, **common)
+
+
+#: ``radixnet cosim`` arguments that change how a run is shown or where it builds, not its verdict: left out of
+#: a configuration's normal form (:func:`check_configuration`), so they do not change its fingerprint
+NOT_CONFIGURATION = ("json", "quiet", "build_dir", "max_memory", "measure")
+
+
+def check_configuration(argv: Sequence[str]) -> dict:
+    """Check one co-simulation configuration as ``radixnet cosim`` would; return its normal form.
+
+    What ``radixnet cosim-matrix`` calls for every entry of a matrix, before any run
+    (:mod:`radixnet.cosim.matrix`).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        ``radixnet cosim`` arguments.
+
+    Returns
+    -------
+    dict
+        Every setting that determines the verdict, defaults filled in (the topology's derived parameters,
+        the routing's VCs, the load), JSON-serialisable: equal for two argument lists that ask for the same
+        run however they spell it. :data:`NOT_CONFIGURATION` are left out.
+
+    Raises
+    ------
+    ValueError
+        Bad input: one line naming the option, without the ``radixnet cosim: error:`` prefix.
+    """
+    from radixnet.cli import UsageError
+    from radixnet.gen.routing import DeadlockError
+
+    try:
+        args, cfg = parse_cosim(argv)
+    except UsageError as e:
+        raise ValueError(str(e).removeprefix("radixnet cosim: error: ")) from None
+    except DeadlockError as e:   # a ParamError too is a ValueError; its str() names the option
+        raise ValueError(str(e)) from None
+    return normal_form(args, cfg)
+
+
+def normal_form(args, cfg) -> dict:
+    """The configuration :func:`parse_cosim`'s results describe, as :func:`check_configuration` returns it.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        :func:`parse_cosim`'s arguments.
+    cfg : radixnet.golden.sim.SimConfig
+        Its configuration.
+
+    Returns
+    -------
+    dict
+    """
+    out = {k: v for k, v in sorted(vars(args).items()) if k not in NOT_CONFIGURATION
+           and not k.startswith(("topo_", "traffic_")) and k != "topo"}
+    out.update(topo=cfg.net.family, params=cfg.net.params, routing=cfg.routing, traffic=cfg.traffic,
+               traffic_opts=dict(cfg.traffic_opts), vcs=cfg.vcs, vc_depth=cfg.vc_depth,
+               packet_length=cfg.packet_length, speedup=cfg.speedup, router_model=cfg.model.name, seed=cfg.seed,
+               ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, egress_depth=cfg.egress_depth,
+               sink_stall=cfg.sink_stall, load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
+    return json.loads(json.dumps(dict(sorted(out.items())), default=lambda x: x.item() if hasattr(x, "item")
+                                 else x.tolist() if hasattr(x, "tolist") else str(x)))
+
+
+#: ``radixnet cosim`` options a matrix entry may not set: how a run is shown is the matrix command's
+NOT_IN_MATRIX = ("json", "quiet", "help")
+
+
+def matrix_entry(values: dict) -> tuple[list[str], dict]:
+    """One configuration of a ``radixnet cosim-matrix`` file as ``radixnet cosim`` arguments, checked.
+
+    Parameters
+    ----------
+    values : dict
+        The entry's settings: ``radixnet cosim`` option names with ``_`` for ``-`` (``vc_depth``), the
+        topology's parameters among them; ``true``/``false`` for a flag (``allow_idle``); a list is joined
+        with commas.
+
+    Returns
+    -------
+    (list of str, dict)
+        The arguments, and the configuration's normal form (:func:`check_configuration`).
+
+    Raises
+    ------
+    radixnet.cosim.matrix.EntryError
+        An unknown key, a value of the wrong kind, or what ``radixnet cosim`` refuses, naming the key when
+        one is at fault.
+    """
+    import re
+
+    from radixnet.cosim.matrix import EntryError
+    from radixnet.gen import family_names
+
+    topo = values.get("topo", "fbfly")
+    if not isinstance(topo, str) or topo not in family_names():
+        raise EntryError("topo", f"unknown family {topo!r} (one of {', '.join(family_names())})")
+    options = cosim_parser(topo)._option_string_actions
+    argv: list[str] = []
+    for key, value in values.items():
+        opt = "--" + key.replace("_", "-")
+        action = options.get(opt)
+        if action is None or key in NOT_IN_MATRIX:
+            raise EntryError(key, f"unknown key: radixnet cosim takes no {opt} for {topo} (the keys are name and "
+                                  f"the options `radixnet cosim --topo {topo} --help` lists)")
+        if action.nargs == 0:   # a flag
+            if not isinstance(value, bool):
+                raise EntryError(key, f"must be true or false (got {value!r})")
+            if value:
+                argv.append(opt)
+            continue
+        if isinstance(value, list) and value and all(isinstance(x, (int, float, str)) and not isinstance(x, bool)
+                                                     for x in value):
+            value = ",".join(map(str, value))
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise EntryError(key, f"must be a number or a string (got {value!r})")
+        argv.append(f"{opt}={value}")   # one word: a value that starts with a dash stays a value
+    try:
+        return argv, check_configuration(argv)
+    except ValueError as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        named = re.search(r"--([a-z][a-z0-9-]*)", msg)
+        key = named[1].replace("-", "_") if named else None
+        raise EntryError(key if key in values else None, msg) from None
+
+
+def run_configuration(argv: Sequence[str], progress=None) -> dict:
+    """Run one co-simulation configuration as ``radixnet cosim`` would; return its verdict and outcome.
+
+    The task ``radixnet cosim-matrix`` runs for each entry, in this process, a local worker process or on a
+    Dask worker (:func:`radixnet.cosim.matrix.run_entry`).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        ``radixnet cosim`` arguments (checked by :func:`check_configuration` before).
+    progress : callable, optional
+        A :data:`radixnet.gen.progress.ProgressFn`.
+
+    Returns
+    -------
+    dict
+        The verdict (:func:`run_cosim`) with ``outcome`` (:func:`outcome`: ``MATCH``, ``MISMATCH`` or
+        ``VACUOUS``) and ``first_described``: the first differing packets, one line each.
+
+    Raises
+    ------
+    ValueError
+        Bad input (one line).
+    radixnet.cosim.run.CosimError
+        The simulator failed to build or run (its log is named).
+    """
+    from radixnet.cosim.run import describe_mismatch
+
+    args, cfg = parse_cosim(argv)
+    verdict = run_cosim(args, cfg, progress)
+    verdict["outcome"] = outcome(verdict, args.allow_idle)
+    verdict["first_described"] = [describe_mismatch(m) for m in verdict.get("first", [])[:3]]
+    return verdict
 
 
 def report(verdict: dict, cfg, ok: bool) -> None:
