@@ -18,7 +18,9 @@ directory holding points of another configuration (:class:`Sweep`).
 **Saturation short-cut.** Once a point of a routing is saturated, the higher loads of that routing that
 have not started are recorded as ``{"saturated": true, "skipped": true}`` without being simulated. Points
 run in parallel and are started in increasing load order, so a higher load that was already running when
-the saturated result came back is simulated and recorded normally.
+the saturated result came back is simulated and recorded normally: which loads are skipped then depends
+on timing. ``skip_saturated=False`` (``--simulate-all``) simulates every load, and a run's
+``points.jsonl`` holds the same results however many processes or cluster workers ran it.
 
 **Where points run.** In this process (``jobs=1``), in a local pool of spawned worker processes
 (:class:`LocalPool`), or, with ``scheduler``, as tasks on a Dask distributed cluster
@@ -420,6 +422,9 @@ class Sweep:
         Run the points on a Dask cluster (:mod:`radixnet.golden.cluster`): a scheduler address, connected
         to in :meth:`run` and closed after it, or a connected client. Default: the client
         :func:`radixnet.golden.cluster.use_client` made active, else none (local processes).
+    skip_saturated : bool, optional
+        The saturation short-cut (default True); False simulates every load (and re-runs the loads an
+        earlier run of the directory skipped).
 
     Raises
     ------
@@ -430,8 +435,10 @@ class Sweep:
 
     def __init__(self, base: SimConfig, routings: Iterable[str], loads: Iterable[float], out: str | os.PathLike,
                  jobs: int | None = None, on_point: Callable[[dict], None] | None = None,
-                 scheduler: Any = None) -> None:
+                 scheduler: Any = None, skip_saturated: bool = True) -> None:
         self.base = base
+        #: record loads above a routing's first saturated load as skipped instead of simulating them
+        self.skip_saturated = bool(skip_saturated)
         self.routings = list(dict.fromkeys(routings))
         if not self.routings:
             raise ParamError("routing", "give at least one routing")
@@ -481,6 +488,8 @@ class Sweep:
                 why = _diff(rec["fingerprint"], want) if want else f"routing {rec['routing']}"
                 raise ParamError("out", f"{self.out} holds points of a different configuration ({why}); "
                                         f"choose another --out")
+            if rec.get("skipped") and not self.skip_saturated:
+                continue   # simulated this time
             if rec["seed"] == self.seed and rec["routing"] in self.cfgs:
                 self.done[(rec["routing"], rec["load"])] = rec
 
@@ -519,7 +528,7 @@ class Sweep:
         """
         self.out.mkdir(parents=True, exist_ok=True)
         cfg = {"routings": self.routings, "loads": self.loads, "seed": self.seed, "jobs": self.jobs,
-               "fingerprints": self.fingerprints_of_run(), **(extra or {})}
+               "skip_saturated": self.skip_saturated, "fingerprints": self.fingerprints_of_run(), **(extra or {})}
         if self.scheduler is not None:
             cfg.update(jobs=self._max_in_flight, scheduler=self.scheduler_address())
         tmp = self.out / "config.json.tmp"
@@ -545,6 +554,8 @@ class Sweep:
             self.on_point(rec)
 
     def _skip_if_saturated(self, routing: str, load: float) -> bool:
+        if not self.skip_saturated:
+            return False
         sat = self.saturation_load(routing)
         if sat is not None and load > sat:
             self._record(routing, load, {"offered_load": load, "saturated": True, "skipped": True,

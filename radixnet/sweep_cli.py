@@ -45,6 +45,10 @@ def _parser(topo: str) -> _Parser:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the points on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` (the "
                         "client here writes DIR/points.jsonl; README: Running on a cluster) [default: local processes]")
+    p.add_argument("--simulate-all", action="store_true",
+                   help="simulate every load, also above a routing's first saturated load (by default those are "
+                        "recorded as skipped, and which ones depends on what ran in parallel); points.jsonl then "
+                        "holds the same results however many processes or Dask workers ran it")
     p.add_argument("--no-plot", action="store_true", help="write no PNG/SVG plots")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-point lines")
     return p
@@ -145,7 +149,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     first = argparse.Namespace(**{**vars(args), "routing": routings[0]})
     cfg = sim_config(first)  # builds the network once and validates everything but the other routings
     base = dataclasses.replace(cfg, vcs=args.vcs, vc_depth=args.vc_depth)  # per-routing defaults unless given
-    sweep = Sweep(base, routings, loads, args.out, jobs=jobs, scheduler=address)
+    sweep = Sweep(base, routings, loads, args.out, jobs=jobs, scheduler=address,
+                  skip_saturated=not args.simulate_all)
     client = None
     if address is not None:  # every other check first; then the scheduler, before any file or point
         client = connect(address)

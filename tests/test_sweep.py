@@ -69,6 +69,23 @@ def test_sweep_writes_points_csv_and_plots(tmp_path, capsys):
     assert "skipped (saturated at 0.6)" in err
 
 
+def test_simulate_all_runs_the_loads_the_short_cut_skipped(tmp_path, capsys):
+    """--simulate-all: the saturated loads an earlier run skipped are simulated on resume, and recorded once
+    more (the later record wins); a fresh run with it skips nothing."""
+    out = tmp_path / "s"
+    args = ("--routing", "val", "--loads", "0.6,0.8", "--no-plot")
+    assert sweep(capsys, out, *args)[0] == 0
+    assert [r["skipped"] for r in points(out)] == [False, True]
+    rc, _, err = sweep(capsys, out, *args, "--simulate-all")
+    assert rc == 0 and "1 points to run" in err.replace("1 point to run", "1 points to run")
+    recs = points(out)
+    assert len(recs) == 3 and not recs[-1]["skipped"] and recs[-1]["load"] == 0.8
+    assert recs[-1]["result"]["saturated"] and recs[-1]["result"]["accepted_throughput"] > 0
+    assert json.loads((out / "config.json").read_text())["skip_saturated"] is False
+    rc, _, err = sweep(capsys, out, *args, "--simulate-all")
+    assert rc == 0 and len(points(out)) == 3   # nothing left to run
+
+
 def test_resume_runs_nothing_new(tmp_path, capsys):
     out = tmp_path / "s"
     args = ("--routing", "min", "--loads", "0.2,0.4", "--no-plot")
