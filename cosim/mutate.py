@@ -102,7 +102,6 @@ DEFAULT_CHECKS = [
         # speedup 2 (§R8b)
         "tests/test_cosim_speedup.py::test_single_cycle_bypass_and_full_ejection_queue",
         "tests/test_cosim_speedup.py::test_greedy_va_second_vc",
-        "tests/test_cosim_speedup.py::test_sequential_multiflit_iq",
         # sinks that stall (§R3a)
         "'tests/test_egress.py::test_axis_sinks_that_drop_tready_at_random[single-cycle-1-seeds0]'",
         "tests/test_egress.py::test_flit_sinks_with_one_slot_under_the_sequential_allocator",
