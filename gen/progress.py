@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Optional
 
-__all__ = ["Progress", "ProgressFn", "report"]
+__all__ = ["ItemProgress", "Progress", "ProgressFn", "report"]
 
 #: What the engines call: ``progress(phase, done, total=None, info="")``.
 ProgressFn = Callable[..., None]
@@ -99,3 +99,39 @@ class Progress:
             self.bar.console.print(line, highlight=False, markup=False)
         elif getattr(self, "console", None) is not None:
             print(line, file=sys.stderr, flush=True)
+
+
+class ItemProgress:
+    """A line per finished item (above the bar on a terminal, else on stderr) and a :class:`Progress` bar
+    of items; nothing when quiet. Sweeps count points, co-simulation matrices configurations.
+
+    Parameters
+    ----------
+    title : str
+        The bar's title (the command).
+    unit : str
+        What is counted, e.g. ``"points"``.
+    total : int
+        Items to run.
+    quiet : bool
+        Show nothing.
+    describe : callable
+        ``describe(item)``: the item's line.
+    """
+
+    def __init__(self, title: str, unit: str, total: int, quiet: bool, describe) -> None:
+        self.unit, self.total, self.count, self.describe = unit, total, 0, describe
+        self.progress = Progress(title, quiet=quiet)
+
+    def __enter__(self) -> "ItemProgress":
+        self.progress.__enter__()
+        self.progress(self.unit, 0, self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, item) -> None:
+        self.count += 1
+        self.progress.log(f"[{self.count}/{self.total}] {self.describe(item)}")
+        self.progress(self.unit, self.count, self.total)

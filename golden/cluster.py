@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from ..gen import ParamError
 
 __all__ = ["ADDRESS_ALLOWED", "CONNECT_TIMEOUT", "KILLED_RESUBMITS", "DaskPool", "SchedulerLost", "WorkerLost",
-           "active_client", "connect", "parse_address", "scheduler", "use_client", "worker_threads"]
+           "active_client", "cluster_line", "connect", "parse_address", "scheduler", "use_client", "worker_threads"]
 
 #: What ``--scheduler`` takes (the error message names it).
 ADDRESS_ALLOWED = "tcp://HOST:PORT or tls://HOST:PORT of a running Dask scheduler (HOST:PORT means tcp://)"
@@ -170,6 +170,26 @@ def worker_threads(client) -> int:
     int
     """
     return int(sum(client.nthreads().values()))
+
+
+def cluster_line(client, address: str, unit: str) -> str:
+    """What a run says of the cluster it starts on: its address, workers and threads.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    address : str
+        The scheduler's address.
+    unit : str
+        What waits when no worker has joined yet (``"points"``, ``"configurations"``).
+
+    Returns
+    -------
+    str
+    """
+    threads = worker_threads(client)
+    return (f"on the Dask cluster at {address}: {len(client.nthreads())} workers, {threads} threads now"
+            + ("" if threads else f" (the {unit} wait for a worker to join)"))
 
 
 def active_client():

@@ -49,51 +49,6 @@ def _parser():
     return p
 
 
-def _jobs(text: str | None) -> int | None:
-    from radixnet.gen import ParamError
-    if text is None:
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= 256:
-        raise ParamError("jobs", f"must be an integer in [1, 256] (got {text!r})")
-    return n
-
-
-class VerdictProgress:
-    """A line per finished configuration (above the bar on a terminal, else on stderr) and a bar of
-    configurations; nothing with ``--quiet``.
-
-    Parameters
-    ----------
-    total : int
-        Configurations to run.
-    quiet : bool
-        Show nothing.
-    """
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        from radixnet.gen.progress import Progress
-        self.total, self.count = total, 0
-        self.progress = Progress("cosim-matrix", quiet=quiet)
-
-    def __enter__(self) -> "VerdictProgress":
-        self.progress.__enter__()
-        self.progress("configurations", 0, self.total)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
-
-    def __call__(self, rec: dict) -> None:
-        from radixnet.cosim.matrix import describe
-        self.count += 1
-        self.progress.log(f"[{self.count}/{self.total}] {describe(rec)}")
-        self.progress("configurations", self.count, self.total)
-
-
 def cmd_cosim_matrix(argv: Sequence[str]) -> int:
     """Run ``radixnet cosim-matrix`` (see the module docstring).
 
@@ -118,14 +73,16 @@ def cmd_cosim_matrix(argv: Sequence[str]) -> int:
     import time
 
     from radixnet.cli import UsageError
-    from radixnet.cosim.matrix import MatrixError, MatrixRun, load_matrix
+    from radixnet.cosim.matrix import MatrixError, MatrixRun, describe, load_matrix
     from radixnet.cosim_cli import matrix_entry, run_configuration
     from radixnet.gen.params import check_out_dir
-    from radixnet.golden.cluster import connect, parse_address, worker_threads
+    from radixnet.gen.progress import ItemProgress
+    from radixnet.sweep_cli import parse_jobs
+    from radixnet.golden.cluster import cluster_line, connect, parse_address
 
     argv = list(argv)
     args = _parser().parse_args(argv)
-    jobs = _jobs(args.jobs)
+    jobs = parse_jobs(args.jobs)
     address = None if args.scheduler is None else parse_address(args.scheduler)
     check_out_dir(args.out, "out")
     try:
@@ -147,11 +104,8 @@ def cmd_cosim_matrix(argv: Sequence[str]) -> int:
             print(f"radixnet cosim-matrix: {len(pending)} configurations to run, {len(entries) - len(pending)} "
                   f"already in {run.store.path}", file=sys.stderr)
             if client is not None:
-                threads = worker_threads(client)
-                print(f"radixnet cosim-matrix: on the Dask cluster at {address}: {len(client.nthreads())} workers, "
-                      f"{threads} threads now" + ("" if threads else " (the configurations wait for a worker)"),
-                      file=sys.stderr)
-        with VerdictProgress(len(pending), args.quiet) as progress:
+                print(f"radixnet cosim-matrix: {cluster_line(client, address, 'configurations')}", file=sys.stderr)
+        with ItemProgress("cosim-matrix", "configurations", len(pending), args.quiet, describe) as progress:
             run.on_verdict = progress
             run.run()
     finally:

@@ -62,7 +62,8 @@ def _routings(spec: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _jobs(text: str | None) -> int | None:
+def parse_jobs(text: str | None) -> int | None:
+    """``--jobs``: None (the command's default) or an integer in [1, 256]; anything else is a ParamError."""
     if text is None:
         return None
     try:
@@ -85,29 +86,6 @@ def _describe(rec: dict[str, Any]) -> str:
     if res.get("saturated"):
         return head + f"saturated, {thr} ({res['wall_seconds']:.1f} s)"
     return head + f"{thr}, latency {res['avg_latency']:.2f} ({res['wall_seconds']:.1f} s)"
-
-
-class PointProgress:
-    """The sweep's display: a line per finished point (above the bar on a terminal, else on stderr) and a
-    :class:`radixnet.gen.progress.Progress` bar of points; nothing with ``--quiet``."""
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        from radixnet.gen.progress import Progress
-        self.total, self.count = total, 0
-        self.progress = Progress("sweep", quiet=quiet)
-
-    def __enter__(self) -> "PointProgress":
-        self.progress.__enter__()
-        self.progress("points", 0, self.total)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
-
-    def __call__(self, rec: dict[str, Any]) -> None:
-        self.count += 1
-        self.progress.log(f"[{self.count}/{self.total}] {_describe(rec)}")
-        self.progress("points", self.count, self.total)
 
 
 def cmd_sweep(argv: Sequence[str]) -> int:
@@ -134,7 +112,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     """
     import dataclasses
 
-    from radixnet.golden.cluster import connect, parse_address, worker_threads
+    from radixnet.golden.cluster import cluster_line, connect, parse_address
+    from radixnet.gen.progress import ItemProgress
     from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
 
     argv = list(argv)
@@ -144,7 +123,7 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     args = _parser(topo).parse_args(argv)
     routings = _routings(args.routing)
     loads = parse_loads(args.loads)
-    jobs = _jobs(args.jobs)
+    jobs = parse_jobs(args.jobs)
     address = None if args.scheduler is None else parse_address(args.scheduler)
     first = argparse.Namespace(**{**vars(args), "routing": routings[0]})
     cfg = sim_config(first)  # builds the network once and validates everything but the other routings
@@ -166,11 +145,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
             print(f"radixnet sweep: {len(pending)} points to run, {done} already in {sweep.store.path}",
                   file=sys.stderr)
             if client is not None:
-                threads = worker_threads(client)
-                print(f"radixnet sweep: on the Dask cluster at {address}: {len(client.nthreads())} workers, "
-                      f"{threads} threads now" + ("" if threads else " (the points wait for a worker to join)"),
-                      file=sys.stderr)
-        with PointProgress(len(pending), args.quiet) as progress:
+                print(f"radixnet sweep: {cluster_line(client, address, 'points')}", file=sys.stderr)
+        with ItemProgress("sweep", "points", len(pending), args.quiet, _describe) as progress:
             sweep.on_point = progress
             sweep.run()
     finally:
