@@ -345,6 +345,19 @@ HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": n
 HELD_BYTES = sum(np.dtype(t).itemsize for t in HELD_DTYPES.values())
 
 
+def ranks_within(src: np.ndarray) -> np.ndarray:
+    """Each packet's place among the packets of its own terminal, in the order given.
+
+    >>> ranks_within(np.array([2, 0, 2, 2, 0])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    order = np.argsort(src, kind="stable")
+    ss = src[order]
+    rank = np.empty(src.size, np.int64)
+    rank[order] = np.arange(src.size) - np.searchsorted(ss, ss, side="left")
+    return rank
+
+
 class HeldPackets:
     """Packets a saturated source holds back from the packet ring, per terminal in creation order.
 
@@ -396,11 +409,7 @@ class HeldPackets:
     def put(self, seq: np.ndarray, created: np.ndarray, src: np.ndarray, dst: np.ndarray, inter: np.ndarray) -> None:
         """Append packets (in creation order) behind those their terminals hold."""
         n = src.size
-        order = np.argsort(src, kind="stable")
-        ss = src[order]
-        rank = np.empty(n, np.int64)
-        rank[order] = np.arange(n) - np.searchsorted(ss, ss, side="left")
-        pos = self.count[src] + rank
+        pos = self.count[src] + ranks_within(src)
         if n and int(pos.max()) >= self.cap:
             self._grow(int(pos.max()) + 1)
         col = (self.head[src] + pos) % self.cap
@@ -609,13 +618,22 @@ class Simulator:
         inter = self._intermediates(src, dst) if self.cfg._intermediate else self.tables.term_router[src]
         return {"cycle": cycles, "seq": seq, "src": src, "dst": dst, "inter": inter.astype(np.int64, copy=False)}
 
+    def _quota(self, span: int) -> int:
+        """Packets of a terminal's queue the ring holds in a call of ``span`` cycles (:meth:`_admit`)."""
+        return span // self.L + 3
+
     def _fits(self, src: np.ndarray, span: int) -> bool:
         """No terminal holds packets back, and none will in a call of ``span`` cycles creating ``src``'s."""
         if not self.HOLD:
             return True
         if self.held.total:
             return False
-        return not src.size or bool((self.sq_count + np.bincount(src, minlength=self.T) <= span // self.L + 3).all())
+        return not src.size or bool((self.sq_count + np.bincount(src, minlength=self.T) <= self._quota(span)).all())
+
+    def _join(self, born: dict[str, np.ndarray]) -> "kernel.NewPackets":
+        """Every packet ``born`` joins the ring in its creation cycle."""
+        return kernel.NewPackets(cycle=born["cycle"], slot=self._take_slots(born["cycle"].size), seq=born["seq"],
+                                 created=born["cycle"], src=born["src"], dst=born["dst"], inter=born["inter"])
 
     def _admit(self, born: dict[str, np.ndarray], t0: int, span: int) -> "kernel.NewPackets":
         """The packets the kernel puts into the ring in a call of ``span`` cycles from ``t0``: held ones
@@ -627,22 +645,14 @@ class Simulator:
         in a later call, at its first cycle. Which packets wait where changes no cycle of any packet.
         """
         cycles, seq, src, dst, inter = born["cycle"], born["seq"], born["src"], born["dst"], born["inter"]
-        n = cycles.size
-        K = span // self.L + 3
         held = self.held
-        if self._fits(src, span):   # no backlog anywhere: every packet joins
-            return kernel.NewPackets(cycle=cycles, slot=self._take_slots(n), seq=seq, created=cycles, src=src,
-                                     dst=dst, inter=inter)
-        room = np.maximum(K - self.sq_count, 0)
+        if self._fits(src, span):   # the backlog has drained: every packet joins
+            return self._join(born)
+        room = np.maximum(self._quota(span) - self.sq_count, 0)
         old = held.take(room)                        # held packets first, in order, joining at t0
         room -= np.bincount(old["src"], minlength=self.T) if old["src"].size else 0
         # the new packets of a terminal join while it has room and nothing held (else they queue behind)
-        order = np.argsort(src, kind="stable")
-        ss = src[order]
-        first = np.searchsorted(ss, ss, side="left")
-        rank = np.empty(n, np.int64)
-        rank[order] = np.arange(n) - first
-        join = (rank < room[src]) & (held.count[src] == 0)
+        join = (ranks_within(src) < room[src]) & (held.count[src] == 0)
         keep = ~join
         if keep.any():
             held.put(seq[keep], cycles[keep], src[keep], dst[keep], inter[keep])
@@ -720,34 +730,39 @@ class Simulator:
              sinks=()) -> dict:
         """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3).
 
-        Returns ``ejected`` (the records of the packets ejected in sequence order, a dict of arrays, or None),
-        ``ej_flits``
-        (flits ejected per cycle) and ``first_seq`` (the first packet created). Bernoulli injection on a
-        big network runs as several kernel calls of :meth:`chunk_cycles` each. With ``sinks`` (callables,
-        e.g. :class:`PacketStats`) each kernel call's records go to them and are dropped, and ``ejected``
-        is None: a big network's window of records is never held at once, and the records a sink sees are
-        in ejection order (statistics do not depend on it; :attr:`on_ejected` sees sequence order).
+        Returns ``ejected`` (the records of the packets ejected in sequence order, a dict of arrays, or
+        None), ``ej_flits`` (flits ejected per cycle) and ``first_seq`` (the first packet created).
+        Bernoulli injection on a big network runs as several kernel calls of :meth:`chunk_cycles` each,
+        and a source that backs up makes calls of :data:`HOLD_SPAN` cycles. With ``sinks`` (callables,
+        e.g. :class:`PacketStats`) each chunk's records go to them as the chunk ends and are dropped,
+        and ``ejected`` is None: a big network's window of records is never held at once, and the records a
+        sink sees are in ejection order (statistics do not depend on it; :attr:`on_ejected` sees each
+        call's records in sequence order).
         """
         chunk = self.chunk_cycles(cycles, load) if load > 0 and batch_cycles is None else cycles
-        ordered = not sinks
-        if chunk >= cycles:
-            out = self._step(cycles, load, batch_cycles, batch_src, batch_dst, ordered=ordered)
-            outs = [out]
-        else:
-            outs = [self._step(min(chunk, cycles - c), load, ordered=ordered) for c in range(0, cycles, chunk)]
-        recs = [o["ejected"] for o in outs if o["ejected"] is not None]
-        if sinks:
-            for rec in recs:
-                for sink in sinks:
-                    sink(rec)
-            recs = []
-        rec = recs[0] if len(recs) == 1 else {k: np.concatenate([r[k] for r in recs]) for k in recs[0]} if recs \
-            else None
-        return {"ejected": rec, "ej_flits": outs[0]["ej_flits"] if len(outs) == 1
-                else np.concatenate([o["ej_flits"] for o in outs]), "first_seq": outs[0]["first_seq"]}
+        first_seq = self.next_seq
+        recs: list[dict] = []       # each kernel call's records (none kept with sinks)
+        ejf: list[np.ndarray] = []  # each kernel call's flits ejected per cycle
+        for c in range(0, cycles, chunk):
+            self._step(min(chunk, cycles - c), load, batch_cycles, batch_src, batch_dst, ordered=not sinks,
+                       recs=recs, ejf=ejf)
+            if sinks:   # a chunk's records go to the sinks and are dropped
+                for rec in recs:
+                    for sink in sinks:
+                        sink(rec)
+                recs.clear()
+        rec = recs[0] if len(recs) == 1 else None
+        if len(recs) > 1:   # several kernel calls: one record set, in sequence order
+            rec = {k: np.concatenate([r[k] for r in recs]) for k in recs[0]}
+            order = np.argsort(rec["seq"], kind="stable")
+            rec = {k: v[order] for k, v in rec.items()}
+        return {"ejected": rec, "ej_flits": ejf[0] if len(ejf) == 1 else np.concatenate(ejf), "first_seq": first_seq}
 
-    def _step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
-              ordered: bool = True) -> dict:
+    def _step(self, cycles: int, load: float, batch_cycles, batch_src, batch_dst, ordered: bool, recs: list,
+              ejf: list) -> None:
+        """Create one chunk's packets and run its cycles (:meth:`_run`, once or in spans); each kernel call's
+        records go onto ``recs`` (each in sequence order if ``ordered``), its flits ejected per cycle onto
+        ``ejf``."""
         t0 = self.t
         if batch_cycles is not None:
             cyc, src, dst = batch_cycles, batch_src, batch_dst
@@ -759,30 +774,20 @@ class Simulator:
             dst = self.pattern.destinations(src, self.rng).astype(np.int64)
         else:
             cyc = src = dst = np.zeros(0, np.int64)
-        first_seq = self.next_seq
         born = self._born(cyc, src, dst)
-        # a source that backs up holds packets back (HeldPackets); the kernel then runs in spans of
-        # HOLD_SPAN cycles, so that the ring holds a few packets per terminal, not a window's worth
-        span = cycles if self._fits(src, cycles) else min(cycles, HOLD_SPAN)
-        recs, ejf = [], []
-        for a in range(t0, t0 + cycles, span):
-            b = min(a + span, t0 + cycles)
+        if self._fits(src, cycles):   # no backlog anywhere: one kernel call, every packet joins the ring
+            self._run(t0, t0 + cycles, self._join(born), ordered, recs, ejf)
+            return
+        # a source backs up: it holds packets back (HeldPackets) and the kernel runs in spans of HOLD_SPAN
+        # cycles, so that the ring holds a few packets per terminal, not a window's worth
+        for a in range(t0, t0 + cycles, HOLD_SPAN):
+            b = min(a + HOLD_SPAN, t0 + cycles)
             lo, hi = np.searchsorted(cyc, [a, b])
-            part = born if span == cycles else {k: v[lo:hi] for k, v in born.items()}
-            rec, e = self._run(a, b, self._admit(part, a, b - a), ordered)
-            ejf.append(e)
-            if rec is not None:
-                recs.append(rec)
-        rec = recs[0] if len(recs) == 1 else {k: np.concatenate([r[k] for r in recs]) for k in recs[0]} if recs \
-            else None
-        if rec is not None and len(recs) > 1 and ordered:
-            order = np.argsort(rec["seq"], kind="stable")
-            rec = {k: v[order] for k, v in rec.items()}
-        return {"ejected": rec, "ej_flits": ejf[0] if len(ejf) == 1 else np.concatenate(ejf), "first_seq": first_seq}
+            self._run(a, b, self._admit({k: v[lo:hi] for k, v in born.items()}, a, b - a), ordered, recs, ejf)
 
-    def _run(self, t0: int, t1: int, new: "kernel.NewPackets", ordered: bool) -> tuple[dict | None, np.ndarray]:
-        """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected (None if none)
-        and the flits ejected per cycle."""
+    def _run(self, t0: int, t1: int, new: "kernel.NewPackets", ordered: bool, recs: list, ejf: list) -> None:
+        """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected go onto ``recs``,
+        the flits ejected per cycle onto ``ejf``."""
         cycles = t1 - t0
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
         # packets whose tails a call ejects: at most one flit per terminal and cycle, and no more than live
@@ -799,7 +804,7 @@ class Simulator:
         # the packets whose tails were ejected in this call (the kernel recorded them and freed their slots);
         # in sequence order for a caller that reads the records' order (statistics do not)
         n = int(self.ej.n[0])
-        rec = None
+        ejf.append(ej[:cycles])
         if n:
             order = np.argsort(self.ej.seq[:n], kind="stable") if ordered or self.on_ejected is not None \
                 else slice(None)
@@ -818,7 +823,7 @@ class Simulator:
                 self.below[x] += int(np.count_nonzero(rec["seq"] < x))
             self.free[self.nfree:self.nfree + n] = s   # the kernel freed these slots
             self.nfree += n
-        return rec, ej[:cycles]
+            recs.append(rec)
 
     def _watchdog_message(self) -> str:
         occupied = self.bcnt.sum(axis=2) > 0
