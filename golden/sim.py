@@ -33,6 +33,7 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
                            compile_hyperx, compile_table, get_routing, resolve, ROUTINGS)
 
 from . import kernel
+from .held import HeldRows, held_put, held_take, held_widen, within_quota
 from .traffic import make_pattern
 
 __all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
@@ -345,26 +346,14 @@ HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": n
 HELD_BYTES = sum(np.dtype(t).itemsize for t in HELD_DTYPES.values())
 
 
-def ranks_within(src: np.ndarray) -> np.ndarray:
-    """Each packet's place among the packets of its own terminal, in the order given.
-
-    >>> ranks_within(np.array([2, 0, 2, 2, 0])).tolist()
-    [0, 0, 1, 2, 1]
-    """
-    order = np.argsort(src, kind="stable")
-    ss = src[order]
-    rank = np.empty(src.size, np.int64)
-    rank[order] = np.arange(src.size) - np.searchsorted(ss, ss, side="left")
-    return rank
-
-
 class HeldPackets:
     """Packets a saturated source holds back from the packet ring, per terminal in creation order.
 
     A terminal's queue beyond the first few packets (:meth:`Simulator._admit`) waits here, 20 bytes a
     packet (its sequence number, creation cycle, destination and intermediate router, all drawn at
     creation) against the ring's ~100, and the ring stays as large as the network's occupancy, not the
-    sources' backlog. Each terminal's packets are a ring buffer row of ``cap`` entries.
+    sources' backlog. Each terminal's packets are a ring buffer row of ``cap`` entries; the per-packet
+    work is the compiled loops of :mod:`radixnet.golden.held`.
 
     Parameters
     ----------
@@ -392,30 +381,34 @@ class HeldPackets:
         #: packets held in all
         self.total = 0
         self.rows = {f: np.zeros((terminals, 0), t) for f, t in HELD_DTYPES.items()}
+        #: the rows with ``head`` and ``count``, as the compiled loops take them
+        self.q = HeldRows(head=self.head, count=self.count, **self.rows)
 
     def _grow(self, need: int) -> None:
+        """Double the rows' capacity (64 at least) until it is ``need``; each terminal's packets move to
+        the start of its row."""
         cap = max(64, self.cap)
         while cap < need:
             cap *= 2
-        idx = (self.head[:, None] + np.arange(self.cap)) % max(self.cap, 1)
-        for f, t in HELD_DTYPES.items():
+        old, self.rows, self.q = self.rows, {}, None
+        for f, t in HELD_DTYPES.items():   # a field at a time: each old row is freed once copied
             row = np.zeros((self.T, cap), t)
             if self.cap:
-                row[:, :self.cap] = np.take_along_axis(self.rows[f], idx, axis=1)
+                held_widen(self.head, self.count, old.pop(f), row)
             self.rows[f] = row
         self.head[:] = 0
+        self.q = HeldRows(head=self.head, count=self.count, **self.rows)
         self.cap = cap
 
     def put(self, seq: np.ndarray, created: np.ndarray, src: np.ndarray, dst: np.ndarray, inter: np.ndarray) -> None:
         """Append packets (in creation order) behind those their terminals hold."""
         n = src.size
-        pos = self.count[src] + ranks_within(src)
-        if n and int(pos.max()) >= self.cap:
-            self._grow(int(pos.max()) + 1)
-        col = (self.head[src] + pos) % self.cap
-        for f, a in (("seq", seq), ("created", created), ("dst", dst), ("inter", inter)):
-            self.rows[f][src, col] = a
-        self.count += np.bincount(src, minlength=self.T)
+        if not n:
+            return
+        need = int((self.count + np.bincount(src, minlength=self.T)).max())
+        if need > self.cap:
+            self._grow(need)
+        held_put(self.q, seq, created, src, dst, inter)
         self.total += n
 
     def take(self, room: np.ndarray) -> dict[str, np.ndarray]:
@@ -423,17 +416,10 @@ class HeldPackets:
         ``created``, ``src``, ``dst``, ``inter``), grouped by terminal, each terminal's in order."""
         m = np.minimum(room, self.count)
         k = int(m.sum())
-        src = np.repeat(np.arange(self.T, dtype=np.int64), m)
-        if not k:
-            return {"seq": np.zeros(0, np.int64), "created": np.zeros(0, np.int64), "src": src,
-                    "dst": np.zeros(0, np.int64), "inter": np.zeros(0, np.int64)}
-        j = np.arange(k) - np.repeat(np.cumsum(m) - m, m)
-        col = (self.head[src] + j) % self.cap
-        out = {f: self.rows[f][src, col].astype(np.int64) for f in HELD_DTYPES}
-        out["src"] = src
-        self.head = (self.head + m) % self.cap
-        self.count -= m
-        self.total -= k
+        out = {f: np.empty(k, np.int64) for f in ("seq", "created", "src", "dst", "inter")}
+        if k:
+            held_take(self.q, m, out["seq"], out["created"], out["src"], out["dst"], out["inter"])
+            self.total -= k
         return out
 
 
@@ -652,7 +638,8 @@ class Simulator:
         old = held.take(room)                        # held packets first, in order, joining at t0
         room -= np.bincount(old["src"], minlength=self.T) if old["src"].size else 0
         # the new packets of a terminal join while it has room and nothing held (else they queue behind)
-        join = (ranks_within(src) < room[src]) & (held.count[src] == 0)
+        join = np.empty(src.size, np.bool_)
+        within_quota(src, np.where(held.count == 0, room, 0), join)
         keep = ~join
         if keep.any():
             held.put(seq[keep], cycles[keep], src[keep], dst[keep], inter[keep])
