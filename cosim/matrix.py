@@ -80,9 +80,9 @@ CACHE_ENV = "RADIXNET_COSIM_CACHE"
 RECORD_KEYS = ("fingerprint", "name", "verdict", "config")
 #: Verdict fields copied into a record (those a configuration's verdict has).
 VERDICT_FIELDS = ("packets", "mismatches", "hops_compared", "hop_mismatches", "endpoint_mismatches", "stray_flits",
-                  "credit_mismatches", "error", "stall_cycles", "full_buffer_cycles", "credit_zero_cycles",
-                  "max_source_queue", "sink_stall_cycles", "cycles", "cycles_per_s", "idle", "router", "build_s",
-                  "sim_s", "golden_s", "verilog_s", "build_dir")
+                  "credit_mismatches", "rtl_checks_failed", "error", "stall_cycles", "full_buffer_cycles",
+                  "credit_zero_cycles", "max_source_queue", "sink_stall_cycles", "cycles", "cycles_per_s", "idle",
+                  "router", "build_s", "sim_s", "golden_s", "verilog_s", "build_dir")
 
 
 class MatrixError(ValueError):
@@ -409,6 +409,7 @@ def run_entry(entry: Entry, run: Callable[[list[str]], dict]) -> dict:
                            for fam, c in v.get("coverage", {}).items()}
         rec["missed_bins"] = list(v.get("missed_bins", []))[:12]
         rec["observe_errors"] = list(v.get("observe_errors", []))[:3]
+        rec["rtl_checks"] = list(v.get("rtl_checks", []))[:3]
         rec["first"] = list(v.get("first_described", []))
     except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure is this configuration's ERROR, in one line
         rec.update(verdict=ERROR, message=_one_line(e))
@@ -730,7 +731,7 @@ def markdown(rows: Sequence[dict], meta: dict | None = None) -> str:
         if r["verdict"] == ERROR:
             notes.append(f"- {r['name']}: ERROR: {r.get('message', '')} (not recorded: it runs again next time)")
         elif r["verdict"] == MISMATCH:
-            why = r.get("first") or r.get("observe_errors") or [f"{r.get('mismatches')} differ"]
+            why = r.get("first") or r.get("observe_errors") or r.get("rtl_checks") or [f"{r.get('mismatches')} differ"]
             notes.append(f"- {r['name']}: MISMATCH, {r.get('mismatches')} of {r.get('packets')} differ; first: "
                          f"{why[0]}")
         elif r["verdict"] == VACUOUS:

@@ -50,8 +50,7 @@ def _wrap_build(cache: Path, seed: Path | None, log: Path) -> None:
 
     def build_design(verilog, top, sim, waves, root, verbose, progress=None):
         cache.mkdir(parents=True, exist_ok=True)
-        src = run.icarus_source(verilog) if sim == "icarus" else verilog
-        key = hashlib.sha1(f"{sim}|{waves}|".encode() + src.encode()).hexdigest()[:16]
+        key = run.build_key(verilog, sim, waves)[1]
         name = f"{top}-{sim}-{key}"
         link = cache / name
         if link.is_symlink() and not (link / "built.ok").exists():   # the seeded build went away: build here

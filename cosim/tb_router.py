@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 from collections import defaultdict
 
 import cocotb
@@ -30,7 +31,7 @@ from radixnet.cosim.verdict import start
 @cocotb.test()
 async def replay_router(dut):
     """Drive the golden stimulus, compare the router's flits and credits with the golden ones."""
-    job = json.loads(open(os.environ["RADIXNET_COSIM_JOB"]).read())
+    job = json.loads(Path(os.environ["RADIXNET_COSIM_JOB"]).read_text())
     P, V = job["P"], job["V"]
     off, width = job["fields"]["data"]
     dmask = (1 << width) - 1

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import inspect
 import json
 
 __all__ = ["judge", "finish", "start"]
@@ -29,7 +30,9 @@ async def start(dut, values: dict) -> None:
     from cocotb.clock import Clock
     from cocotb.triggers import RisingEdge
 
-    cocotb.start_soon(Clock(dut.clk, 10, units="ns").start())
+    clock = Clock(dut.clk, 10, "ns").start()   # cocotb 2.x: a running task; 1.9: a coroutine to start
+    if inspect.iscoroutine(clock):
+        cocotb.start_soon(clock)
     dut.rst.value = 1
     for handle, value in values.items():
         handle.value = value

@@ -195,10 +195,12 @@ def verdict_ok(verdict: dict) -> bool:
     Returns
     -------
     bool
-        No mismatch, no stray flit, no testbench error, no credit mismatch and no observation error.
+        No mismatch, no stray flit, no testbench error, no credit mismatch, no observation error and no
+        failed check of the design's own (``rtl_checks_failed``).
     """
     return verdict["mismatches"] == 0 and not verdict["stray_flits"] and not verdict["error"] \
-        and not verdict.get("credit_mismatches") and not verdict.get("observe_errors")
+        and not verdict.get("credit_mismatches") and not verdict.get("observe_errors") \
+        and not verdict.get("rtl_checks_failed")
 
 
 def outcome(verdict: dict, allow_idle: bool = False) -> str:
@@ -447,6 +449,8 @@ def report(verdict: dict, cfg, ok: bool) -> None:
           f"deepest source queue {verdict['max_source_queue']}"
           + (f"; egress depth {cfg.egress_depth}, sink stalls {verdict['sink_stall_cycles']} "
              f"(p = {cfg.sink_stall:g})" if cfg.egress_depth else ""))
+    if verdict.get("rtl_checks_failed"):
+        print(f"  design checks failed: {verdict['rtl_checks_failed']}; first: {'; '.join(verdict['rtl_checks'][:3])}")
     bins = []
     for family, c in verdict.get("coverage", {}).items():
         bins.append(f"{family} n/a" if "n/a" in c else f"{family} {c['hit']}/{c['total']}")

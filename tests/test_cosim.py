@@ -54,6 +54,7 @@ def assert_match(v, na=None, idle_ok=None):
     first = describe_mismatch(v["first"][0]) if v["first"] else ""
     assert v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, first
     assert v["hop_mismatches"] == 0 and not v["observe_errors"], first or v["observe_errors"][:1]
+    assert v["rtl_checks_failed"] == 0, v["rtl_checks"]     # the design's own Asserts held
     assert v["hops_compared"] >= v["packets"]
     assert_exercised(v, na, idle_ok)
 
@@ -214,6 +215,7 @@ def assert_router_match(v, na=None, idle_ok=None):
     credits, and its bins)."""
     assert v["packets"] > 100
     assert v["mismatches"] == 0 and v["credit_mismatches"] == 0 and v["error"] == 0, v["first"][:1]
+    assert v["rtl_checks_failed"] == 0, v["rtl_checks"]
     assert_exercised(v, na, idle_ok)
 
 
@@ -281,6 +283,9 @@ def test_router_level_fault_is_caught():
     """The frozen output-arbiter pointer shows up at router level too (the busiest fbfly router)."""
     v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed")
     assert v["mismatches"] > 0
+    # the golden stimulus, timed for the golden router's credits, overruns the faulty router's buffers: its
+    # own checks fail, are reported, and the run goes on to its verdict
+    assert v["rtl_checks_failed"] > 0 and "InputUnit overflow" in v["rtl_checks"][0]
     ok = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2)
     assert_router_match(ok)
 
