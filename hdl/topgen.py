@@ -62,7 +62,6 @@ endmodule
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -459,7 +458,7 @@ def lint_files(paths, top: str, *, waivers=None, strict=(), verilator: str = "ve
     radixnet.hdl.verilog.ToolError
         If Verilator is missing or times out.
     """
-    from .verilog import WAIVERS, LintError, ToolError, _check_name, _module_spans, _names_port
+    from .verilog import WAIVERS, LintError, ToolError, _check_name, _module_spans, _names_port, lint_verilator
 
     _check_name("lint_files", top)
     waivers = WAIVERS if waivers is None else waivers
@@ -468,13 +467,11 @@ def lint_files(paths, top: str, *, waivers=None, strict=(), verilator: str = "ve
     dirs = {p.absolute().parent for p in paths}
     if not paths or len(dirs) != 1:
         raise ValueError(f"lint_files: paths must be files of one directory, got {len(dirs)} directories")
-    exe = shutil.which(verilator)
-    if exe is None:
-        raise ToolError(f"lint_files: `{verilator}` not found on PATH (install it with `make setup`)")
+    exe, env = lint_verilator(verilator, "lint_files")
     cwd = dirs.pop()
     cmd = [exe, "--lint-only", "-Wall", "-Wno-fatal", "--top-module", top] + [p.name for p in paths]
     try:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as exc:
         raise ToolError(f"lint_files: verilator timed out after {timeout} s on {top}") from exc
     output = proc.stdout + proc.stderr

