@@ -86,7 +86,7 @@ async def replay_axis(dut):
 
     sq = [deque() for _ in range(T)]    # per terminal: [packet, its beats] in creation order
     beat_i = [0] * T
-    offered = [False] * T
+    offered = [None] * T                  # per terminal: (packet id, beat) its ports offer, None when idle
     injected, out = {}, {}                # id -> cycle; id -> dict(terminal, bytes, keep_ok, tuser, ejected)
     open_pkt = [None] * T                 # terminal -> (id, bytearray, tuser, beats, keep problems)
     stray = stalls = max_sq = sink_stalls = 0
@@ -107,18 +107,20 @@ async def replay_axis(dut):
             if not sq[k]:
                 if offered[k]:
                     s[k]["tvalid"].value = 0
-                    offered[k] = False
+                    offered[k] = None
                 continue
             max_sq = max(max_sq, len(sq[k]))
             p, beats = sq[k][0]
             i = beat_i[k]
+            if offered[k] == (p[0], i):   # the beat offered last cycle, still waiting: the ports hold it
+                continue
             b = beats[i]
             s[k]["tdata"].value = int.from_bytes(b, "little")
             s[k]["tkeep"].value = full if len(b) == nb else (1 << len(b)) - 1
             s[k]["tlast"].value = int(i == len(beats) - 1)
             s[k]["tuser"].value = want_tuser[p[0]] if i == 0 else 0
             s[k]["tvalid"].value = 1
-            offered[k] = True
+            offered[k] = (p[0], i)
         rdy = [1] * T
         if sthr:   # the sinks stall as the golden model's do (§R3a)
             for k in range(T):
@@ -145,9 +147,11 @@ async def replay_axis(dut):
                         sq[k].popleft()
                 else:
                     stalls += 1
-            if int(mo[k]["tvalid"].value) and not rdy[k]:
+            if not int(mo[k]["tvalid"].value):
+                continue
+            if not rdy[k]:
                 sink_stalls += 1
-            elif int(mo[k]["tvalid"].value):
+            else:
                 if job.get("E"):   # the egress FIFO's freed slot is the ejection port's credit (§R3a)
                     tr.credit_return(t, *ej_port[k])
                 data = int(mo[k]["tdata"].value).to_bytes(nb, "little")
