@@ -74,7 +74,10 @@ def child(label: str, root: str, cycles: int, load: float) -> dict:
                          **{k: x for k, x in kw.items() if k != "router"})
     else:
         v = cosim_network(net, load=load, cycles=cycles, build_root=root, **kw)
+    from radixnet.cosim.run import PLANNED_CYCLES
+    token = PLANNED_CYCLES.set(v["cycles"])       # the level 'auto' chose for this replay's length
     tool, cocotb = toolchain("verilator").split("|")
+    PLANNED_CYCLES.reset(token)
     return {"toolchain": f"{tool.split(' -W')[0]}, {cocotb}", "verilog_s": v["verilog_s"], "build_s": v["build_s"],
             "cycles_per_s": v["cycles_per_s"], "packets": v["packets"], "mismatches": v["mismatches"]}
 

@@ -21,6 +21,7 @@ writes and a missing verdict is an error.
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import hashlib
 import json
@@ -121,20 +122,52 @@ def use_verilator() -> str:
     return out.stdout.strip() or "unknown"
 
 
-#: gcc's optimisation level for the C++ Verilator writes, unless ``RADIXNET_VERILATOR_OPT`` sets one: -O0, as
-#: measured by ``benchmarks/cosim_speed.py --opt=-O0,-O1`` (docs/cosim.md "Speed"): -O1 replays 2.2-2.6x
-#: faster but builds 2.4-2.7x longer, which pays only past roughly 40,000 (fbfly k=4 top) to 100,000 (2DFB
-#: element) replayed cycles on a cold build; runs here replay a few thousand
-CXX_OPT = "-O0"
+#: gcc's optimisation level for the C++ Verilator writes, unless ``RADIXNET_VERILATOR_OPT`` sets one: ``auto``, the
+#: level by the cycles a co-simulation replays (:data:`AUTO_O1_CYCLES`), as measured by
+#: ``benchmarks/cosim_speed.py --opt=-O0,-O1`` (docs/cosim.md "Speed"): -O1 replays 2.2-2.8x faster but builds
+#: 2.4-2.7x longer, which pays on a cold build only past about 40,000 (fbfly k=4 top) to 100,000 (2DFB
+#: element) replayed cycles
+CXX_OPT = "auto"
+
+#: Replayed cycles from which ``auto`` builds at -O1 (below: -O0); the larger of the two measured break-evens.
+AUTO_O1_CYCLES = 100_000
+
+#: The cycles the co-simulation being built will replay (:func:`replay` sets it from its job), for ``auto``.
+PLANNED_CYCLES: contextvars.ContextVar[int] = contextvars.ContextVar("radixnet_cosim_cycles", default=0)
+
+CXX_LEVELS = ("auto", "-O0", "-O1", "-O2", "-O3", "-Os")
 
 
 def cxx_opt() -> str:
-    """The gcc optimisation flag for Verilator's C++: ``RADIXNET_VERILATOR_OPT`` (one of -O0, -O1, -O2, -O3,
-    -Os), else :data:`CXX_OPT`."""
+    """The gcc optimisation flag for Verilator's C++: ``RADIXNET_VERILATOR_OPT`` (one of :data:`CXX_LEVELS`),
+    else :data:`CXX_OPT`; ``auto`` is -O1 when the co-simulation replays at least :data:`AUTO_O1_CYCLES`
+    cycles (:data:`PLANNED_CYCLES`), else -O0.
+
+    >>> token = PLANNED_CYCLES.set(250_000)
+    >>> os.environ.get("RADIXNET_VERILATOR_OPT", "auto") != "auto" or cxx_opt() == "-O1"
+    True
+    >>> PLANNED_CYCLES.reset(token)
+    """
     opt = os.environ.get("RADIXNET_VERILATOR_OPT", CXX_OPT)
-    if opt not in ("-O0", "-O1", "-O2", "-O3", "-Os"):
-        raise CosimError(f"RADIXNET_VERILATOR_OPT must be one of -O0, -O1, -O2, -O3, -Os, got {opt!r}")
+    if opt not in CXX_LEVELS:
+        raise CosimError(f"RADIXNET_VERILATOR_OPT must be one of {', '.join(CXX_LEVELS)}, got {opt!r}")
+    if opt == "auto":
+        return "-O1" if PLANNED_CYCLES.get() >= AUTO_O1_CYCLES else "-O0"
     return opt
+
+
+def planned_cycles(spec: dict) -> int:
+    """The cycles a co-simulation job replays: its last golden ejection (network and switch tops), or its last
+    expected flit or credit (router level).
+
+    >>> planned_cycles({"packets": [[0, 1, 2, 0, 1, 40], [1, 2, 1, 3, 4, 77]]})
+    77
+    >>> planned_cycles({"expected_out": [[12, 0, 5, 0]], "credits_in": [[30, 1, 0]]})
+    30
+    """
+    if "expected_out" in spec:
+        return max([e[0] for e in spec["expected_out"]] + [e[0] for e in spec.get("credits_in", [])] + [0])
+    return max([p[5] for p in spec.get("packets", [])] + [0])
 
 
 def toolchain(sim: str) -> str:
@@ -247,7 +280,7 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         src = bdir / f"{top}.v"
         src.write_text(verilog)
         t0 = time.perf_counter()
-        # Verilator's per-cycle C++ (OPT_FAST) at cxx_opt() (-O0 unless set), its construction code (OPT_SLOW)
+        # Verilator's per-cycle C++ (OPT_FAST) at cxx_opt() (by the replay's length unless set), its construction code (OPT_SLOW)
         # at -O0 always (it runs once: at -O1 it cost the 2DFB element 16 s of build), two compile jobs; ccache (when installed; make setup
         # installs it): Verilator's runtime (verilated*.cpp) is the same C++ in every design, about a third of
         # a small design's compile (5 of 16 CPU seconds). PyPI's wheel leaves its precompiled-header flag
@@ -604,7 +637,11 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
     ``progress`` (a :data:`radixnet.gen.progress.ProgressFn`) is told the build's compiled files and the
     replay's delivered packets as they go (:mod:`radixnet.cosim.progress`).
     """
-    bdir, build_s = build_design(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose, progress)
+    token = PLANNED_CYCLES.set(planned_cycles(spec))   # the C++ level follows the replay's length (cxx_opt)
+    try:
+        bdir, build_s = build_design(verilog, top_name, sim, waves, spaceless(Path(build_root)), verbose, progress)
+    finally:
+        PLANNED_CYCLES.reset(token)
     jobdir = bdir / "jobs"
     jobdir.mkdir(exist_ok=True)
     jid = uuid.uuid4().hex[:12]

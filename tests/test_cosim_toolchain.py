@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from radixnet.cosim.run import CosimError, build_key, cxx_opt, rtl_check_failures, verilator_args
+from radixnet.cosim.run import (AUTO_O1_CYCLES, PLANNED_CYCLES, CosimError, build_key, cxx_opt, planned_cycles,
+                                rtl_check_failures, verilator_args)
 
 SPLIT = "--output-split"
 
@@ -18,8 +19,30 @@ def test_cxx_level_and_split(monkeypatch):
     monkeypatch.setenv("RADIXNET_VERILATOR_OPT", "-O1")
     assert cxx_opt() == "-O1" and SPLIT in verilator_args() and "--assert" in verilator_args()
     monkeypatch.setenv("RADIXNET_VERILATOR_OPT", "-O9")
-    with pytest.raises(CosimError, match=r"^RADIXNET_VERILATOR_OPT must be one of -O0, -O1.*'-O9'$"):
+    with pytest.raises(CosimError, match=r"^RADIXNET_VERILATOR_OPT must be one of auto, -O0, -O1.*'-O9'$"):
         cxx_opt()
+
+
+@pytest.mark.parametrize("env", [None, "auto"])
+def test_auto_level_follows_the_replay_length(monkeypatch, env):
+    """``auto`` (the default) builds at -O1 from AUTO_O1_CYCLES replayed cycles on (where -O1's faster replay
+    pays for its longer build), at -O0 below; an explicit level wins over the length."""
+    if env is None:
+        monkeypatch.delenv("RADIXNET_VERILATOR_OPT", raising=False)
+    else:
+        monkeypatch.setenv("RADIXNET_VERILATOR_OPT", env)
+    for cycles, want in ((0, "-O0"), (AUTO_O1_CYCLES - 1, "-O0"), (AUTO_O1_CYCLES, "-O1")):
+        token = PLANNED_CYCLES.set(cycles)
+        try:
+            assert cxx_opt() == want
+        finally:
+            PLANNED_CYCLES.reset(token)
+    job = {"packets": [[0, 1, 2, 0, 1, AUTO_O1_CYCLES + 5]]}
+    assert planned_cycles(job) == AUTO_O1_CYCLES + 5
+    monkeypatch.setenv("RADIXNET_VERILATOR_OPT", "-O0")
+    token = PLANNED_CYCLES.set(planned_cycles(job))
+    assert cxx_opt() == "-O0"
+    PLANNED_CYCLES.reset(token)
 
 
 def test_build_key_holds_the_level(monkeypatch):
