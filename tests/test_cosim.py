@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from radixnet.gen import build
@@ -174,6 +174,7 @@ def _patterns(family, params):
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.8, 1.0), length=st.integers(1, 3),
        seed=st.integers(0, 2**16), pick=st.integers(0, 2))
+@example(case=0, load=1.0, length=1, seed=0, pick=1)   # complement with no output VC out of credits (CI draw)
 def test_random_adaptive_configurations(case, load, length, seed, pick):
     """Seeded random configurations of the adaptive routers: routing, allocator, V and B from the designs
     above, with random traffic pattern, packet length and seed, and a load near saturation."""
@@ -182,7 +183,13 @@ def test_random_adaptive_configurations(case, load, length, seed, pick):
     traffic = patterns[pick % len(patterns)]
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed, traffic=traffic,
             terminals="flit", **kw)
-    assert_match(v, na=RANDOM_NA)
+    # complement under an adaptive routing may keep every output VC in credit for 120 cycles (drawn in CI:
+    # fbfly k=2 n=3, min-ad, V=2 B=3, L=1, load 1.0: 884 source stalls, 229 full-buffer cycles, no output VC
+    # out of credits); the stalls and full buffers are still required, and the fixed configurations above
+    # reach credit starvation
+    idle = {"credit_zero_cycles": "complement under adaptive routing can leave every output VC in credit"} \
+        if traffic == "complement" else None
+    assert_match(v, na=RANDOM_NA, idle_ok=idle)
 
 
 # slow (85 s, its own Verilator build): the default suite catches planted faults with cheaper designs, and
