@@ -61,7 +61,7 @@ CONFIGS = {**ISSUE, **MORE}
 
 def child(label: str, root: str, cycles: int, load: float) -> dict:
     """One cold build and replay of ``label`` in this interpreter; the figures as a dict."""
-    from radixnet.cosim.run import cosim_network, toolchain
+    from radixnet.cosim.run import PLANNED_CYCLES, cosim_network, toolchain
     from radixnet.gen import build
 
     warnings.filterwarnings("ignore")
@@ -74,7 +74,6 @@ def child(label: str, root: str, cycles: int, load: float) -> dict:
                          **{k: x for k, x in kw.items() if k != "router"})
     else:
         v = cosim_network(net, load=load, cycles=cycles, build_root=root, **kw)
-    from radixnet.cosim.run import PLANNED_CYCLES
     token = PLANNED_CYCLES.set(v["cycles"])       # the level 'auto' chose for this replay's length
     tool, cocotb = toolchain("verilator").split("|")
     PLANNED_CYCLES.reset(token)

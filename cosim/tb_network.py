@@ -43,8 +43,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 from collections import deque
+from pathlib import Path
 
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge

