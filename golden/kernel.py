@@ -66,9 +66,12 @@ NewPackets = namedtuple("NewPackets", "cycle slot seq created src dst inter")
 #: fields at ejection, ``minimal`` (its intermediate router is its source's or destination's) and its ring
 #: ``slot`` (freed at ejection; its hop arrays stay readable until the next call creates packets).
 Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops inter0 minimal slot")
-#: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them).
-Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount tried "
-                                "resv")
+#: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them). The
+#: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them) and the outputs
+#: requested (``out_list``); ``bucket[o, :bcount[o]]`` holds output o's requests in its round-robin order
+#: (int64 keys), and ``bcount`` is all zero between calls.
+Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount in_list "
+                                "out_list nin resv")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -102,6 +105,19 @@ def sink_ready(sseed, s, u, sthr):
 def stall_threshold(p_stall: float) -> int:
     """``floor(p_stall * 2**32)``: the §R3a hash threshold of a stall probability in ``[0, 1)``."""
     return int(float(p_stall) * 4294967296.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def wrap(i, n):
+    """``i % n`` for ``0 <= i < 2n``, without a division: ring indices and round-robin pointers advance by
+    less than their modulus, and an integer division costs tens of cycles on every flit's path."""
+    return i - n if i >= n else i
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def packet_of(flit, L):
+    """The packet of flit number ``flit`` (``flit // L``; no division for single-flit packets)."""
+    return flit if L == 1 else flit // L
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -161,7 +177,7 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 def _enqueue(buf, bhead, bcnt, r, p, v, flit):
     """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space)."""
     B = buf.shape[3]
-    buf[r, p, v, (bhead[r, p, v] + bcnt[r, p, v]) % B] = flit
+    buf[r, p, v, wrap(bhead[r, p, v] + bcnt[r, p, v], B)] = flit
     bcnt[r, p, v] += 1
 
 
@@ -518,9 +534,9 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
     flit = buf[r, p, v, bhead[r, p, v]]
-    bhead[r, p, v] = (bhead[r, p, v] + 1) % Bd
+    bhead[r, p, v] = wrap(bhead[r, p, v] + 1, Bd)
     bcnt[r, p, v] -= 1
-    pid = flit // L
+    pid = packet_of(flit, L)
     idx = flit - pid * L
     eject = tp.out_term[r, o] >= 0
     if idx == 0:
@@ -551,7 +567,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
-    slot = (rs.oq_head[r, o] + rs.oq_cnt[r, o]) % Q
+    slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
     rs.oq[r, o, slot] = flit
     rs.oqv[r, o, slot] = ov
     rs.oqt[r, o, slot] = t + prm.dst
@@ -604,15 +620,15 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
     nres = 0
     start = rs.ptr_seq[r]
     for i in range(P):
-        p = (start + i) % P
+        p = wrap(start + i, P)
         vstart = ptr_in[r, p]
         for j in range(V):
             if grants_i[p] >= S:
                 break
-            v = (vstart + j) % V
+            v = wrap(vstart + j, V)
             if rs.bcnt[r, p, v] == 0:
                 continue
-            pid = rs.buf[r, p, v, rs.bhead[r, p, v]] // L
+            pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
             if rs.in_active[r, p, v]:
                 if mode == VA:
                     continue  # holds its output VC already
@@ -641,8 +657,8 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
             moved = True
             grants_o[o] += 1
             grants_i[p] += 1
-            ptr_in[r, p] = (v + 1) % V
-    rs.ptr_seq[r] = (start + 1) % P
+            ptr_in[r, p] = wrap(v + 1, V)
+    rs.ptr_seq[r] = wrap(start + 1, P)
     for i in range(nres):
         o = sc.resv[i] // V
         rs.credit[r, o, sc.resv[i] - o * V] += 1
@@ -658,13 +674,14 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
     least ``dv`` cycles ago, if their output VC has a credit. Returns True if any VC requests."""
     P, V, L = rs.buf.shape[1], prm.V, prm.L
     out_term, dec = tp.out_term, sc.dec
-    any_req = False
+    nin = 0
     for p in range(P):
+        req = False
         for v in range(V):
             sc.req_o[p, v] = -1
             if rs.bcnt[r, p, v] == 0:
                 continue
-            pid = rs.buf[r, p, v, rs.bhead[r, p, v]] // L
+            pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
             if rs.in_active[r, p, v]:
                 if mode == VA or (mode == SA and rs.in_ready[r, p, v] > t):
                     continue
@@ -687,8 +704,12 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                 sc.req_ph[p, v] = dec[2]
                 sc.req_dc[p, v] = dec[3]
                 sc.req_in[p, v] = dec[4]
-            any_req = True
-    return any_req
+            req = True
+        if req:
+            sc.in_list[nin] = p
+            nin += 1
+    sc.nin[0] = nin
+    return nin > 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -701,46 +722,51 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     P, V, S = rs.buf.shape[1], prm.V, prm.S
     ej_depth = V * prm.B
     vpc = V // prm.ncls
-    out_term, grants_o, grants_i, sel, bucket, bcount, tried = \
-        tp.out_term, sc.grants_o, sc.grants_i, sc.sel, sc.bucket, sc.bcount, sc.tried
+    out_term, grants_o, grants_i, sel, bucket, bcount, in_list, out_list = \
+        tp.out_term, sc.grants_o, sc.grants_i, sc.sel, sc.bucket, sc.bcount, sc.in_list, sc.out_list
     ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
     ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
     moved = False
-    # 2. input arbitration: up to S VCs per input, round robin from ptr_in
-    for o in range(P):
-        bcount[o] = 0
-    for p in range(P):
+    nin = sc.nin[0]
+    nout = 0
+    # 2. input arbitration: up to S VCs per requesting input, round robin from ptr_in; each selected VC
+    # joins its output's list, kept sorted by the output's round-robin order (rank of the input from
+    # ptr_out, then VC order within the input)
+    for i in range(nin):
+        p = in_list[i]
         k = 0
         for j in range(V):
-            v = (ptr_in[r, p] + j) % V
+            v = wrap(ptr_in[r, p] + j, V)
             sel[p, v] = 0
             if sc.req_o[p, v] >= 0 and k < S:
                 sel[p, v] = 1
                 k += 1
                 o = sc.req_o[p, v]
-                # bucket key: rank of input from ptr_out, then VC order within the input
-                key = ((p - ptr_out[r, o]) % P) * V + j
-                bucket[o, bcount[o]] = key * (P * V) + p * V + v
+                n = bcount[o]
+                if n == 0:
+                    out_list[nout] = o
+                    nout += 1
+                rank = p - ptr_out[r, o]
+                if rank < 0:
+                    rank += P
+                key = ((rank * V + j) << 32) | (p << 16) | v
+                while n > 0 and bucket[o, n - 1] > key:
+                    bucket[o, n] = bucket[o, n - 1]
+                    n -= 1
+                bucket[o, n] = key
                 bcount[o] += 1
-    # 3. output arbitration: round robin over inputs from ptr_out, up to S grants
-    for o in range(P):
+    # 3. output arbitration: each requested output grants up to S, round robin over inputs from ptr_out
+    # (outputs share no state here, so the order they are served in does not matter)
+    for i in range(nout):
+        o = out_list[i]
         n = bcount[o]
-        if n == 0:
-            continue
-        for e in range(n):
-            tried[e] = 0
+        bcount[o] = 0
         last_p = -1
-        for _ in range(n):
+        for e in range(n):
             if grants_o[o] >= S:
                 break
-            best = -1
-            for e in range(n):
-                if tried[e] == 0 and (best < 0 or bucket[o, e] < bucket[o, best]):
-                    best = e
-            tried[best] = 1
-            pv = bucket[o, best] % (P * V)
-            p = pv // V
-            v = pv - p * V
+            p = (bucket[o, e] >> 16) & 0xFFFF
+            v = bucket[o, e] & 0xFFFF
             ov = sc.req_v[p, v]
             if mode == VA:
                 if out_term[r, o] < 0:
@@ -751,8 +777,8 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                 elif rs.ovc_busy[r, o, 0]:
                     continue  # the ejection port's implicit VC went to an earlier head (L > 1)
                 sc.dec[2] = sc.req_ph[p, v]; sc.dec[3] = sc.req_dc[p, v]; sc.dec[4] = sc.req_in[p, v]
-                _va_commit(r, p, v, rs.buf[r, p, v, rs.bhead[r, p, v]] // prm.L, o, ov, t, prm, tp, rs, pk,
-                           sc.dec)
+                _va_commit(r, p, v, packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], prm.L), o, ov, t, prm, tp, rs,
+                           pk, sc.dec)
             else:
                 if out_term[r, o] < 0:
                     if rs.credit[r, o, ov] <= 0:
@@ -770,16 +796,17 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             last_p = p
             sel[p, v] = 2  # granted
         if last_p >= 0:
-            ptr_out[r, o] = (last_p + 1) % P
+            ptr_out[r, o] = wrap(last_p + 1, P)
     # 4. input pointers: one past the last granted VC in the input's round-robin order
-    for p in range(P):
+    for i in range(nin):
+        p = in_list[i]
         if grants_i[p] == 0:
             continue
         vstart = ptr_in[r, p]
         for j in range(V - 1, -1, -1):
-            v = (vstart + j) % V
+            v = wrap(vstart + j, V)
             if sel[p, v] == 2:
-                ptr_in[r, p] = (v + 1) % V
+                ptr_in[r, p] = wrap(v + 1, V)
                 break
     return moved
 
@@ -878,11 +905,11 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     continue
                 h = lk.ef_head[s]
                 flit = lk.efifo[s, h]
-                lk.ef_head[s] = (h + 1) % lk.efifo.shape[1]
+                lk.ef_head[s] = wrap(h + 1, lk.efifo.shape[1])
                 lk.ef_cnt[s] -= 1
                 lk.ecpipe[s, cs] += 1
                 ej_flits[t - t0] += 1
-                pid = flit // L
+                pid = packet_of(flit, L)
                 if flit - pid * L == L - 1:
                     _log_ejection(pid, t, tp, pk, ej)
                 moved = True
@@ -906,7 +933,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     continue
                 flit = rs.oq[r, o, h]
                 ov = rs.oqv[r, o, h]
-                rs.oq_head[r, o] = (h + 1) % rs.oq.shape[2]
+                rs.oq_head[r, o] = wrap(h + 1, rs.oq.shape[2])
                 rs.oq_cnt[r, o] -= 1
                 if prm.trace_on and flit % L == 0:
                     # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
@@ -921,7 +948,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 elif prm.E > 0:   # onto the ejection link, into the egress FIFO at t + Tl (§R3a)
                     lk.epipe[tp.out_term[r, o], slot] = flit
                 else:             # an ideal terminal (§R3)
-                    pid = flit // L
+                    pid = packet_of(flit, L)
                     ej_flits[t - t0] += 1
                     if flit - pid * L == L - 1:
                         _log_ejection(pid, t + Tl, tp, pk, ej)
@@ -977,7 +1004,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             for s in range(T):
                 flit = lk.epipe[s, aslot]
                 if flit >= 0:
-                    lk.efifo[s, (lk.ef_head[s] + lk.ef_cnt[s]) % lk.efifo.shape[1]] = flit
+                    lk.efifo[s, wrap(lk.ef_head[s] + lk.ef_cnt[s], lk.efifo.shape[1])] = flit
                     lk.ef_cnt[s] += 1
                     lk.epipe[s, aslot] = -1
                 n = lk.ecpipe[s, aslot]

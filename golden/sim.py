@@ -472,7 +472,7 @@ class Simulator:
         pt = net.port_table()
         self.out_ch, self.in_ch = pt["out_channel"], pt["in_channel"]
         self.out_term, self.in_term = pt["out_terminal"], pt["in_terminal"]
-        i64 = np.int64
+        i64 = np.int32
         self.buf = np.zeros((R, P, V, B), i64)
         self.bhead = np.zeros((R, P, V), i64)
         self.bcnt = np.zeros((R, P, V), i64)
@@ -534,8 +534,8 @@ class Simulator:
         self.rs = K.Routers(**{f: getattr(self, f) for f in K.Routers._fields})
         self.lk = K.Links(**{f: getattr(self, f) for f in K.Links._fields})
         self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=z(P, V), req_v=z(P, V), req_ph=z(P, V),
-                            req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=z(P, P * V), bcount=z(P),
-                            tried=z(P * V), resv=z(P * V))
+                            req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=np.zeros((P, P * V), np.int64),
+                            bcount=z(P), in_list=z(P), out_list=z(P), nin=z(1), resv=z(P * V))
         self._alloc_packets(self.CAP0)
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=i64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
