@@ -54,7 +54,9 @@ def held_put(q, seq, created, src, dst, inter):
     cap = q.seq.shape[1]
     for i in range(src.size):
         s = src[i]
-        c = (q.head[s] + q.count[s]) % cap
+        c = q.head[s] + q.count[s]
+        if c >= cap:
+            c -= cap
         q.seq[s, c] = seq[i]
         q.created[s, c] = created[i]
         q.dst[s, c] = dst[i]
@@ -83,14 +85,17 @@ def held_take(q, m, seq, created, src, dst, inter):
     for s in range(m.size):
         h = q.head[s]
         for j in range(m[s]):
-            c = (h + j) % cap
+            c = h + j
+            if c >= cap:
+                c -= cap
             seq[i] = q.seq[s, c]
             created[i] = q.created[s, c]
             src[i] = s
             dst[i] = q.dst[s, c]
             inter[i] = q.inter[s, c]
             i += 1
-        q.head[s] = (h + m[s]) % cap
+        h += m[s]
+        q.head[s] = h - cap if h >= cap else h
         q.count[s] -= m[s]
 
 
@@ -111,8 +116,12 @@ def held_widen(head, count, old, new):
     cap = old.shape[1]
     for s in range(count.size):
         h = head[s]
-        for j in range(count[s]):
-            new[s, j] = old[s, (h + j) % cap]
+        n = count[s]
+        first = min(n, cap - h)   # the packets from column h to the row's end, then those wrapped round
+        for j in range(first):
+            new[s, j] = old[s, h + j]
+        for j in range(n - first):
+            new[s, first + j] = old[s, j]
 
 
 @njit(cache=True, _nrt=False)

@@ -534,8 +534,10 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
     flit = buf[r, p, v, bhead[r, p, v]]
-    bhead[r, p, v] = wrap(bhead[r, p, v] + 1, Bd)
     bcnt[r, p, v] -= 1
+    # an emptied buffer restarts at slot 0 (so does an output queue): below saturation the queues then
+    # stay in their first cache line instead of cycling through every slot
+    bhead[r, p, v] = 0 if bcnt[r, p, v] == 0 else wrap(bhead[r, p, v] + 1, Bd)
     pid = packet_of(flit, L)
     idx = flit - pid * L
     eject = tp.out_term[r, o] >= 0
@@ -570,7 +572,8 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
     rs.oq[r, o, slot] = flit
     rs.oqv[r, o, slot] = ov
-    rs.oqt[r, o, slot] = t + prm.dst
+    if prm.dst > 0:   # with dst = 0 (single-cycle) a flit may take the link in its grant cycle
+        rs.oqt[r, o, slot] = t + prm.dst
     rs.oq_cnt[r, o] += 1
     # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
     c_in = tp.in_ch[r, p]
@@ -929,12 +932,12 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 if rs.oq_cnt[r, o] == 0:
                     continue
                 h = rs.oq_head[r, o]
-                if rs.oqt[r, o, h] > t:
+                if prm.dst > 0 and rs.oqt[r, o, h] > t:
                     continue
                 flit = rs.oq[r, o, h]
                 ov = rs.oqv[r, o, h]
-                rs.oq_head[r, o] = wrap(h + 1, rs.oq.shape[2])
                 rs.oq_cnt[r, o] -= 1
+                rs.oq_head[r, o] = 0 if rs.oq_cnt[r, o] == 0 else wrap(h + 1, rs.oq.shape[2])
                 if prm.trace_on and flit % L == 0:
                     # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
                     h = pk.nhop[flit // L] - 1

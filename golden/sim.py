@@ -338,6 +338,8 @@ EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": 
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
 EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
+#: the largest flit number (ring slot x packet length + flit index) the int32 router state holds
+FLIT_MAX = 2**31 - 1
 #: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
 HOLD_SPAN = 64
 #: the fields of a packet a saturated source holds back (:class:`HeldPackets`)
@@ -577,6 +579,9 @@ class Simulator:
         cap = oldcap
         while cap < need:
             cap *= 2
+        if cap * self.L > FLIT_MAX:   # flit numbers (slot * L + index) are int32 in the router state
+            raise SimulationError(f"the packet ring would need {cap:,} slots of {self.L}-flit packets; flit numbers "
+                                  f"are 32-bit (at most {FLIT_MAX:,}): lower the load or the packet length")
         self._alloc_packets(cap)
         for n, arr in old.items():
             if n.startswith("hop_") and not self.trace_on:
@@ -721,7 +726,8 @@ class Simulator:
         None), ``ej_flits`` (flits ejected per cycle) and ``first_seq`` (the first packet created).
         Bernoulli injection on a big network runs as several kernel calls of :meth:`chunk_cycles` each,
         and a source that backs up makes calls of :data:`HOLD_SPAN` cycles. With ``sinks`` (callables,
-        e.g. :class:`PacketStats`) each chunk's records go to them as the chunk ends and are dropped,
+        e.g. :class:`PacketStats`) each kernel call's records go to them as the call ends and are dropped
+        (views of the kernel's table, valid only during the sink call: a sink that keeps them copies them),
         and ``ejected`` is None: a big network's window of records is never held at once, and the records a
         sink sees are in ejection order (statistics do not depend on it; :attr:`on_ejected` sees each
         call's records in sequence order).
@@ -731,13 +737,8 @@ class Simulator:
         recs: list[dict] = []       # each kernel call's records (none kept with sinks)
         ejf: list[np.ndarray] = []  # each kernel call's flits ejected per cycle
         for c in range(0, cycles, chunk):
-            self._step(min(chunk, cycles - c), load, batch_cycles, batch_src, batch_dst, ordered=not sinks,
-                       recs=recs, ejf=ejf)
-            if sinks:   # a chunk's records go to the sinks and are dropped
-                for rec in recs:
-                    for sink in sinks:
-                        sink(rec)
-                recs.clear()
+            self._step(min(chunk, cycles - c), load, batch_cycles, batch_src, batch_dst, sinks=sinks, recs=recs,
+                       ejf=ejf)
         rec = recs[0] if len(recs) == 1 else None
         if len(recs) > 1:   # several kernel calls: one record set, in sequence order
             rec = {k: np.concatenate([r[k] for r in recs]) for k in recs[0]}
@@ -745,11 +746,11 @@ class Simulator:
             rec = {k: v[order] for k, v in rec.items()}
         return {"ejected": rec, "ej_flits": ejf[0] if len(ejf) == 1 else np.concatenate(ejf), "first_seq": first_seq}
 
-    def _step(self, cycles: int, load: float, batch_cycles, batch_src, batch_dst, ordered: bool, recs: list,
+    def _step(self, cycles: int, load: float, batch_cycles, batch_src, batch_dst, sinks: tuple, recs: list,
               ejf: list) -> None:
         """Create one chunk's packets and run its cycles (:meth:`_run`, once or in spans); each kernel call's
-        records go onto ``recs`` (each in sequence order if ``ordered``), its flits ejected per cycle onto
-        ``ejf``."""
+        records go to the ``sinks`` or, without sinks, onto ``recs`` (:meth:`_run`), its flits ejected per
+        cycle onto ``ejf``."""
         t0 = self.t
         if batch_cycles is not None:
             cyc, src, dst = batch_cycles, batch_src, batch_dst
@@ -763,18 +764,19 @@ class Simulator:
             cyc = src = dst = np.zeros(0, np.int64)
         born = self._born(cyc, src, dst)
         if self._fits(src, cycles):   # no backlog anywhere: one kernel call, every packet joins the ring
-            self._run(t0, t0 + cycles, self._join(born), ordered, recs, ejf)
+            self._run(t0, t0 + cycles, self._join(born), sinks, recs, ejf)
             return
         # a source backs up: it holds packets back (HeldPackets) and the kernel runs in spans of HOLD_SPAN
         # cycles, so that the ring holds a few packets per terminal, not a window's worth
         for a in range(t0, t0 + cycles, HOLD_SPAN):
             b = min(a + HOLD_SPAN, t0 + cycles)
             lo, hi = np.searchsorted(cyc, [a, b])
-            self._run(a, b, self._admit({k: v[lo:hi] for k, v in born.items()}, a, b - a), ordered, recs, ejf)
+            self._run(a, b, self._admit({k: v[lo:hi] for k, v in born.items()}, a, b - a), sinks, recs, ejf)
 
-    def _run(self, t0: int, t1: int, new: "kernel.NewPackets", ordered: bool, recs: list, ejf: list) -> None:
-        """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected go onto ``recs``,
-        the flits ejected per cycle onto ``ejf``."""
+    def _run(self, t0: int, t1: int, new: "kernel.NewPackets", sinks: tuple, recs: list, ejf: list) -> None:
+        """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected go to each of the
+        ``sinks`` (in ejection order, as views of the kernel's table that the next call overwrites) or, without
+        sinks, onto ``recs`` (copies, in sequence order); the flits ejected per cycle go onto ``ejf``."""
         cycles = t1 - t0
         ej = np.zeros(cycles + self.Tl + 1, np.int64)
         # packets whose tails a call ejects: at most one flit per terminal and cycle, and no more than live
@@ -793,10 +795,13 @@ class Simulator:
         n = int(self.ej.n[0])
         ejf.append(ej[:cycles])
         if n:
-            order = np.argsort(self.ej.seq[:n], kind="stable") if ordered or self.on_ejected is not None \
-                else slice(None)
-            rec = {f: getattr(self.ej, f)[:n][order].copy() for f in EJECTED_DTYPES if f != "minimal"}
-            rec["min"] = self.ej.minimal[:n][order].copy()
+            if sinks and self.on_ejected is None:
+                rec = {f: getattr(self.ej, f)[:n] for f in EJECTED_DTYPES if f != "minimal"}
+                rec["min"] = self.ej.minimal[:n]
+            else:   # sequence order (a gather, so copies)
+                order = np.argsort(self.ej.seq[:n], kind="stable")
+                rec = {f: getattr(self.ej, f)[:n][order] for f in EJECTED_DTYPES if f != "minimal"}
+                rec["min"] = self.ej.minimal[:n][order]
             s = rec.pop("slot")
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
@@ -810,7 +815,11 @@ class Simulator:
                 self.below[x] += int(np.count_nonzero(rec["seq"] < x))
             self.free[self.nfree:self.nfree + n] = s   # the kernel freed these slots
             self.nfree += n
-            recs.append(rec)
+            if sinks:
+                for sink in sinks:
+                    sink(rec)
+            else:
+                recs.append(rec)
 
     def _watchdog_message(self) -> str:
         occupied = self.bcnt.sum(axis=2) > 0
@@ -984,10 +993,14 @@ class PacketStats:
 
     def __call__(self, rec: dict) -> None:
         seq = rec["seq"]
+        if not seq.size:
+            return
         m = seq >= self.lo
         if self.hi is not None:
             m &= seq < self.hi
-        if not m.any():
+        if m.all():   # every record counts (the common case): no gathers
+            m = slice(None)
+        elif not m.any():
             return
         ej = rec["ejected"][m]
         lat = ej - rec["created"][m]
