@@ -42,17 +42,22 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
 #: Router state: input VC buffers and their VC state (``in_ready``: first cycle SA may serve a VC that VA
 #: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
-#: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link).
+#: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link,
+#: kept only when ``dst >= 1``), with the list of the queues holding flits (``oq_busy[:n_busy[0]]``, as
+#: ``r * P + o``). Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
-                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt")
+                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt oq_busy n_busy")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
-#: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots).
+#: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
+#: is in flight: the channels (``fly_ch[slot, :n_fly_ch[slot]]``) and terminals (``fly_term``) carrying a flit,
+#: and the ``channel * V + vc`` (``cred_ch``) and ``terminal * V + vc`` (``cred_term``) carrying credits.
 Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit epipe efifo ef_head ef_cnt "
-                            "ecpipe")
+                            "ecpipe fly_ch n_fly_ch fly_term n_fly_term cred_ch n_cred_ch cred_term n_cred_term")
 #: Source queues: a linked list per terminal of the packets in the ring (``sq_count`` of them, the one being
-#: injected included; the caller holds later ones back, see ``Simulator``), and packets linked per terminal.
-Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next term_count")
+#: injected included; the caller holds later ones back, see ``Simulator``), and packets linked per terminal;
+#: ``queued[:n_queued[0]]``: the terminals with a packet to inject.
+Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next term_count queued n_queued")
 #: The packet table (``seq``: creation sequence number, -1 for a free slot; ``inter0``: the header's
 #: intermediate router at creation) and, when tracing, each packet's hops (§R9).
 Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected ejected vc "
@@ -569,6 +574,9 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
+    if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list
+        rs.oq_busy[rs.n_busy[0]] = r * rs.oq.shape[1] + o
+        rs.n_busy[0] += 1
     slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
     rs.oq[r, o, slot] = flit
     rs.oqv[r, o, slot] = ov
@@ -577,10 +585,18 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     rs.oq_cnt[r, o] += 1
     # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
     c_in = tp.in_ch[r, p]
+    cs = t % prm.Tc
     if c_in >= 0:
-        lk.cpipe[c_in, t % prm.Tc, v] += 1
+        if lk.cpipe[c_in, cs, v] == 0:   # a new (channel, VC) among the credits of this slot
+            lk.cred_ch[cs, lk.n_cred_ch[cs]] = c_in * lk.cpipe.shape[2] + v
+            lk.n_cred_ch[cs] += 1
+        lk.cpipe[c_in, cs, v] += 1
     else:
-        lk.tcpipe[tp.in_term[r, p], t % prm.Tc, v] += 1
+        s = tp.in_term[r, p]
+        if lk.tcpipe[s, cs, v] == 0:
+            lk.cred_term[cs, lk.n_cred_term[cs]] = s * lk.tcpipe.shape[2] + v
+            lk.n_cred_term[cs] += 1
+        lk.tcpipe[s, cs, v] += 1
 
 
 # allocation modes (§R6, §R10)
@@ -814,7 +830,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return moved
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     """One allocation stage of router ``r`` in cycle ``t`` (fresh grant counts); True on any grant."""
     for o in range(sc.grants_o.shape[0]):
@@ -859,7 +875,6 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
     """
     R, P, V, B = rs.buf.shape
     T = tp.term_router.shape[0]
-    C = tp.ch_dst.shape[0]
     L, Tl, Tc = prm.L, prm.Tl, prm.Tc
     new_ptr = 0
     for t in range(t0, t1):
@@ -894,9 +909,11 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             src.sq_count[s] += 1
             if src.sq_tail[s] >= 0:
                 src.pkt_next[src.sq_tail[s]] = pid
-            else:
+            else:   # the terminal has a packet to inject again: it joins the injection list
                 src.sq_head[s] = pid
                 src.sq_flit[s] = 0
+                src.queued[src.n_queued[0]] = s
+                src.n_queued[0] += 1
             src.sq_tail[s] = pid
             new_ptr += 1
         # ---- sinks (§R3a, E >= 1): each takes its egress FIFO's oldest flit (there since the start of the
@@ -917,52 +934,72 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     _log_ejection(pid, t, tp, pk, ej)
                 moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
-        for r in range(R):
-            if prm.dv == 0:
+        # single-cycle: COMBINED (a call site of its own, compiled for that mode); iq: VA then SA (one call
+        # site for both, so that the inlined allocator is compiled twice, not three times), both acting on the
+        # start-of-cycle state: SA serves only VCs allocated before this cycle (in_ready), and VA sees no
+        # credit or VC that SA changes in this cycle
+        if prm.dv == 0:
+            for r in range(R):
                 moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
-            else:
-                # VA and SA both act on the start-of-cycle state: SA serves only VCs allocated before
-                # this cycle (in_ready), and VA sees no credit or VC that SA changes in this cycle
-                moved |= _allocate(r, t, VA, prm, tp, rs, lk, pk, sc)
-                moved |= _allocate(r, t, SA, prm, tp, rs, lk, pk, sc)
+        else:
+            for r in range(R):
+                for mode in range(VA, SA + 1):
+                    moved |= _allocate(r, t, mode, prm, tp, rs, lk, pk, sc)
         # ---- link: each output queue sends its oldest flit once its traversal is done (§R2.3, §R10)
+        # (the queues holding flits, in the order they filled: each sends on its own link, so any order gives
+        # the same cycle; a queue that empties leaves the list)
         slot = t % Tl
-        for r in range(R):
-            for o in range(P):
-                if rs.oq_cnt[r, o] == 0:
-                    continue
-                h = rs.oq_head[r, o]
-                if prm.dst > 0 and rs.oqt[r, o, h] > t:
-                    continue
-                flit = rs.oq[r, o, h]
-                ov = rs.oqv[r, o, h]
-                rs.oq_cnt[r, o] -= 1
-                rs.oq_head[r, o] = 0 if rs.oq_cnt[r, o] == 0 else wrap(h + 1, rs.oq.shape[2])
-                if prm.trace_on and flit % L == 0:
-                    # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
-                    h = pk.nhop[flit // L] - 1
-                    if h < pk.hop_sent.shape[1]:
-                        pk.hop_sent[flit // L, h] = t
-                c = tp.out_ch[r, o]
-                if c >= 0:
-                    lk.pipe_flit[c, slot] = flit
-                    lk.pipe_vc[c, slot] = ov
-                    ch_flits[c] += 1
-                elif prm.E > 0:   # onto the ejection link, into the egress FIFO at t + Tl (§R3a)
-                    lk.epipe[tp.out_term[r, o], slot] = flit
-                else:             # an ideal terminal (§R3)
-                    pid = packet_of(flit, L)
-                    ej_flits[t - t0] += 1
-                    if flit - pid * L == L - 1:
-                        _log_ejection(pid, t + Tl, tp, pk, ej)
-                moved = True
-        # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V)
-        for s in range(T):
-            pid = src.sq_head[s]
-            if pid < 0:
+        nb = 0
+        for i in range(rs.n_busy[0]):
+            ro = rs.oq_busy[i]
+            r = ro // P
+            o = ro - r * P
+            h = rs.oq_head[r, o]
+            if prm.dst > 0 and rs.oqt[r, o, h] > t:
+                rs.oq_busy[nb] = ro
+                nb += 1
                 continue
+            flit = rs.oq[r, o, h]
+            ov = rs.oqv[r, o, h]
+            rs.oq_cnt[r, o] -= 1
+            if rs.oq_cnt[r, o] == 0:
+                rs.oq_head[r, o] = 0
+            else:
+                rs.oq_head[r, o] = wrap(h + 1, rs.oq.shape[2])
+                rs.oq_busy[nb] = ro
+                nb += 1
+            if prm.trace_on and flit % L == 0:
+                # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
+                h = pk.nhop[flit // L] - 1
+                if h < pk.hop_sent.shape[1]:
+                    pk.hop_sent[flit // L, h] = t
+            c = tp.out_ch[r, o]
+            if c >= 0:
+                lk.pipe_flit[c, slot] = flit
+                lk.pipe_vc[c, slot] = ov
+                lk.fly_ch[slot, lk.n_fly_ch[slot]] = c
+                lk.n_fly_ch[slot] += 1
+                ch_flits[c] += 1
+            elif prm.E > 0:   # onto the ejection link, into the egress FIFO at t + Tl (§R3a)
+                lk.epipe[tp.out_term[r, o], slot] = flit
+            else:             # an ideal terminal (§R3)
+                pid = packet_of(flit, L)
+                ej_flits[t - t0] += 1
+                if flit - pid * L == L - 1:
+                    _log_ejection(pid, t + Tl, tp, pk, ej)
+            moved = True
+        rs.n_busy[0] = nb
+        # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V); the terminals with a
+        # packet to inject, in the order they got it (each sends on its own link, so any order gives the
+        # same cycle); a terminal whose queue empties leaves the list
+        nq = 0
+        for i in range(src.n_queued[0]):
+            s = src.queued[i]
+            pid = src.sq_head[s]
             v = pk.vc[pid]
             if lk.tcredit[s, v] <= 0:
+                src.queued[nq] = s
+                nq += 1
                 continue
             lk.tcredit[s, v] -= 1
             f = src.sq_flit[s]
@@ -970,6 +1007,8 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 pk.injected[pid] = t
             lk.tpipe_flit[s, slot] = pid * L + f
             lk.tpipe_vc[s, slot] = v
+            lk.fly_term[slot, lk.n_fly_term[slot]] = s
+            lk.n_fly_term[slot] += 1
             moved = True
             if f == L - 1:
                 nxt = src.pkt_next[pid]
@@ -978,31 +1017,41 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 src.sq_flit[s] = 0
                 if nxt < 0:
                     src.sq_tail[s] = -1
+                    continue   # leaves the list
             else:
                 src.sq_flit[s] = f + 1
+            src.queued[nq] = s
+            nq += 1
+        src.n_queued[0] = nq
         # ---- arrivals at the end of the cycle (§R2.4): flits sent in cycle t+1-Tl, credits in t+1-Tc
+        # (each slot lists the channels and terminals it carries a flit on and the (channel, VC) pairs it carries
+        # credits for, so that only those are visited)
         aslot = (t + 1) % Tl
         cslot = (t + 1) % Tc
-        for c in range(C):
-            flit = lk.pipe_flit[c, aslot]
-            if flit >= 0:
-                _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.ch_dst[c], tp.ch_dst_port[c], lk.pipe_vc[c, aslot], flit)
-                lk.pipe_flit[c, aslot] = -1
-            for v in range(V):
-                n = lk.cpipe[c, cslot, v]
-                if n:
-                    rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += n
-                    lk.cpipe[c, cslot, v] = 0
-        for s in range(T):
-            flit = lk.tpipe_flit[s, aslot]
-            if flit >= 0:
-                _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.inj_router[s], tp.inj_port[s], lk.tpipe_vc[s, aslot], flit)
-                lk.tpipe_flit[s, aslot] = -1
-            for v in range(V):
-                n = lk.tcpipe[s, cslot, v]
-                if n:
-                    lk.tcredit[s, v] += n
-                    lk.tcpipe[s, cslot, v] = 0
+        for i in range(lk.n_fly_ch[aslot]):
+            c = lk.fly_ch[aslot, i]
+            _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.ch_dst[c], tp.ch_dst_port[c], lk.pipe_vc[c, aslot],
+                     lk.pipe_flit[c, aslot])
+            lk.pipe_flit[c, aslot] = -1
+        lk.n_fly_ch[aslot] = 0
+        for i in range(lk.n_cred_ch[cslot]):
+            c = lk.cred_ch[cslot, i] // V
+            v = lk.cred_ch[cslot, i] - c * V
+            rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += lk.cpipe[c, cslot, v]
+            lk.cpipe[c, cslot, v] = 0
+        lk.n_cred_ch[cslot] = 0
+        for i in range(lk.n_fly_term[aslot]):
+            s = lk.fly_term[aslot, i]
+            _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.inj_router[s], tp.inj_port[s], lk.tpipe_vc[s, aslot],
+                     lk.tpipe_flit[s, aslot])
+            lk.tpipe_flit[s, aslot] = -1
+        lk.n_fly_term[aslot] = 0
+        for i in range(lk.n_cred_term[cslot]):
+            s = lk.cred_term[cslot, i] // V
+            v = lk.cred_term[cslot, i] - s * V
+            lk.tcredit[s, v] += lk.tcpipe[s, cslot, v]
+            lk.tcpipe[s, cslot, v] = 0
+        lk.n_cred_term[cslot] = 0
         if prm.E > 0:   # ejection links into the egress FIFOs, and the FIFOs' credits back (§R3a)
             for s in range(T):
                 flit = lk.epipe[s, aslot]
