@@ -229,9 +229,14 @@ class SimConfig:
         per_call = min(PACKETS_PER_CALL, int(self.window) * T // L + 1)  # packets one kernel call creates
         Tc = self.model.credit_latency(Tl)
         w = 8  # int64
+        w4 = 4  # the router and link state is int32
         oq = V * B + S + 1
-        parts = {"routers": w * R * P * (V * (B + 10) + 3 * oq + 8) + w * P * P * V,
-                 "links": w * ((C + T) * (2 * Tl + Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 2)),
+        # routers: buffers, 8 per-VC fields, 7 per-port fields (pointers, queue heads and counts, the busy
+        # list), 3 output-queue arrays; the allocator's int64 sort keys (ports x ports x VCs)
+        # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
+        # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
+        parts = {"routers": w4 * R * P * (V * (B + 8) + 3 * oq + 7) + w * P * P * V,
+                 "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 9 * min(int(self.window) * T, DRAWS_PER_CALL) + 5 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
         hmax = 2 * len(net.coord_names) + 2
@@ -474,62 +479,62 @@ class Simulator:
         pt = net.port_table()
         self.out_ch, self.in_ch = pt["out_channel"], pt["in_channel"]
         self.out_term, self.in_term = pt["out_terminal"], pt["in_terminal"]
-        i64 = np.int32
-        self.buf = np.zeros((R, P, V, B), i64)
-        self.bhead = np.zeros((R, P, V), i64)
-        self.bcnt = np.zeros((R, P, V), i64)
-        self.credit = np.where((self.out_ch >= 0)[:, :, None], B, 0).astype(i64) * np.ones((1, 1, V), i64)
+        i32 = np.int32   # the router, link and source state (FLIT_MAX)
+        self.buf = np.zeros((R, P, V, B), i32)
+        self.bhead = np.zeros((R, P, V), i32)
+        self.bcnt = np.zeros((R, P, V), i32)
+        self.credit = np.where((self.out_ch >= 0)[:, :, None], B, 0).astype(i32) * np.ones((1, 1, V), i32)
         E = int(cfg.egress_depth)
         if E:   # the ejection port's implicit VC: E credits, the egress FIFO's slots (§R3a)
             self.credit[net.ej_router, net.ej_port, 0] = E
-        self.ovc_busy = np.zeros((R, P, V), i64)
-        self.in_active = np.zeros((R, P, V), i64)
-        self.in_o = np.zeros((R, P, V), i64)
-        self.in_ov = np.zeros((R, P, V), i64)
-        self.ptr_in = np.zeros((R, P), i64)
-        self.ptr_out = np.zeros((R, P), i64)
-        self.ptr_seq = np.zeros(R, i64)
-        self.in_ready = np.zeros((R, P, V), i64)    # iq: first cycle SA may serve a VC VA allocated (§R10)
-        self.ptr_va_in = np.zeros((R, P), i64)
-        self.ptr_va_out = np.zeros((R, P), i64)
+        self.ovc_busy = np.zeros((R, P, V), i32)
+        self.in_active = np.zeros((R, P, V), i32)
+        self.in_o = np.zeros((R, P, V), i32)
+        self.in_ov = np.zeros((R, P, V), i32)
+        self.ptr_in = np.zeros((R, P), i32)
+        self.ptr_out = np.zeros((R, P), i32)
+        self.ptr_seq = np.zeros(R, i32)
+        self.in_ready = np.zeros((R, P, V), i32)    # iq: first cycle SA may serve a VC VA allocated (§R10)
+        self.ptr_va_in = np.zeros((R, P), i32)
+        self.ptr_va_out = np.zeros((R, P), i32)
         self.oq_cap = V * B + cfg.speedup + 1
-        self.oq = np.zeros((R, P, self.oq_cap), i64)
-        self.oqv = np.zeros((R, P, self.oq_cap), i64)
-        self.oqt = np.zeros((R, P, self.oq_cap), i64)  # the cycle each queued flit may take the link
-        self.oq_head = np.zeros((R, P), i64)
-        self.oq_cnt = np.zeros((R, P), i64)
+        self.oq = np.zeros((R, P, self.oq_cap), i32)
+        self.oqv = np.zeros((R, P, self.oq_cap), i32)
+        self.oqt = np.zeros((R, P, self.oq_cap), i32)  # the cycle each queued flit may take the link
+        self.oq_head = np.zeros((R, P), i32)
+        self.oq_cnt = np.zeros((R, P), i32)
         model = cfg.model
         Tc = model.credit_latency(Tl)                # cycles until a returned credit is usable (§R10)
-        self.pipe_flit = np.full((C, Tl), -1, i64)
-        self.pipe_vc = np.zeros((C, Tl), i64)
-        self.tpipe_flit = np.full((T, Tl), -1, i64)
-        self.tpipe_vc = np.zeros((T, Tl), i64)
-        self.cpipe = np.zeros((C, Tc, V), i64)
-        self.tcpipe = np.zeros((T, Tc, V), i64)
-        self.tcredit = np.full((T, V), B, i64)
-        self.epipe = np.full((T, Tl), -1, i64)      # §R3a (E >= 1): ejection links, egress FIFOs, their credits
-        self.efifo = np.zeros((T, max(E, 1)), i64)
-        self.ef_head = np.zeros(T, i64)
-        self.ef_cnt = np.zeros(T, i64)
-        self.ecpipe = np.zeros((T, Tl), i64)
-        self.sq_head = np.full(T, -1, i64)
-        self.sq_tail = np.full(T, -1, i64)
-        self.sq_flit = np.zeros(T, i64)
-        self.sq_count = np.zeros(T, i64)    # packets in the ring's source queue of each terminal
-        self.term_count = np.zeros(T, i64)  # packets created per terminal (for the injection VC, §R3)
+        self.pipe_flit = np.full((C, Tl), -1, i32)
+        self.pipe_vc = np.zeros((C, Tl), i32)
+        self.tpipe_flit = np.full((T, Tl), -1, i32)
+        self.tpipe_vc = np.zeros((T, Tl), i32)
+        self.cpipe = np.zeros((C, Tc, V), i32)
+        self.tcpipe = np.zeros((T, Tc, V), i32)
+        self.tcredit = np.full((T, V), B, i32)
+        self.epipe = np.full((T, Tl), -1, i32)      # §R3a (E >= 1): ejection links, egress FIFOs, their credits
+        self.efifo = np.zeros((T, max(E, 1)), i32)
+        self.ef_head = np.zeros(T, i32)
+        self.ef_cnt = np.zeros(T, i32)
+        self.ecpipe = np.zeros((T, Tl), i32)
+        self.sq_head = np.full(T, -1, i32)
+        self.sq_tail = np.full(T, -1, i32)
+        self.sq_flit = np.zeros(T, i32)
+        self.sq_count = np.zeros(T, i32)    # packets in the ring's source queue of each terminal
+        self.term_count = np.zeros(T, i32)  # packets created per terminal (for the injection VC, §R3)
         # the kernel's work lists (it visits these, not every queue, channel and terminal): the output queues
         # holding flits (as r * P + o), per link slot the channels and terminals a flit is on and the
         # (channel or terminal) * V + VC pairs credits are on, and the terminals with a packet to inject
-        self.oq_busy, self.n_busy = np.zeros(R * P, i64), np.zeros(1, i64)
-        self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i64), np.zeros(Tl, i64)
-        self.fly_term, self.n_fly_term = np.zeros((Tl, T), i64), np.zeros(Tl, i64)
-        self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), i64), np.zeros(Tc, i64)
-        self.cred_term, self.n_cred_term = np.zeros((Tc, T * V), i64), np.zeros(Tc, i64)
-        self.queued, self.n_queued = np.zeros(T, i64), np.zeros(1, i64)
+        self.oq_busy, self.n_busy = np.zeros(R * P, i32), np.zeros(1, i32)
+        self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
+        self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
+        self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), i32), np.zeros(Tc, i32)
+        self.cred_term, self.n_cred_term = np.zeros((Tc, T * V), i32), np.zeros(Tc, i32)
+        self.queued, self.n_queued = np.zeros(T, i32), np.zeros(1, i32)
         self.hmax = 2 * len(net.coord_names) + 2
         if cfg._table is not None:  # table routes (two phases at most) can be longer than 2 hops per coordinate
             self.hmax = max(self.hmax, 2 * int(cfg._table.dist.max(initial=0)) + 2)
-        z = lambda *shape: np.zeros(shape, i64)  # noqa: E731
+        z = lambda *shape: np.zeros(shape, i32)  # noqa: E731
         K = kernel
         self.prm = K.Params(algo=self.code, sequential=bool(cfg._sequential), ncls=int(cfg._ncls),
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
@@ -548,7 +553,7 @@ class Simulator:
                             req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=np.zeros((P, P * V), np.int64),
                             bcount=z(P), in_list=z(P), out_list=z(P), nin=z(1), resv=z(P * V))
         self._alloc_packets(self.CAP0)
-        self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=i64)   # free ring slots, a stack (top at the end)
+        self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
         self.held = HeldPackets(T)
         self.ej = self._ejected_table(0)   # the kernel's records of ejected packets (grown per call)
@@ -557,7 +562,7 @@ class Simulator:
         self.collected = 0       # packets ejected and collected so far
         self.below: dict[int, int] = {}   # watermarks: X -> packets with sequence number < X collected
         self.last_move = 0
-        self.ch_flits = np.zeros(C, i64)
+        self.ch_flits = np.zeros(C, np.int64)
         # ejection records (filled per chunk)
         self._log: list[np.ndarray] = []
 
