@@ -53,7 +53,7 @@ import numpy as np
 from ..gen.network import Network
 from ..gen.params import Param, ParamError
 
-__all__ = ["Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern"]
+__all__ = ["Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern", "integers_below"]
 
 #: Families whose routers sit on a full grid given by ``net.coords``.
 GRID_FAMILIES = frozenset({"fbfly", "hyperx", "2dfb", "torus", "mesh", "hypercube"})
@@ -108,6 +108,20 @@ class Pattern:
         return f"Pattern({self.name!r}: {self.doc})"
 
 
+def integers_below(rng: np.random.Generator, high: np.ndarray) -> np.ndarray:
+    """``rng.integers(0, high)`` for an array of bounds; a bound that is the same everywhere takes numpy's
+    scalar path, which draws the same numbers about 4x faster.
+
+    >>> a = integers_below(np.random.default_rng(5), np.full(1000, 31))
+    >>> bool((a == np.random.default_rng(5).integers(0, np.full(1000, 31), dtype=np.int64)).all())
+    True
+    """
+    high = np.asarray(high, dtype=np.int64)
+    if high.size and high.min() == high.max():
+        return rng.integers(0, int(high.flat[0]), size=high.shape, dtype=np.int64)
+    return rng.integers(0, high, dtype=np.int64)
+
+
 class _Uniform(Pattern):
     def __init__(self, name: str, doc: str, T: int) -> None:
         super().__init__(name, doc, deterministic=False, self_traffic=False)
@@ -133,7 +147,7 @@ class _RandomInGroup(Pattern):
         sg = g.group[src]
         dg = self.dst_group[sg]
         same = (dg == sg).astype(np.int64)
-        x = rng.integers(0, g.count[dg] - same, dtype=np.int64)
+        x = integers_below(rng, g.count[dg] - same)
         x = x + (same.astype(bool) & (x >= g.slot[src]))
         return g.members[g.start[dg] + x]
 
@@ -155,7 +169,7 @@ class _Hotspot(Pattern):
         # hot terminal it has none, and all its packets are uniform.
         n_choice = h - is_hot.astype(np.int64)
         to_hot &= n_choice > 0
-        x = rng.integers(0, np.maximum(n_choice, 1), dtype=np.int64)
+        x = integers_below(rng, np.maximum(n_choice, 1))
         x = x + (is_hot & (x >= pos))
         return np.where(to_hot, self.hot[np.minimum(x, h - 1)], d)
 
