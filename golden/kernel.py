@@ -534,7 +534,9 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
 def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     """§R2 switch traversal (single-cycle) or SA grant (§R10) of the front flit of input VC (r, p, v)
     to output (o, ov): the flit leaves its buffer, takes a credit of (o, ov), joins the output queue of
-    ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream."""
+    ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream. A head leaves
+    with the header (``nphase``, ``ndecided``, ``ninter``); ``nphase < 0``: the one its packet holds (a VC
+    that holds its output VC, so that its request reads no packet fields)."""
     L = prm.L
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
@@ -547,6 +549,10 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     idx = flit - pid * L
     eject = tp.out_term[r, o] >= 0
     if idx == 0:
+        if nphase < 0:   # the head of a VC that VA allocated: its header is the one VA wrote (§R10)
+            nphase = pk.phase[pid]
+            ndecided = pk.decided[pid]
+            ninter = pk.inter[pid]
         pk.phase[pid] = nphase
         pk.decided[pid] = ndecided
         pk.inter[pid] = ninter
@@ -647,7 +653,6 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
             v = wrap(vstart + j, V)
             if rs.bcnt[r, p, v] == 0:
                 continue
-            pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
             if rs.in_active[r, p, v]:
                 if mode == VA:
                     continue  # holds its output VC already
@@ -656,8 +661,9 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                 if grants_o[o] >= S or _no_credit(r, o, ov, prm, tp, rs) \
                         or (out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
                     continue
-                _grant(r, p, v, o, ov, pk.phase[pid], pk.decided[pid], pk.inter[pid], t, prm, tp, rs, lk, pk)
+                _grant(r, p, v, o, ov, -1, 0, 0, t, prm, tp, rs, lk, pk)   # the packet keeps its header
             else:
+                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
                 o = dec[0]
@@ -700,7 +706,6 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
             sc.req_o[p, v] = -1
             if rs.bcnt[r, p, v] == 0:
                 continue
-            pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
             if rs.in_active[r, p, v]:
                 if mode == VA or (mode == SA and rs.in_ready[r, p, v] > t):
                     continue
@@ -710,11 +715,12 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                     continue
                 sc.req_o[p, v] = o
                 sc.req_v[p, v] = ov
-                sc.req_ph[p, v] = pk.phase[pid]
-                sc.req_dc[p, v] = pk.decided[pid]
-                sc.req_in[p, v] = pk.inter[pid]
+                sc.req_ph[p, v] = -1   # a VC holding its output VC: the packet keeps its header (_grant)
             else:
-                if mode == SA or not _decide(r, p, pid, prm, tp, rs, pk, dec):
+                if mode == SA:
+                    continue
+                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
+                if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
                 if out_term[r, dec[0]] >= 0 and _eject_blocked(r, dec[0], prm, tp, rs):
                     continue  # ejection port held by another packet (§R5) or out of credits (§R3a)
