@@ -1,0 +1,108 @@
+"""Golden-model digests: prove a kernel change leaves every result the same to the bit.
+
+Run on demand (not a test), before and after a change to ``golden/``::
+
+    .venv/bin/python benchmarks/golden_digest.py --save /tmp/before.txt
+    # ... change the kernel ...
+    .venv/bin/python benchmarks/golden_digest.py --compare /tmp/before.txt
+
+It runs 81 short simulations (every HyperX routing under both router models, single- and multi-flit
+packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and worst-case
+traffic, the 2DFB priority routing, table routings on a torus, a Clos and a dragonfly, traces on, the
+32-ary reference configuration) and hashes each one's ejection records, flits ejected per cycle,
+channel counts and hop traces; then nine ``run_load`` results (warm-up, measurement, drain, the
+saturation verdict). ``--compare`` prints every configuration whose digest differs and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+
+import numpy as np
+
+from radixnet.gen import build
+from radixnet.golden.sim import SimConfig, Simulator
+
+
+def cases():
+    """(family, its parameters, SimConfig keywords, load, trace) of each stepped simulation."""
+    for rt in ("min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"):
+        for model in ("single-cycle", "iq"):
+            for L, E, S in ((1, 0, 1), (4, 0, 2), (3, 2, 1)):
+                for tr, load in (("uniform", 0.4), ("worst-case", 0.9)):
+                    yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model=model, packet_length=L,
+                           egress_depth=E, sink_stall=0.3 if E else 0.0, speedup=S, traffic=tr), load, False)
+    yield "fbfly", {"k": 3, "n": 3}, dict(routing="ugal-s"), 0.5, True
+    yield "fbfly", {"k": 3, "n": 3}, dict(routing="min-ad", packet_length=2, router_model="iq"), 0.5, True
+    yield "2dfb", {"k": 8, "n": 1}, dict(routing="2dfb-adaptive"), 0.6, True
+    yield "2dfb", {"k": 3, "n": 2}, dict(routing="2dfb-adaptive", router_model="iq", packet_length=2), 0.9, False
+    yield "torus", {}, dict(routing="dor"), 0.3, True
+    yield "clos", {}, dict(routing="clos-adaptive"), 0.5, False
+    yield "dragonfly", {"p": 2}, dict(routing="sp"), 0.5, True
+    ref = dict(routing="min", vcs=2, vc_depth=16, speedup=2)
+    yield "fbfly", {"k": 32, "n": 2}, ref, 0.3, False
+    yield "fbfly", {"k": 32, "n": 2}, {**ref, "traffic": "worst-case"}, 0.8, False
+
+
+LOAD_CASES = [("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s")),
+              ("fbfly", {"k": 4, "n": 2}, dict(routing="min", traffic="worst-case")),
+              ("fbfly", {"k": 8, "n": 2}, dict(routing="min-ad", router_model="iq", packet_length=3))]
+
+
+def digests() -> dict[str, str]:
+    out = {}
+    for fam, fk, kw, load, trace in cases():
+        sim = Simulator(SimConfig(build(fam, **fk), seed=3, window=200, **kw), trace=trace)
+        h = hashlib.sha256()
+        recs = []
+        if trace:
+            sim.on_ejected = lambda rec: recs.append({k: np.asarray(v).copy() for k, v in rec.items()})
+        for _ in range(3):
+            r = sim.step(200, load)
+            if r["ejected"] is not None:
+                for k in sorted(r["ejected"]):
+                    h.update(k.encode())
+                    h.update(np.ascontiguousarray(r["ejected"][k]).tobytes())
+            h.update(np.asarray(r["ej_flits"], np.int64).tobytes())
+        for rec in recs:
+            for k in sorted(rec):
+                h.update(k.encode())
+                h.update(np.ascontiguousarray(rec[k]).astype(np.int64).tobytes())
+        h.update(np.asarray(sim.ch_flits, np.int64).tobytes())
+        out[f"{fam} {fk} {kw} {load}"] = h.hexdigest()[:16]
+    for fam, fk, kw in LOAD_CASES:
+        for load in (0.2, 0.6, 0.95):
+            sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=300, measure=1500, max_warmup=4, **kw))
+            r = sim.run_load(load)
+            r.pop("wall_seconds", None)
+            out[f"run_load {fam} {fk} {kw} {load}"] = hashlib.sha256(json.dumps(r, sort_keys=True).encode()
+                                                                     ).hexdigest()[:16]
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--save", metavar="FILE", help="write the digests to FILE")
+    g.add_argument("--compare", metavar="FILE", help="compare with the digests in FILE (exit 1 on a difference)")
+    args = ap.parse_args()
+    now = digests()
+    if args.save:
+        with open(args.save, "w") as fh:
+            json.dump(now, fh, indent=0, sort_keys=True)
+        print(f"{len(now)} digests written to {args.save}")
+        return 0
+    with open(args.compare) as fh:
+        before = json.load(fh)
+    diff = [k for k in sorted(set(now) | set(before)) if now.get(k) != before.get(k)]
+    for k in diff:
+        print(f"differs: {k}")
+    print(f"{len(now) - len(diff)} of {len(now)} digests identical")
+    return 1 if diff else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
