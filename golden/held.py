@@ -32,6 +32,8 @@ from collections import namedtuple
 
 from numba import njit
 
+from .kernel import wrap
+
 __all__ = ["HeldRows", "held_put", "held_take", "held_widen", "within_quota"]
 
 #: The held packets: per terminal ``s`` the column ``head[s]`` of its first packet and its ``count[s]``
@@ -54,9 +56,7 @@ def held_put(q, seq, created, src, dst, inter):
     cap = q.seq.shape[1]
     for i in range(src.size):
         s = src[i]
-        c = q.head[s] + q.count[s]
-        if c >= cap:
-            c -= cap
+        c = wrap(q.head[s] + q.count[s], cap)
         q.seq[s, c] = seq[i]
         q.created[s, c] = created[i]
         q.dst[s, c] = dst[i]
@@ -85,17 +85,14 @@ def held_take(q, m, seq, created, src, dst, inter):
     for s in range(m.size):
         h = q.head[s]
         for j in range(m[s]):
-            c = h + j
-            if c >= cap:
-                c -= cap
+            c = wrap(h + j, cap)
             seq[i] = q.seq[s, c]
             created[i] = q.created[s, c]
             src[i] = s
             dst[i] = q.dst[s, c]
             inter[i] = q.inter[s, c]
             i += 1
-        h += m[s]
-        q.head[s] = h - cap if h >= cap else h
+        q.head[s] = wrap(h + m[s], cap)
         q.count[s] -= m[s]
 
 

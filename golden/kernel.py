@@ -178,6 +178,27 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
     return best
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _send_credit(pipe, events, n_events, k, cs, v):
+    """One credit for VC ``v`` onto credit pipe ``pipe[k]`` (a channel's or a terminal's) in slot ``cs``;
+    the first of its (k, v) in that slot joins the slot's work list ``events`` as ``k * V + v``."""
+    if pipe[k, cs, v] == 0:
+        events[cs, n_events[cs]] = k * pipe.shape[2] + v
+        n_events[cs] += 1
+    pipe[k, cs, v] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
+    """The flits of link slot ``slot`` (channels' or injection links', listed in ``fly[slot]``) join the
+    input VCs at the far end (``dst_router``, ``dst_port``), and the slot's list empties (§R2.4)."""
+    for i in range(n_fly[slot]):
+        k = fly[slot, i]
+        _enqueue(rs.buf, rs.bhead, rs.bcnt, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
+        pipe_flit[k, slot] = -1
+    n_fly[slot] = 0
+
+
 @njit(cache=True, _nrt=False)
 def _enqueue(buf, bhead, bcnt, r, p, v, flit):
     """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space)."""
@@ -593,16 +614,9 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     c_in = tp.in_ch[r, p]
     cs = t % prm.Tc
     if c_in >= 0:
-        if lk.cpipe[c_in, cs, v] == 0:   # a new (channel, VC) among the credits of this slot
-            lk.cred_ch[cs, lk.n_cred_ch[cs]] = c_in * lk.cpipe.shape[2] + v
-            lk.n_cred_ch[cs] += 1
-        lk.cpipe[c_in, cs, v] += 1
+        _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, cs, v)
     else:
-        s = tp.in_term[r, p]
-        if lk.tcpipe[s, cs, v] == 0:
-            lk.cred_term[cs, lk.n_cred_term[cs]] = s * lk.tcpipe.shape[2] + v
-            lk.n_cred_term[cs] += 1
-        lk.tcpipe[s, cs, v] += 1
+        _send_credit(lk.tcpipe, lk.cred_term, lk.n_cred_term, tp.in_term[r, p], cs, v)
 
 
 # allocation modes (§R6, §R10)
@@ -774,7 +788,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                 rank = p - ptr_out[r, o]
                 if rank < 0:
                     rank += P
-                key = ((rank * V + j) << 32) | (p << 16) | v
+                key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
                 while n > 0 and bucket[o, n - 1] > key:
                     bucket[o, n] = bucket[o, n - 1]
                     n -= 1
@@ -1034,24 +1048,14 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         # credits for, so that only those are visited)
         aslot = (t + 1) % Tl
         cslot = (t + 1) % Tc
-        for i in range(lk.n_fly_ch[aslot]):
-            c = lk.fly_ch[aslot, i]
-            _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.ch_dst[c], tp.ch_dst_port[c], lk.pipe_vc[c, aslot],
-                     lk.pipe_flit[c, aslot])
-            lk.pipe_flit[c, aslot] = -1
-        lk.n_fly_ch[aslot] = 0
+        _arrive(lk.fly_ch, lk.n_fly_ch, lk.pipe_flit, lk.pipe_vc, tp.ch_dst, tp.ch_dst_port, aslot, rs)
         for i in range(lk.n_cred_ch[cslot]):
             c = lk.cred_ch[cslot, i] // V
             v = lk.cred_ch[cslot, i] - c * V
             rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += lk.cpipe[c, cslot, v]
             lk.cpipe[c, cslot, v] = 0
         lk.n_cred_ch[cslot] = 0
-        for i in range(lk.n_fly_term[aslot]):
-            s = lk.fly_term[aslot, i]
-            _enqueue(rs.buf, rs.bhead, rs.bcnt, tp.inj_router[s], tp.inj_port[s], lk.tpipe_vc[s, aslot],
-                     lk.tpipe_flit[s, aslot])
-            lk.tpipe_flit[s, aslot] = -1
-        lk.n_fly_term[aslot] = 0
+        _arrive(lk.fly_term, lk.n_fly_term, lk.tpipe_flit, lk.tpipe_vc, tp.inj_router, tp.inj_port, aslot, rs)
         for i in range(lk.n_cred_term[cslot]):
             s = lk.cred_term[cslot, i] // V
             v = lk.cred_term[cslot, i] - s * V

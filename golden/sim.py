@@ -808,13 +808,10 @@ class Simulator:
         n = int(self.ej.n[0])
         ejf.append(ej[:cycles])
         if n:
-            if sinks and self.on_ejected is None:
-                rec = {f: getattr(self.ej, f)[:n] for f in EJECTED_DTYPES if f != "minimal"}
-                rec["min"] = self.ej.minimal[:n]
-            else:   # sequence order (a gather, so copies)
-                order = np.argsort(self.ej.seq[:n], kind="stable")
-                rec = {f: getattr(self.ej, f)[:n][order] for f in EJECTED_DTYPES if f != "minimal"}
-                rec["min"] = self.ej.minimal[:n][order]
+            # sinks alone take views in ejection order; else sequence order (a gather, so copies)
+            order = slice(None) if sinks and self.on_ejected is None else np.argsort(self.ej.seq[:n], kind="stable")
+            rec = {f: getattr(self.ej, f)[:n][order] for f in EJECTED_DTYPES if f != "minimal"}
+            rec["min"] = self.ej.minimal[:n][order]
             s = rec.pop("slot")
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
