@@ -31,12 +31,13 @@ from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUG
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
            "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "mix32", "sink_ready", "stall_threshold"]
 
-#: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls``, ``thr``), ``V`` VCs of ``B`` flits,
+#: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls`` VC classes of ``vpc`` VCs, ``thr``),
+#: ``V`` VCs of ``B`` flits,
 #: speedup ``S``, ``L`` flits per packet, link latency ``Tl``, credit latency ``Tc`` (§R10), VA stage
 #: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
 #: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``.
-Params = namedtuple("Params", "algo sequential ncls thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed")
+Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
@@ -44,20 +45,27 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
 #: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link,
 #: kept only when ``dst >= 1``), with the list of the queues holding flits (``oq_busy[:n_busy[0]]``, as
-#: ``r * P + o``). Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
+#: ``r << 16 | o``, int64, and ``oq_rdy``: the cycle its oldest flit may take the link). Per router, two lists of its
+#: input VCs holding flits, which the separable allocator visits instead of every VC: ``act[r, 0,
+#: :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1, :n_act[r, 1]]`` the VCs holding an
+#: output VC (``in_active``), as ``p << 16 | v``; ``act_pos[r, p, v]``: a VC's place in its list. Flit numbers
+#: and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
-                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt oq_busy n_busy")
+                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt oq_busy oq_rdy n_busy "
+                                "act n_act act_pos")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
 #: is in flight: the channels (``fly_ch[slot, :n_fly_ch[slot]]``) and terminals (``fly_term``) carrying a flit,
-#: and the ``channel * V + vc`` (``cred_ch``) and ``terminal * V + vc`` (``cred_term``) carrying credits.
+#: and the ``channel << 8 | vc`` (``cred_ch``) and ``terminal << 8 | vc`` (``cred_term``, both int64) carrying
+#: credits.
 Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe tcredit epipe efifo ef_head ef_cnt "
                             "ecpipe fly_ch n_fly_ch fly_term n_fly_term cred_ch n_cred_ch cred_term n_cred_term")
 #: Source queues: a linked list per terminal of the packets in the ring (``sq_count`` of them, the one being
 #: injected included; the caller holds later ones back, see ``Simulator``), and packets linked per terminal;
-#: ``queued[:n_queued[0]]``: the terminals with a packet to inject.
-Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next term_count queued n_queued")
+#: ``next_vc``: the VC of each terminal's next packet; ``queued[:n_queued[0]]``: the terminals with a packet to
+#: inject.
+Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next next_vc queued n_queued")
 #: The packet table (``seq``: creation sequence number, -1 for a free slot; ``inter0``: the header's
 #: intermediate router at creation) and, when tracing, each packet's hops (§R9).
 Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected ejected vc "
@@ -74,9 +82,11 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them). The
 #: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them) and the outputs
 #: requested (``out_list``); ``bucket[o, :bcount[o]]`` holds output o's requests in its round-robin order
-#: (int64 keys), and ``bcount`` is all zero between calls.
-Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in sel bucket bcount in_list "
-                                "out_list nin resv")
+#: (int64 keys); ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
+#: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
+#: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
+Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
+                                "in_list inl out_list nin resv tcs")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -181,9 +191,9 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
 @njit(cache=True, inline="always", _nrt=False)
 def _send_credit(pipe, events, n_events, k, cs, v):
     """One credit for VC ``v`` onto credit pipe ``pipe[k]`` (a channel's or a terminal's) in slot ``cs``;
-    the first of its (k, v) in that slot joins the slot's work list ``events`` as ``k * V + v``."""
+    the first of its (k, v) in that slot joins the slot's work list ``events`` as ``k << 8 | v``."""
     if pipe[k, cs, v] == 0:
-        events[cs, n_events[cs]] = k * pipe.shape[2] + v
+        events[cs, n_events[cs]] = (k << 8) | v   # VCs < 2**8 (LIMITS)
         n_events[cs] += 1
     pipe[k, cs, v] += 1
 
@@ -194,17 +204,41 @@ def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
     input VCs at the far end (``dst_router``, ``dst_port``), and the slot's list empties (§R2.4)."""
     for i in range(n_fly[slot]):
         k = fly[slot, i]
-        _enqueue(rs.buf, rs.bhead, rs.bcnt, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
+        _enqueue(rs, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
         pipe_flit[k, slot] = -1
     n_fly[slot] = 0
 
 
-@njit(cache=True, _nrt=False)
-def _enqueue(buf, bhead, bcnt, r, p, v, flit):
-    """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space)."""
-    B = buf.shape[3]
-    buf[r, p, v, wrap(bhead[r, p, v] + bcnt[r, p, v], B)] = flit
-    bcnt[r, p, v] += 1
+@njit(cache=True, inline="always", _nrt=False)
+def _list_add(rs, r, k, p, v):
+    """Input VC (r, p, v) joins its router's list ``k`` (0: awaiting a routing decision, 1: holding an
+    output VC)."""
+    n = rs.n_act[r, k]
+    rs.act[r, k, n] = (p << 16) | v
+    rs.act_pos[r, p, v] = n
+    rs.n_act[r, k] = n + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _list_drop(rs, r, k, p, v):
+    """Input VC (r, p, v) leaves its router's list ``k`` (the list's last VC takes its place)."""
+    i = rs.act_pos[r, p, v]
+    n = rs.n_act[r, k] - 1
+    last = rs.act[r, k, n]
+    rs.act[r, k, i] = last
+    rs.act_pos[r, last >> 16, last & 0xFFFF] = i
+    rs.n_act[r, k] = n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _enqueue(rs, r, p, v, flit):
+    """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space);
+    a VC that was empty joins its router's list for its state (``in_active``)."""
+    n = rs.bcnt[r, p, v]
+    if n == 0:
+        _list_add(rs, r, rs.in_active[r, p, v], p, v)
+    rs.buf[r, p, v, wrap(rs.bhead[r, p, v] + n, rs.buf.shape[3])] = flit
+    rs.bcnt[r, p, v] = n + 1
 
 
 @njit(cache=True, _nrt=False)
@@ -241,7 +275,7 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
     """VAL / UGAL-L / UGAL-G on the route tables (router-spec §R7c); VC class = hops taken."""
     credit, ovc_busy, out_term, tbl, tdist, B = rs.credit, rs.ovc_busy, tp.out_term, tp.tbl, tp.tdist, prm.B
     algo, ncls = prm.algo, prm.ncls
-    vpc = prm.V // ncls
+    vpc = prm.vpc
     cls = pk.hops[pid]
     if cls >= ncls:
         cls = ncls - 1
@@ -326,7 +360,7 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
         return True
     h1 = pk.phase[pid]
     ncls = prm.ncls
-    vpc = prm.V // ncls
+    vpc = prm.vpc
     cls = pk.hops[pid]
     if cls >= ncls:
         cls = ncls - 1
@@ -431,7 +465,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
     credit, ovc_busy, out_term, coords, port_to = rs.credit, rs.ovc_busy, tp.out_term, tp.coords, tp.port_to
     dt = pk.dst[pid]
     dr = tp.term_router[dt]
-    vpc = V // ncls
+    vpc = prm.vpc
     phase = pk.phase[pid]
     decided = pk.decided[pid]
     inter = pk.inter[pid]
@@ -552,16 +586,18 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
+def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk):
     """§R2 switch traversal (single-cycle) or SA grant (§R10) of the front flit of input VC (r, p, v)
     to output (o, ov): the flit leaves its buffer, takes a credit of (o, ov), joins the output queue of
     ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream. A head leaves
     with the header (``nphase``, ``ndecided``, ``ninter``); ``nphase < 0``: the one its packet holds (a VC
-    that holds its output VC, so that its request reads no packet fields)."""
+    that holds its output VC, so that its request reads no packet fields). ``cs``: the credit pipes' slot of
+    cycle ``t`` (``t % Tc``)."""
     L = prm.L
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
     flit = buf[r, p, v, bhead[r, p, v]]
+    k0 = rs.in_active[r, p, v]   # the router list the VC is in (see the end)
     bcnt[r, p, v] -= 1
     # an emptied buffer restarts at slot 0 (so does an output queue): below saturation the queues then
     # stay in their first cache line instead of cycling through every slot
@@ -598,11 +634,18 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
         # single-cycle model neither was ever set; in the iq model VA set both, §R10)
         rs.in_active[r, p, v] = 0
         rs.ovc_busy[r, o, ov] = 0
+    # the VC leaves its router's lists when emptied, and changes list when it took or released an output VC
+    if bcnt[r, p, v] == 0:
+        _list_drop(rs, r, k0, p, v)
+    elif rs.in_active[r, p, v] != k0:
+        _list_drop(rs, r, k0, p, v)
+        _list_add(rs, r, 1 - k0, p, v)
     if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
     if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list
-        rs.oq_busy[rs.n_busy[0]] = r * rs.oq.shape[1] + o
+        rs.oq_busy[rs.n_busy[0]] = (r << 16) | o   # ports < 2**16
+        rs.oq_rdy[rs.n_busy[0]] = t + prm.dst
         rs.n_busy[0] += 1
     slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
     rs.oq[r, o, slot] = flit
@@ -612,7 +655,6 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, prm, tp, rs, lk, pk):
     rs.oq_cnt[r, o] += 1
     # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
     c_in = tp.in_ch[r, p]
-    cs = t % prm.Tc
     if c_in >= 0:
         _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, cs, v)
     else:
@@ -631,6 +673,8 @@ def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
     serve it from cycle ``t + dv``, and the routing decision in ``dec`` is committed to the packet's header.
     A multi-flit packet holds the output VC for that time (wormhole, §R5); a single-flit packet cannot
     interleave with another, so it holds none (as in the single-cycle model)."""
+    _list_drop(rs, r, 0, p, v)   # a head in the buffer: from the router's list awaiting a decision ...
+    _list_add(rs, r, 1, p, v)    # ... to the list holding an output VC
     rs.in_active[r, p, v] = 1
     rs.in_o[r, p, v] = o
     rs.in_ov[r, p, v] = ov
@@ -675,7 +719,7 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                 if grants_o[o] >= S or _no_credit(r, o, ov, prm, tp, rs) \
                         or (out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
                     continue
-                _grant(r, p, v, o, ov, -1, 0, 0, t, prm, tp, rs, lk, pk)   # the packet keeps its header
+                _grant(r, p, v, o, ov, -1, 0, 0, t, sc.tcs[0], prm, tp, rs, lk, pk)   # the packet keeps its header
             else:
                 pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
@@ -689,18 +733,17 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                     _va_commit(r, p, v, pid, o, dec[1], t, prm, tp, rs, pk, dec)
                     if out_term[r, o] < 0 or prm.E > 0:
                         rs.credit[r, o, dec[1]] -= 1  # q(o) + 1 for the later inputs (undone below)
-                        sc.resv[nres] = o * V + dec[1]
+                        sc.resv[nres] = (o << 8) | dec[1]   # VCs < 2**8 (LIMITS)
                         nres += 1
                 else:
-                    _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, prm, tp, rs, lk, pk)
+                    _grant(r, p, v, o, dec[1], dec[2], dec[3], dec[4], t, sc.tcs[0], prm, tp, rs, lk, pk)
             moved = True
             grants_o[o] += 1
             grants_i[p] += 1
             ptr_in[r, p] = wrap(v + 1, V)
     rs.ptr_seq[r] = wrap(start + 1, P)
     for i in range(nres):
-        o = sc.resv[i] // V
-        rs.credit[r, o, sc.resv[i] - o * V] += 1
+        rs.credit[r, sc.resv[i] >> 8, sc.resv[i] & 0xFF] += 1
     return moved
 
 
@@ -710,18 +753,21 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
 
     COMBINED: a VC holding an output VC requests it if it has a credit; any other head decides on the
     start-of-cycle state. VA: only heads without an output VC decide. SA: only VCs that VA allocated at
-    least ``dv`` cycles ago, if their output VC has a credit. Returns True if any VC requests."""
-    P, V, L = rs.buf.shape[1], prm.V, prm.L
+    least ``dv`` cycles ago, if their output VC has a credit. Only the VCs holding flits are visited, from
+    the router's lists (``rs.act``: VA the heads awaiting a decision, SA the VCs holding an output VC,
+    COMBINED both), in any order: a request depends on the start-of-cycle state alone, and steps 2-4
+    order the requests by the arbiters' pointers. ``sc.req_o`` is -1 for every VC that does not request
+    (step 2 restores that after reading it). Returns True if any VC requests."""
+    L = prm.L
     out_term, dec = tp.out_term, sc.dec
     nin = 0
-    for p in range(P):
-        req = False
-        for v in range(V):
-            sc.req_o[p, v] = -1
-            if rs.bcnt[r, p, v] == 0:
-                continue
-            if rs.in_active[r, p, v]:
-                if mode == VA or (mode == SA and rs.in_ready[r, p, v] > t):
+    for k in range(1 if mode == SA else 0, 1 if mode == VA else 2):
+        for i in range(rs.n_act[r, k]):
+            pv = rs.act[r, k, i]
+            p = pv >> 16
+            v = pv & 0xFFFF
+            if k == 1:   # holds its output VC (in_active)
+                if mode == SA and rs.in_ready[r, p, v] > t:
                     continue
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
@@ -730,9 +776,7 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                 sc.req_o[p, v] = o
                 sc.req_v[p, v] = ov
                 sc.req_ph[p, v] = -1   # a VC holding its output VC: the packet keeps its header (_grant)
-            else:
-                if mode == SA:
-                    continue
+            else:        # a head awaiting a routing decision
                 pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
@@ -743,10 +787,10 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                 sc.req_ph[p, v] = dec[2]
                 sc.req_dc[p, v] = dec[3]
                 sc.req_in[p, v] = dec[4]
-            req = True
-        if req:
-            sc.in_list[nin] = p
-            nin += 1
+            if not sc.inl[p]:   # the input's first request
+                sc.inl[p] = 1
+                sc.in_list[nin] = p
+                nin += 1
     sc.nin[0] = nin
     return nin > 0
 
@@ -760,9 +804,9 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     grants of this cycle left them. Returns True on any grant."""
     P, V, S = rs.buf.shape[1], prm.V, prm.S
     ej_depth = V * prm.B
-    vpc = V // prm.ncls
-    out_term, grants_o, grants_i, sel, bucket, bcount, in_list, out_list = \
-        tp.out_term, sc.grants_o, sc.grants_i, sc.sel, sc.bucket, sc.bcount, sc.in_list, sc.out_list
+    vpc = prm.vpc
+    out_term, grants_o, grants_i, last_j, bucket, bcount, in_list, out_list = \
+        tp.out_term, sc.grants_o, sc.grants_i, sc.last_j, sc.bucket, sc.bcount, sc.in_list, sc.out_list
     ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
     ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
     moved = False
@@ -773,21 +817,20 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     # ptr_out, then VC order within the input)
     for i in range(nin):
         p = in_list[i]
+        sc.inl[p] = 0
         k = 0
         for j in range(V):
             v = wrap(ptr_in[r, p] + j, V)
-            sel[p, v] = 0
-            if sc.req_o[p, v] >= 0 and k < S:
-                sel[p, v] = 1
+            o = sc.req_o[p, v]
+            sc.req_o[p, v] = -1
+            if o >= 0 and k < S:
                 k += 1
-                o = sc.req_o[p, v]
                 n = bcount[o]
                 if n == 0:
                     out_list[nout] = o
                     nout += 1
                 rank = p - ptr_out[r, o]
-                if rank < 0:
-                    rank += P
+                rank += (rank < 0) * P
                 key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
                 while n > 0 and bucket[o, n - 1] > key:
                     bucket[o, n] = bucket[o, n - 1]
@@ -809,7 +852,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             ov = sc.req_v[p, v]
             if mode == VA:
                 if out_term[r, o] < 0:
-                    c0 = (ov // vpc) * vpc
+                    c0 = 0 if prm.ncls == 1 else (ov // vpc) * vpc
                     ov = _best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
                     if ov < 0:
                         continue  # every VC of the class went to earlier grants of this cycle
@@ -827,36 +870,43 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                 elif rs.oq_cnt[r, o] >= ej_depth or (rs.in_active[r, p, v] == 0 and rs.ovc_busy[r, o, 0]) \
                         or _no_credit(r, o, 0, prm, tp, rs):
                     continue  # full ejection queue, its implicit VC taken by an earlier head, no credit (§R3a)
-                _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, prm, tp, rs, lk,
-                       pk)
+                _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, sc.tcs[0], prm, tp,
+                       rs, lk, pk)
             moved = True
             grants_o[o] += 1
             grants_i[p] += 1
             last_p = p
-            sel[p, v] = 2  # granted
+            j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
+            j += (j < 0) * V
+            if j > last_j[p]:
+                last_j[p] = j
         if last_p >= 0:
             ptr_out[r, o] = wrap(last_p + 1, P)
     # 4. input pointers: one past the last granted VC in the input's round-robin order
     for i in range(nin):
         p = in_list[i]
-        if grants_i[p] == 0:
-            continue
-        vstart = ptr_in[r, p]
-        for j in range(V - 1, -1, -1):
-            v = wrap(vstart + j, V)
-            if sel[p, v] == 2:
-                ptr_in[r, p] = wrap(v + 1, V)
-                break
+        if last_j[p] >= 0:
+            ptr_in[r, p] = wrap(ptr_in[r, p] + last_j[p] + 1, V)
+            last_j[p] = -1
     return moved
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
-    """One allocation stage of router ``r`` in cycle ``t`` (fresh grant counts); True on any grant."""
+    """One allocation stage of router ``r`` in cycle ``t`` (fresh grant counts); True on any grant.
+
+    A stage with no VC to serve (the router's lists, see :func:`_requests`) grants nothing; of its state
+    only the sequential allocator's pointer changes, which advances every cycle."""
+    n = rs.n_act[r, 1] if mode == SA else rs.n_act[r, 0] + (rs.n_act[r, 1] if mode == COMBINED else 0)
+    seq = prm.sequential and mode != SA
+    if n == 0:
+        if seq:
+            rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
+        return False
     for o in range(sc.grants_o.shape[0]):
         sc.grants_o[o] = 0
         sc.grants_i[o] = 0
-    if prm.sequential and mode != SA:
+    if seq:
         return _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc)
     if _requests(r, t, mode, prm, tp, rs, pk, sc):
         return _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc)
@@ -924,8 +974,8 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     pk.hop_cycle[pid, h] = -1
                     pk.hop_hdr[pid, h] = -1
                     pk.hop_sent[pid, h] = -1
-            pk.vc[pid] = src.term_count[s] % V  # packet i of a terminal uses VC i mod V (§R3)
-            src.term_count[s] += 1
+            pk.vc[pid] = src.next_vc[s]  # packet i of a terminal uses VC i mod V (§R3)
+            src.next_vc[s] = wrap(src.next_vc[s] + 1, V)
             src.sq_count[s] += 1
             if src.sq_tail[s] >= 0:
                 src.pkt_next[src.sq_tail[s]] = pid
@@ -958,6 +1008,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         # site for both, so that the inlined allocator is compiled twice, not three times), both acting on the
         # start-of-cycle state: SA serves only VCs allocated before this cycle (in_ready), and VA sees no
         # credit or VC that SA changes in this cycle
+        sc.tcs[0] = t % Tc
         if prm.dv == 0:
             for r in range(R):
                 moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
@@ -972,21 +1023,24 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         nb = 0
         for i in range(rs.n_busy[0]):
             ro = rs.oq_busy[i]
-            r = ro // P
-            o = ro - r * P
-            h = rs.oq_head[r, o]
-            if prm.dst > 0 and rs.oqt[r, o, h] > t:
+            if rs.oq_rdy[i] > t:   # its oldest flit is still in the switch stages (§R10)
                 rs.oq_busy[nb] = ro
+                rs.oq_rdy[nb] = rs.oq_rdy[i]
                 nb += 1
                 continue
+            r = ro >> 16
+            o = ro & 0xFFFF
+            h = rs.oq_head[r, o]
             flit = rs.oq[r, o, h]
             ov = rs.oqv[r, o, h]
             rs.oq_cnt[r, o] -= 1
             if rs.oq_cnt[r, o] == 0:
                 rs.oq_head[r, o] = 0
             else:
-                rs.oq_head[r, o] = wrap(h + 1, rs.oq.shape[2])
+                h1 = wrap(h + 1, rs.oq.shape[2])
+                rs.oq_head[r, o] = h1
                 rs.oq_busy[nb] = ro
+                rs.oq_rdy[nb] = rs.oqt[r, o, h1] if prm.dst > 0 else t
                 nb += 1
             if prm.trace_on and flit % L == 0:
                 # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
@@ -1050,15 +1104,15 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         cslot = (t + 1) % Tc
         _arrive(lk.fly_ch, lk.n_fly_ch, lk.pipe_flit, lk.pipe_vc, tp.ch_dst, tp.ch_dst_port, aslot, rs)
         for i in range(lk.n_cred_ch[cslot]):
-            c = lk.cred_ch[cslot, i] // V
-            v = lk.cred_ch[cslot, i] - c * V
+            c = lk.cred_ch[cslot, i] >> 8
+            v = lk.cred_ch[cslot, i] & 0xFF
             rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += lk.cpipe[c, cslot, v]
             lk.cpipe[c, cslot, v] = 0
         lk.n_cred_ch[cslot] = 0
         _arrive(lk.fly_term, lk.n_fly_term, lk.tpipe_flit, lk.tpipe_vc, tp.inj_router, tp.inj_port, aslot, rs)
         for i in range(lk.n_cred_term[cslot]):
-            s = lk.cred_term[cslot, i] // V
-            v = lk.cred_term[cslot, i] - s * V
+            s = lk.cred_term[cslot, i] >> 8
+            v = lk.cred_term[cslot, i] & 0xFF
             lk.tcredit[s, v] += lk.tcpipe[s, cslot, v]
             lk.tcpipe[s, cslot, v] = 0
         lk.n_cred_term[cslot] = 0
@@ -1078,10 +1132,8 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         elif t - last_move > prm.watchdog:
             # anything buffered?
             for r in range(R):
-                for p in range(P):
-                    for v in range(V):
-                        if rs.bcnt[r, p, v] > 0:
-                            return STATUS_WATCHDOG, t, last_move
+                if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+                    return STATUS_WATCHDOG, t, last_move
             last_move = t
     return STATUS_OK, t1, last_move
 
@@ -1108,7 +1160,8 @@ def decide_reference(known: dict) -> bool:
     pk = Packets(**{f: z1 for f in Packets._fields})._replace(
         dst=known["pkt_dst"], phase=known["pkt_phase"], decided=known["pkt_decided"], inter=known["pkt_inter"],
         hops=known["pkt_hops"])
-    prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]), thr=int(known["thr"]), V=V,
+    prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
+                 vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
                  sseed=0)
     return bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), int(known.get("pid", 0)), prm, tp, rs,

@@ -231,11 +231,12 @@ class SimConfig:
         w = 8  # int64
         w4 = 4  # the router and link state is int32
         oq = V * B + S + 1
-        # routers: buffers, 8 per-VC fields, 7 per-port fields (pointers, queue heads and counts, the busy
-        # list), 3 output-queue arrays; the allocator's int64 sort keys (ports x ports x VCs)
+        # routers: buffers, 11 per-VC fields (8 of state, 3 of the allocator's VC lists), 8 per-port fields
+        # (pointers, queue heads and counts, the busy list and its ready cycles), 3 output-queue arrays; the
+        # allocator's int64 sort keys (ports x ports x VCs)
         # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
-        parts = {"routers": w4 * R * P * (V * (B + 8) + 3 * oq + 7) + w * P * P * V,
+        parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 8) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 9 * min(int(self.window) * T, DRAWS_PER_CALL) + 5 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
@@ -521,15 +522,19 @@ class Simulator:
         self.sq_tail = np.full(T, -1, i32)
         self.sq_flit = np.zeros(T, i32)
         self.sq_count = np.zeros(T, i32)    # packets in the ring's source queue of each terminal
-        self.term_count = np.zeros(T, i32)  # packets created per terminal (for the injection VC, §R3)
+        self.next_vc = np.zeros(T, i32)     # the VC of each terminal's next packet (§R3)
         # the kernel's work lists (it visits these, not every queue, channel and terminal): the output queues
         # holding flits (as r * P + o), per link slot the channels and terminals a flit is on and the
         # (channel or terminal) * V + VC pairs credits are on, and the terminals with a packet to inject
-        self.oq_busy, self.n_busy = np.zeros(R * P, i32), np.zeros(1, i32)
+        self.oq_busy, self.oq_rdy, self.n_busy = np.zeros(R * P, np.int64), np.zeros(R * P, i32), np.zeros(1, i32)
+        # per router, its input VCs holding flits (as p << 16 | v) in two lists (awaiting a routing decision,
+        # holding an output VC) and each VC's place in its list
+        self.act, self.n_act = np.zeros((R, 2, P * V), i32), np.zeros((R, 2), i32)
+        self.act_pos = np.zeros((R, P, V), i32)
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
-        self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), i32), np.zeros(Tc, i32)
-        self.cred_term, self.n_cred_term = np.zeros((Tc, T * V), i32), np.zeros(Tc, i32)
+        self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)
+        self.cred_term, self.n_cred_term = np.zeros((Tc, T * V), np.int64), np.zeros(Tc, i32)
         self.queued, self.n_queued = np.zeros(T, i32), np.zeros(1, i32)
         self.hmax = 2 * len(net.coord_names) + 2
         if cfg._table is not None:  # table routes (two phases at most) can be longer than 2 hops per coordinate
@@ -537,6 +542,7 @@ class Simulator:
         z = lambda *shape: np.zeros(shape, i32)  # noqa: E731
         K = kernel
         self.prm = K.Params(algo=self.code, sequential=bool(cfg._sequential), ncls=int(cfg._ncls),
+                            vpc=int(V // cfg._ncls),
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
                             S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
                             dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on,
@@ -549,9 +555,9 @@ class Simulator:
                          port_lanes=self.port_lanes, tdist=self.tdist, tcls=self.tcls, up_port=self.up_port)
         self.rs = K.Routers(**{f: getattr(self, f) for f in K.Routers._fields})
         self.lk = K.Links(**{f: getattr(self, f) for f in K.Links._fields})
-        self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=z(P, V), req_v=z(P, V), req_ph=z(P, V),
-                            req_dc=z(P, V), req_in=z(P, V), sel=z(P, V), bucket=np.zeros((P, P * V), np.int64),
-                            bcount=z(P), in_list=z(P), out_list=z(P), nin=z(1), resv=z(P * V))
+        self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32), req_v=z(P, V), req_ph=z(P, V),
+                            req_dc=z(P, V), req_in=z(P, V), last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64),
+                            bcount=z(P), in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(1))
         self._alloc_packets(self.CAP0)
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
@@ -731,6 +737,18 @@ class Simulator:
         """
         per_cycle = max(load / self.L * self.T, 1e-9)
         return int(max(1, min(cycles, DRAWS_PER_CALL // self.T, PACKETS_PER_CALL // per_cycle)))
+
+    def place_flit(self, r: int, p: int, v: int, flit: int) -> None:
+        """Put flit number ``flit`` at the tail of input VC (r, p, v) as an arriving flit joins it (§R2.4),
+        the allocator's lists of VCs holding flits included: for tests that build a state by hand."""
+        if self.bcnt[r, p, v] == 0:   # the VC joins its router's list for its state (kernel._enqueue)
+            k = int(self.in_active[r, p, v])
+            n = self.n_act[r, k]
+            self.act[r, k, n] = (p << 16) | v
+            self.act_pos[r, p, v] = n
+            self.n_act[r, k] = n + 1
+        self.buf[r, p, v, (self.bhead[r, p, v] + self.bcnt[r, p, v]) % self.B] = flit
+        self.bcnt[r, p, v] += 1
 
     def step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
              sinks=()) -> dict:

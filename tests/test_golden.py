@@ -260,8 +260,7 @@ def test_input_pointer_moves_past_the_last_vc_granted_in_round_robin_order(routi
     sim.pkt_inter[slots] = sim.pkt_inter0[slots] = new.inter
     sim.pkt_injected[slots] = sim.pkt_ejected[slots] = sim.pkt_next[slots] = -1
     for v, slot in enumerate(slots):
-        sim.buf[0, 0, v, 0] = slot * sim.L
-        sim.bcnt[0, 0, v] = 1
+        sim.place_flit(0, 0, v, slot * sim.L)
         sim.tcredit[0, v] -= 1
     sim.next_seq = 2
     sim.step(1)
