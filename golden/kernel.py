@@ -82,7 +82,8 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them). The
 #: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them) and the outputs
 #: requested (``out_list``); ``bucket[o, :bcount[o]]`` holds output o's requests in its round-robin order
-#: (int64 keys); ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
+#: (int64 keys); ``grants_o``/``grants_i``: the sequential allocator's grants per output and input this cycle;
+#: ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
@@ -699,6 +700,9 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
     ej_depth = V * prm.B
     out_term, dec, grants_o, grants_i = tp.out_term, sc.dec, sc.grants_o, sc.grants_i
     ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
+    for o in range(P):   # fresh grant counts
+        grants_o[o] = 0
+        grants_i[o] = 0
     moved = False
     nres = 0
     start = rs.ptr_seq[r]
@@ -805,8 +809,8 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     P, V, S = rs.buf.shape[1], prm.V, prm.S
     ej_depth = V * prm.B
     vpc = prm.vpc
-    out_term, grants_o, grants_i, last_j, bucket, bcount, in_list, out_list = \
-        tp.out_term, sc.grants_o, sc.grants_i, sc.last_j, sc.bucket, sc.bcount, sc.in_list, sc.out_list
+    out_term, last_j, bucket, bcount, in_list, out_list = \
+        tp.out_term, sc.last_j, sc.bucket, sc.bcount, sc.in_list, sc.out_list
     ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
     ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
     moved = False
@@ -844,8 +848,9 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
         n = bcount[o]
         bcount[o] = 0
         last_p = -1
+        g = 0   # the output's grants
         for e in range(n):
-            if grants_o[o] >= S:
+            if g >= S:
                 break
             p = (bucket[o, e] >> 16) & 0xFFFF
             v = bucket[o, e] & 0xFFFF
@@ -873,8 +878,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                 _grant(r, p, v, o, ov, sc.req_ph[p, v], sc.req_dc[p, v], sc.req_in[p, v], t, sc.tcs[0], prm, tp,
                        rs, lk, pk)
             moved = True
-            grants_o[o] += 1
-            grants_i[p] += 1
+            g += 1
             last_p = p
             j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
             j += (j < 0) * V
@@ -893,7 +897,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
-    """One allocation stage of router ``r`` in cycle ``t`` (fresh grant counts); True on any grant.
+    """One allocation stage of router ``r`` in cycle ``t``; True on any grant.
 
     A stage with no VC to serve (the router's lists, see :func:`_requests`) grants nothing; of its state
     only the sequential allocator's pointer changes, which advances every cycle."""
@@ -903,9 +907,6 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
         if seq:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
         return False
-    for o in range(sc.grants_o.shape[0]):
-        sc.grants_o[o] = 0
-        sc.grants_i[o] = 0
     if seq:
         return _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc)
     if _requests(r, t, mode, prm, tp, rs, pk, sc):
