@@ -128,8 +128,9 @@ def main() -> None:
                 and ld == 0.8)
     per_cycle_idle = 1e6 / idle["cycles_per_s"]
     per_cycle_busy = 1e6 * busy["kernel_share"] / busy["cycles_per_s"]
-    print(f"\nwhat dominates (32-ary 2-flat, min): an idle cycle costs {per_cycle_idle:.0f} us (each router's "
-          f"allocator looks at every input VC; links and terminals are visited only when they carry something); "
+    print(f"\nwhat dominates (32-ary 2-flat, min): an idle cycle costs {per_cycle_idle:.0f} us (the whole "
+          f"wall time per cycle, Python included: routers, links and terminals are visited only when they hold or "
+          f"carry something); "
           f"at load 0.8 the kernel spends {per_cycle_busy:.0f} us per cycle, so "
           f"{1 - per_cycle_idle / per_cycle_busy:.0%} of it is per-flit work (route decision, allocation, "
           f"switch and link moves).")
