@@ -29,7 +29,8 @@ from numba import njit
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
-           "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "mix32", "sink_ready", "stall_threshold"]
+           "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32", "sink_ready",
+           "stall_threshold"]
 
 #: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls`` VC classes of ``vpc`` VCs, ``thr``),
 #: ``V`` VCs of ``B`` flits,
@@ -48,7 +49,7 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``r << 16 | o``, int64, and ``oq_rdy``: the cycle its oldest flit may take the link). Per router, two lists of its
 #: input VCs holding flits, which the separable allocator visits instead of every VC: ``act[r, 0,
 #: :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1, :n_act[r, 1]]`` the VCs holding an
-#: output VC (``in_active``), as ``p << 16 | v``; ``act_pos[r, p, v]``: a VC's place in its list. Flit numbers
+#: output VC (``in_active``), as ``p << 8 | v``; ``act_pos[r, p, v]``: a VC's place in its list. Flit numbers
 #: and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt oq_busy oq_rdy n_busy "
@@ -205,7 +206,7 @@ def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
     input VCs at the far end (``dst_router``, ``dst_port``), and the slot's list empties (§R2.4)."""
     for i in range(n_fly[slot]):
         k = fly[slot, i]
-        _enqueue(rs, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
+        enqueue(rs, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
         pipe_flit[k, slot] = -1
     n_fly[slot] = 0
 
@@ -215,7 +216,7 @@ def _list_add(rs, r, k, p, v):
     """Input VC (r, p, v) joins its router's list ``k`` (0: awaiting a routing decision, 1: holding an
     output VC)."""
     n = rs.n_act[r, k]
-    rs.act[r, k, n] = (p << 16) | v
+    rs.act[r, k, n] = (p << 8) | v   # VCs < 2**8 (LIMITS)
     rs.act_pos[r, p, v] = n
     rs.n_act[r, k] = n + 1
 
@@ -227,12 +228,12 @@ def _list_drop(rs, r, k, p, v):
     n = rs.n_act[r, k] - 1
     last = rs.act[r, k, n]
     rs.act[r, k, i] = last
-    rs.act_pos[r, last >> 16, last & 0xFFFF] = i
+    rs.act_pos[r, last >> 8, last & 0xFF] = i
     rs.n_act[r, k] = n
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _enqueue(rs, r, p, v, flit):
+def enqueue(rs, r, p, v, flit):
     """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space);
     a VC that was empty joins its router's list for its state (``in_active``)."""
     n = rs.bcnt[r, p, v]
@@ -768,8 +769,8 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
     for k in range(1 if mode == SA else 0, 1 if mode == VA else 2):
         for i in range(rs.n_act[r, k]):
             pv = rs.act[r, k, i]
-            p = pv >> 16
-            v = pv & 0xFFFF
+            p = pv >> 8
+            v = pv & 0xFF
             if k == 1:   # holds its output VC (in_active)
                 if mode == SA and rs.in_ready[r, p, v] > t:
                     continue

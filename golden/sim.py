@@ -524,10 +524,11 @@ class Simulator:
         self.sq_count = np.zeros(T, i32)    # packets in the ring's source queue of each terminal
         self.next_vc = np.zeros(T, i32)     # the VC of each terminal's next packet (§R3)
         # the kernel's work lists (it visits these, not every queue, channel and terminal): the output queues
-        # holding flits (as r * P + o), per link slot the channels and terminals a flit is on and the
-        # (channel or terminal) * V + VC pairs credits are on, and the terminals with a packet to inject
+        # holding flits (as r << 16 | o) with their oldest flit's ready cycle, per link slot the channels and
+        # terminals a flit is on and the (channel or terminal) << 8 | VC pairs credits are on, and the
+        # terminals with a packet to inject
         self.oq_busy, self.oq_rdy, self.n_busy = np.zeros(R * P, np.int64), np.zeros(R * P, i32), np.zeros(1, i32)
-        # per router, its input VCs holding flits (as p << 16 | v) in two lists (awaiting a routing decision,
+        # per router, its input VCs holding flits (as p << 8 | v) in two lists (awaiting a routing decision,
         # holding an output VC) and each VC's place in its list
         self.act, self.n_act = np.zeros((R, 2, P * V), i32), np.zeros((R, 2), i32)
         self.act_pos = np.zeros((R, P, V), i32)
@@ -555,9 +556,10 @@ class Simulator:
                          port_lanes=self.port_lanes, tdist=self.tdist, tcls=self.tcls, up_port=self.up_port)
         self.rs = K.Routers(**{f: getattr(self, f) for f in K.Routers._fields})
         self.lk = K.Links(**{f: getattr(self, f) for f in K.Links._fields})
-        self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32), req_v=z(P, V), req_ph=z(P, V),
-                            req_dc=z(P, V), req_in=z(P, V), last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64),
-                            bcount=z(P), in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(1))
+        self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32),
+                            req_v=z(P, V), req_ph=z(P, V), req_dc=z(P, V), req_in=z(P, V),
+                            last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
+                            in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(1))
         self._alloc_packets(self.CAP0)
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
@@ -740,15 +742,9 @@ class Simulator:
 
     def place_flit(self, r: int, p: int, v: int, flit: int) -> None:
         """Put flit number ``flit`` at the tail of input VC (r, p, v) as an arriving flit joins it (§R2.4),
-        the allocator's lists of VCs holding flits included: for tests that build a state by hand."""
-        if self.bcnt[r, p, v] == 0:   # the VC joins its router's list for its state (kernel._enqueue)
-            k = int(self.in_active[r, p, v])
-            n = self.n_act[r, k]
-            self.act[r, k, n] = (p << 16) | v
-            self.act_pos[r, p, v] = n
-            self.n_act[r, k] = n + 1
-        self.buf[r, p, v, (self.bhead[r, p, v] + self.bcnt[r, p, v]) % self.B] = flit
-        self.bcnt[r, p, v] += 1
+        the allocator's lists of VCs holding flits included (the kernel's own :func:`kernel.enqueue`): for
+        tests that build a state by hand."""
+        kernel.enqueue(self.rs, r, p, v, flit)
 
     def step(self, cycles: int, load: float = 0.0, batch_cycles=None, batch_src=None, batch_dst=None,
              sinks=()) -> dict:
