@@ -32,8 +32,9 @@ setup:
 	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'
 	@# compile the numba kernels once here (cached next to their sources), not inside the first run or test
 	@$(PY) -m radixnet sim --k 2 --n 2 --load 0.2 --measure 100 --quiet --json >/dev/null
-	@$(PY) -m radixnet sim --k 2 --n 2 --batch 1 --trace /dev/null --quiet --json >/dev/null
-	@# saturated: the held-packet loops (golden/held.py)
+	@# a batch bigger than the ring's quota: the held-packet loops (golden/held.py)
+	@$(PY) -m radixnet sim --k 2 --n 2 --batch 8 --trace /dev/null --quiet --json >/dev/null
+	@# saturated: the lazy sources catching up (golden/sources.py)
 	@$(PY) -m radixnet sim --k 4 --n 2 --traffic worst-case --load 0.9 --measure 2000 --quiet --json >/dev/null
 	@$(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null
 	@echo "setup: numba kernels compiled"

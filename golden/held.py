@@ -1,13 +1,14 @@
-"""The compiled per-packet loops of the packets saturated sources hold back (:class:`radixnet.golden.sim.HeldPackets`).
+"""The compiled per-packet loops of the explicit packets terminals hold back (:class:`radixnet.golden.sim.HeldPackets`).
 
-A terminal whose queue outgrows the packet ring's quota holds its later packets back (issue #16,
-:meth:`radixnet.golden.sim.Simulator._admit`): each terminal's held packets are one ring-buffer row of
+A terminal whose explicit packets (batch mode) outgrow the packet ring's quota holds its later packets back
+(issue #16, :meth:`radixnet.golden.sim.Simulator._admit`; a Bernoulli source instead stops drawing,
+:mod:`radixnet.golden.sources`): each terminal's held packets are one ring-buffer row of
 ``cap`` entries per field, its first packet at column ``head[s]`` and ``count[s]`` packets in creation
 order. The loops here append packets behind their terminal's, remove the first few of each terminal,
 copy the rows into wider ones, and pick the new packets that join the ring. A sequential pass in
 creation order places each packet where a numpy version needs a stable sort of the packets by terminal
-(in a saturated 32-ary 2-flat under worst-case traffic those sorts and the rows' copies took longer than
-the cycle kernel).
+(in a saturated 32-ary 2-flat under worst-case traffic, when Bernoulli sources held their backlog here,
+those sorts and the rows' copies took longer than the cycle kernel).
 
 :func:`held_put` and :func:`held_take` take the rows as one :class:`HeldRows` group, as the cycle
 kernel takes its state (:mod:`radixnet.golden.kernel`); :func:`held_widen` copies one field at a time, so

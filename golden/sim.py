@@ -2,8 +2,8 @@
 
 The router it simulates is docs/router-spec.md; the per-cycle work is the
 compiled kernel in :mod:`radixnet.golden.kernel`. Everything here is set-up,
-packet generation (vectorised numpy, a chunk of cycles at a time) and
-statistics.
+packet generation (:mod:`radixnet.golden.sources`: each packet a hash of the seed,
+its terminal and its cycle, a kernel call's packets at a time) and statistics.
 
 Examples
 --------
@@ -34,6 +34,7 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
 
 from . import kernel
 from .held import HeldRows, held_put, held_take, held_widen, within_quota
+from .sources import PacketDraws, Sources
 from .traffic import make_pattern
 
 __all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
@@ -60,8 +61,6 @@ SAT_SIGMAS = 4.0
 SAT_LATENCY = 10.0
 #: The measurement rules a result was made under (a sweep does not mix points of two).
 MEASUREMENT = "kim-3.2/saturation-2"
-#: Injection draws (cycles x terminals) per kernel call at most (:meth:`Simulator.chunk_cycles`).
-DRAWS_PER_CALL = 1 << 24
 #: Packets created per kernel call at most, on average (:meth:`Simulator.chunk_cycles`).
 PACKETS_PER_CALL = 1 << 20
 
@@ -214,13 +213,12 @@ class SimConfig:
         """Bytes the :class:`Simulator` of this (validated) configuration allocates, by part, roughly.
 
         ``routers`` (input buffers and output queues: routers x ports x VCs x depth), ``links`` (flit
-        and credit pipelines: channels x link latency x VCs), ``injection`` (one window's random draws:
-        window x terminals, at most :data:`DRAWS_PER_CALL`), ``tables`` (route tables: routers^2),
-        ``packets`` (the packet ring: the packets a kernel call creates, at most :data:`PACKETS_PER_CALL`;
-        in batch mode ``batch`` packets per terminal, traced or not), ``in_flight`` (ring slots of the
-        packets the buffers and links can hold). A run in
-        saturation also holds packets back at its sources (:class:`HeldPackets`, :data:`HELD_BYTES` a
-        packet, within a factor of two), which this does not count: the backlog grows with the run.
+        and credit pipelines: channels x link latency x VCs), ``injection`` (the sources' frontiers and a
+        kernel call's new packets as they are generated, at most :data:`PACKETS_PER_CALL`), ``tables`` (route
+        tables: routers^2), ``packets`` (the packet ring: the packets a kernel call creates; in batch mode
+        ``batch`` packets per terminal, traced or not), ``in_flight`` (ring slots of the packets the buffers
+        and links can hold). A saturated source's backlog takes no memory (:mod:`radixnet.golden.sources`:
+        its packets are generated when its queue has room).
         """
         net = self.net
         R, P, V, B = net.num_routers, net.max_radix, int(self.vcs), int(self.vc_depth)
@@ -238,7 +236,7 @@ class SimConfig:
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
         parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 8) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
-                 "injection": 9 * min(int(self.window) * T, DRAWS_PER_CALL) + 5 * w * per_call,
+                 "injection": 3 * w * T + 12 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
         hmax = 2 * len(net.coord_names) + 2
         if getattr(self, "_table", None) is not None:
@@ -348,19 +346,20 @@ EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
 FLIT_MAX = 2**31 - 1
 #: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
 HOLD_SPAN = 64
-#: the fields of a packet a saturated source holds back (:class:`HeldPackets`)
+#: the fields of an explicit packet a terminal holds back (:class:`HeldPackets`)
 HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
 #: bytes a held packet takes
 HELD_BYTES = sum(np.dtype(t).itemsize for t in HELD_DTYPES.values())
 
 
 class HeldPackets:
-    """Packets a saturated source holds back from the packet ring, per terminal in creation order.
+    """Explicit packets (batch mode) a terminal holds back from the packet ring, per terminal in creation
+    order.
 
     A terminal's queue beyond the first few packets (:meth:`Simulator._admit`) waits here, 20 bytes a
     packet (its sequence number, creation cycle, destination and intermediate router, all drawn at
     creation) against the ring's ~100, and the ring stays as large as the network's occupancy, not the
-    sources' backlog. Each terminal's packets are a ring buffer row of ``cap`` entries; the per-packet
+    batch. (A Bernoulli source holds nothing back: it stops drawing, :mod:`radixnet.golden.sources`.) Each terminal's packets are a ring buffer row of ``cap`` entries; the per-packet
     work is the compiled loops of :mod:`radixnet.golden.held`.
 
     Parameters
@@ -443,8 +442,9 @@ class Simulator:
     """
 
     CAP0 = 1 << 14
-    #: hold a backed-up source's packets back from the ring (:class:`HeldPackets`); False puts every packet
-    #: into the ring at creation, the reference the tests compare holding with
+    #: keep a backed-up source's later packets out of the ring (a Bernoulli source stops drawing, explicit
+    #: packets wait in :class:`HeldPackets`); False puts every packet into the ring at creation, the
+    #: reference the tests compare with
     HOLD = True
 
     def __init__(self, cfg: SimConfig, trace: bool = False) -> None:
@@ -470,6 +470,7 @@ class Simulator:
             self.tcls = np.full((1, 1), -1, np.int64)
         self.up_port = cfg._up if cfg._up is not None else np.full((1, 1), -1, np.int64)
         self.pattern = make_pattern(cfg.traffic, net, seed=cfg.seed, **cfg.traffic_opts)
+        #: the explicit packets' random choices (batch mode); Bernoulli sources hash theirs (:attr:`sources`)
         self.rng = np.random.default_rng(cfg.seed)
         self.trace_on = bool(trace)
         #: called with each chunk's ejection records (dict of arrays), e.g. a trace writer
@@ -564,11 +565,16 @@ class Simulator:
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
         self.held = HeldPackets(T)
+        #: the Bernoulli sources (§R3): per terminal the first cycle whose coin it has not drawn
+        self.sources = Sources(T, cfg.seed)
+        #: packets generated after their creation cycle (a backed-up source catching up)
+        self.deferred = 0
         self.ej = self._ejected_table(0)   # the kernel's records of ejected packets (grown per call)
         self.t = 0
         self.next_seq = 0        # packets created so far
         self.collected = 0       # packets ejected and collected so far
-        self.below: dict[int, int] = {}   # watermarks: X -> packets with sequence number < X collected
+        # watermarks (watch_created): cycle X -> [packets created before X, those collected]
+        self.below: dict[int, list[int]] = {}
         self.last_move = 0
         self.ch_flits = np.zeros(C, np.int64)
         # ejection records (filled per chunk)
@@ -623,77 +629,123 @@ class Simulator:
         return np.sort(self.free[self.nfree:self.nfree + n])
 
     def _born(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict[str, np.ndarray]:
-        """Create packets (sorted by creation cycle): sequence numbers, and intermediate routers drawn now
-        (§R7), whichever call puts them into the ring."""
+        """Explicit packets (batch mode; sorted by creation cycle): sequence numbers, and intermediate routers
+        drawn now (§R7) from :attr:`rng`, whichever call puts them into the ring."""
         n = cycles.size
         seq = self.next_seq + np.arange(n, dtype=np.int64)
         self.next_seq += n
-        inter = self._intermediates(src, dst) if self.cfg._intermediate else self.tables.term_router[src]
-        return {"cycle": cycles, "seq": seq, "src": src, "dst": dst, "inter": inter.astype(np.int64, copy=False)}
+        inter = self._intermediates(src, dst, self.rng) if self.cfg._intermediate else self.tables.term_router[src]
+        return {"join": cycles, "created": cycles, "seq": seq, "src": src, "dst": dst,
+                "inter": inter.astype(np.int64, copy=False)}
+
+    def _drawn(self, gen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The packets of the Bernoulli sources' coins that hit (:meth:`Sources.generate`): sequence numbers
+        in the order generated, destinations (§R3) and intermediate routers (§R7) hashed from each packet's
+        cell (:class:`~radixnet.golden.sources.PacketDraws`), the same whichever call generates them."""
+        created, src = gen["created"], gen["src"]
+        n = src.size
+        seq = self.next_seq + np.arange(n, dtype=np.int64)
+        self.next_seq += n
+        if n:
+            self.deferred += int(np.count_nonzero(gen["join"] != created))
+            draws = PacketDraws(gen["key"])
+            dst = self.pattern.destinations(src, draws).astype(np.int64, copy=False)
+            inter = self._intermediates(src, dst, draws) if self.cfg._intermediate else self.tables.term_router[src]
+        else:
+            dst = inter = src
+        return {"join": gen["join"], "created": created, "seq": seq, "src": src, "dst": dst,
+                "inter": inter.astype(np.int64, copy=False)}
 
     def _quota(self, span: int) -> int:
         """Packets of a terminal's queue the ring holds in a call of ``span`` cycles (:meth:`_admit`)."""
         return span // self.L + 3
 
+    def _room(self, span: int) -> np.ndarray:
+        """Per terminal, the packets its queue in the ring takes in a call of ``span`` cycles (no bound
+        without :attr:`HOLD`)."""
+        if not self.HOLD:
+            return np.full(self.T, np.iinfo(np.int64).max // 2, np.int64)
+        return np.maximum(self._quota(span) - self.sq_count.astype(np.int64), 0)
+
     def _fits(self, src: np.ndarray, span: int) -> bool:
-        """No terminal holds packets back, and none will in a call of ``span`` cycles creating ``src``'s."""
+        """No terminal holds packets back or has coins of past cycles to draw, and none will hold back
+        explicit packets ``src`` in a call of ``span`` cycles."""
         if not self.HOLD:
             return True
-        if self.held.total:
+        if self.held.total or self.sources.behind(self.t):
             return False
         return not src.size or bool((self.sq_count + np.bincount(src, minlength=self.T) <= self._quota(span)).all())
 
-    def _join(self, born: dict[str, np.ndarray]) -> "kernel.NewPackets":
-        """Every packet ``born`` joins the ring in its creation cycle."""
-        return kernel.NewPackets(cycle=born["cycle"], slot=self._take_slots(born["cycle"].size), seq=born["seq"],
-                                 created=born["cycle"], src=born["src"], dst=born["dst"], inter=born["inter"])
+    @staticmethod
+    def _new_packets(slots: np.ndarray, p: dict[str, np.ndarray]) -> "kernel.NewPackets":
+        return kernel.NewPackets(cycle=p["join"], slot=slots, seq=p["seq"], created=p["created"], src=p["src"],
+                                 dst=p["dst"], inter=p["inter"])
 
-    def _admit(self, born: dict[str, np.ndarray], t0: int, span: int) -> "kernel.NewPackets":
+    def _join(self, p: dict[str, np.ndarray]) -> "kernel.NewPackets":
+        """Every packet of ``p`` joins the ring in its ``join`` cycle."""
+        return self._new_packets(self._take_slots(p["join"].size), p)
+
+    def _admit(self, born: dict[str, np.ndarray] | None, t0: int, span: int) -> "kernel.NewPackets":
         """The packets the kernel puts into the ring in a call of ``span`` cycles from ``t0``: held ones
-        first, then those ``born`` in the call (created in it).
+        first, then the Bernoulli sources' (those behind ``t0`` catching up, then the call's cycles), then the
+        explicit ones ``born`` in the call.
 
         A terminal injects at most one flit a cycle, so in ``span`` cycles it starts at most
-        ``span // L + 1`` packets: the ring holds the first ``K = span // L + 3`` of each terminal's queue
-        and :class:`HeldPackets` keeps the rest (a saturated source's backlog), to join the ring in order
-        in a later call, at its first cycle. Which packets wait where changes no cycle of any packet.
+        ``span // L + 1`` packets: the ring holds the first ``K = span // L + 3`` of each terminal's queue.
+        A Bernoulli source with ``K`` packets in the ring stops drawing (:class:`Sources`) and an explicit
+        packet beyond them waits in :class:`HeldPackets`; either joins the ring in order in a later call, at
+        its first cycle. Which packets wait where changes no cycle of any packet.
         """
-        cycles, seq, src, dst, inter = born["cycle"], born["seq"], born["src"], born["dst"], born["inter"]
-        held = self.held
-        if self._fits(src, span):   # the backlog has drained: every packet joins
-            return self._join(born)
-        room = np.maximum(self._quota(span) - self.sq_count, 0)
+        held, t1 = self.held, t0 + span
+        room = self._room(span)
         old = held.take(room)                        # held packets first, in order, joining at t0
-        room -= np.bincount(old["src"], minlength=self.T) if old["src"].size else 0
-        # the new packets of a terminal join while it has room and nothing held (else they queue behind)
-        join = np.empty(src.size, np.bool_)
-        within_quota(src, np.where(held.count == 0, room, 0), join)
-        keep = ~join
-        if keep.any():
-            held.put(seq[keep], cycles[keep], src[keep], dst[keep], inter[keep])
-        m = int(old["src"].size)
-        cyc = np.concatenate([np.full(m, t0, np.int64), cycles[join]])
-        return kernel.NewPackets(cycle=cyc, slot=self._take_slots(cyc.size), seq=np.concatenate([old["seq"], seq[join]]),
-                                 created=np.concatenate([old["created"], cycles[join]]),
-                                 src=np.concatenate([old["src"], src[join]]),
-                                 dst=np.concatenate([old["dst"], dst[join]]),
-                                 inter=np.concatenate([old["inter"], inter[join]]))
+        old["join"] = np.full(old["src"].size, t0, np.int64)
+        if old["src"].size:
+            room -= np.bincount(old["src"], minlength=self.T)
+        room[held.count > 0] = 0                     # a terminal's new packets queue behind its held ones
+        parts = [old, self._drawn(self.sources.generate(t0, t1, room))]
+        if born is not None and born["src"].size:
+            # explicit packets join while their terminal has room, nothing held and no coins left to draw
+            src = born["src"]
+            join = np.empty(src.size, np.bool_)
+            within_quota(src, np.where(self.sources.fr >= t1, room, 0), join)
+            keep = ~join
+            if keep.any():
+                held.put(born["seq"][keep], born["created"][keep], src[keep], born["dst"][keep], born["inter"][keep])
+            parts.append({k: v[join] for k, v in born.items()})
+        p = {k: np.concatenate([q[k] for q in parts]) for k in ("join", "created", "seq", "src", "dst", "inter")}
+        if born is not None and parts[1]["src"].size and parts[2]["src"].size:
+            order = np.argsort(p["join"], kind="stable")   # both kinds in one call: in join order
+            p = {k: v[order] for k, v in p.items()}
+        return self._join(p)
 
-    def watch_delivered(self, x: int) -> None:
-        """Count from now on the collected packets with sequence numbers below ``x`` (``x >= next_seq``):
-        :meth:`delivered_below` then tells when all of them have left."""
-        if x < self.next_seq:
-            raise ValueError("watch_delivered: x must not be below next_seq")
-        self.below[x] = self.collected
+    def watch_created(self) -> int:
+        """Watch the packets created before this cycle ``x`` (returned), generated or not: from now on
+        :meth:`delivered_before` counts those collected, :meth:`created_before` is how many there are."""
+        x = self.t
+        # every packet generated so far was created before x; a source behind has coins left before x
+        self.below[x] = [self.next_seq + self.sources.count(self.sources.fr, x), self.collected]
+        return x
 
-    def delivered_below(self, x: int) -> int:
-        """Packets with sequence numbers below ``x`` collected so far (``x`` watched, :meth:`watch_delivered`)."""
-        return self.below[x]
+    def created_before(self, x: int) -> int:
+        """Packets created before cycle ``x`` (watched, :meth:`watch_created`)."""
+        return self.below[x][0]
+
+    def delivered_before(self, x: int) -> int:
+        """Packets created before cycle ``x`` collected so far (watched, :meth:`watch_created`)."""
+        return self.below[x][1]
+
+    def backlog(self) -> int:
+        """Packets created and not yet collected: in the network, in the ring's source queues, held back or
+        not yet generated by a source behind (:class:`Sources`)."""
+        return self.next_seq - self.collected + self.sources.count(self.sources.fr, self.t)
 
     def _ejected_table(self, size: int) -> "kernel.Ejected":
         return kernel.Ejected(n=np.zeros(1, np.int64), **{f: np.zeros(size, t) for f, t in EJECTED_DTYPES.items()})
 
-    def _intermediates(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-        """Random intermediate routers drawn at creation (router-spec §R7).
+    def _intermediates(self, src: np.ndarray, dst: np.ndarray, rng) -> np.ndarray:
+        """Random intermediate routers drawn at creation (router-spec §R7), from ``rng`` (a
+        :class:`numpy.random.Generator` or the packets' :class:`~radixnet.golden.sources.PacketDraws`).
 
         ``val``: uniform over all routers (Kim §3.1). ``ugal``/``ugal-s``: uniform over the routers other
         than the source and destination routers, so that the non-minimal candidate is a non-minimal path.
@@ -701,44 +753,44 @@ class Simulator:
         R = self.R
         if self.code == TVAL:
             cand = np.unique(self.cfg.net.inj_router)
-            return cand[self.rng.integers(0, cand.size, src.size)]
+            return cand[rng.integers(0, cand.size, src.size)]
         if self.routing.name == "val" or R <= 2:
-            return self.rng.integers(0, R, src.size)
+            return rng.integers(0, R, src.size)
         if self.code in (TVAL, TUGAL_L, TUGAL_G):
             # any topology: intermediates among the routers that carry terminals (other than the source
             # and destination routers); a Clos spine or butterfly middle stage is never a Valiant target
             cand = np.unique(self.cfg.net.inj_router)
             a = self.tables.term_router[src]
             b = self.tables.term_router[dst]
-            pick = cand[self.rng.integers(0, cand.size, src.size)]
+            pick = cand[rng.integers(0, cand.size, src.size)]
             bad = (pick == a) | (pick == b)
             for _ in range(64):
                 if not bad.any():
                     break
-                pick[bad] = cand[self.rng.integers(0, cand.size, int(bad.sum()))]
+                pick[bad] = cand[rng.integers(0, cand.size, src.size)[bad]]   # one draw per packet, as PacketDraws
                 bad = (pick == a) | (pick == b)
             return np.where(bad, a, pick)
         a = self.tables.term_router[src]
         b = self.tables.term_router[dst]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         distinct = lo != hi
-        u = self.rng.integers(0, R - 1 - distinct, src.size)  # R-2 choices, or R-1 when a == b
+        u = rng.integers(0, R - 1 - distinct, src.size)  # R-2 choices, or R-1 when a == b
         u = u + (u >= lo)
         u = u + (distinct & (u >= hi))
         return u
 
     # ------------------------------------------------------------------ cycles
     def chunk_cycles(self, cycles: int, load: float) -> int:
-        """Cycles per kernel call of :meth:`step` at ``load``: all ``cycles`` unless one call would draw more
-        than :data:`DRAWS_PER_CALL` injection decisions (cycles x terminals) or create more than
-        :data:`PACKETS_PER_CALL` packets on average, which bounds the packet ring and the draws on big
-        networks (a 262,144-terminal network at load 0.3 makes 39 million packets per 500-cycle window).
+        """Cycles per kernel call of :meth:`step` at ``load``: all ``cycles`` unless one call would create
+        more than :data:`PACKETS_PER_CALL` packets on average, which bounds the packet ring on big networks
+        (a 262,144-terminal network at load 0.3 makes 39 million packets per 500-cycle window).
 
-        The chunk depends only on the configuration and the load, so a run stays a function of its seed.
-        Networks of up to 32,768 terminals at the default window are never split.
+        No result depends on the chunk (every packet is a function of the seed, its terminal and its cycle).
+        At the default window (500 cycles) networks of up to 2,097 terminals at load 1 (6,990 at 0.3) are never
+        split.
         """
         per_cycle = max(load / self.L * self.T, 1e-9)
-        return int(max(1, min(cycles, DRAWS_PER_CALL // self.T, PACKETS_PER_CALL // per_cycle)))
+        return int(max(1, min(cycles, PACKETS_PER_CALL // per_cycle)))
 
     def place_flit(self, r: int, p: int, v: int, flit: int) -> None:
         """Put flit number ``flit`` at the tail of input VC (r, p, v) as an arriving flit joins it (§R2.4),
@@ -751,7 +803,7 @@ class Simulator:
         """Run ``cycles`` cycles with Bernoulli injection at ``load`` flits/terminal/cycle (§R3).
 
         Returns ``ejected`` (the records of the packets ejected in sequence order, a dict of arrays, or
-        None), ``ej_flits`` (flits ejected per cycle) and ``first_seq`` (the first packet created).
+        None), ``ej_flits`` (flits ejected per cycle) and ``first_seq`` (the first packet generated).
         Bernoulli injection on a big network runs as several kernel calls of :meth:`chunk_cycles` each,
         and a source that backs up makes calls of :data:`HOLD_SPAN` cycles. With ``sinks`` (callables,
         e.g. :class:`PacketStats`) each kernel call's records go to them as the call ends and are dropped
@@ -779,26 +831,36 @@ class Simulator:
         """Create one chunk's packets and run its cycles (:meth:`_run`, once or in spans); each kernel call's
         records go to the ``sinks`` or, without sinks, onto ``recs`` (:meth:`_run`), its flits ejected per
         cycle onto ``ejf``."""
-        t0 = self.t
+        t0 = t1 = self.t
+        t1 += cycles
+        born = None
         if batch_cycles is not None:
-            cyc, src, dst = batch_cycles, batch_src, batch_dst
-        elif load > 0:
-            hits = self.rng.random((cycles, self.T)) < load / self.L
-            c_off, src = np.divmod(np.flatnonzero(hits), self.T)   # row-major, as np.nonzero: 4x faster
-            cyc = c_off + t0
-            dst = self.pattern.destinations(src, self.rng).astype(np.int64)
+            self.sources.rate(t0, 0.0)
+            born = self._born(batch_cycles, batch_src, batch_dst)
         else:
-            cyc = src = dst = np.zeros(0, np.int64)
-        born = self._born(cyc, src, dst)
-        if self._fits(src, cycles):   # no backlog anywhere: one kernel call, every packet joins the ring
-            self._run(t0, t0 + cycles, self._join(born), sinks, recs, ejf)
+            self.sources.rate(t0, load / self.L)
+        if born is not None and self._fits(born["src"], cycles):
+            # no backlog anywhere: one kernel call, every packet joins the ring (the sources draw no coin)
+            self.sources.generate(t0, t1, np.zeros(self.T, np.int64))
+            self._run(t0, t1, self._join(born), sinks, recs, ejf)
             return
-        # a source backs up: it holds packets back (HeldPackets) and the kernel runs in spans of HOLD_SPAN
-        # cycles, so that the ring holds a few packets per terminal, not a window's worth
-        for a in range(t0, t0 + cycles, HOLD_SPAN):
-            b = min(a + HOLD_SPAN, t0 + cycles)
-            lo, hi = np.searchsorted(cyc, [a, b])
-            self._run(a, b, self._admit({k: v[lo:hi] for k, v in born.items()}, a, b - a), sinks, recs, ejf)
+        if born is None and not self.held.total and not self.sources.behind(t0):
+            fr = self.sources.fr.copy()
+            gen = self.sources.generate(t0, t1, self._room(cycles))
+            if not self.sources.behind(t1):   # every source's packets fit: one kernel call
+                self._run(t0, t1, self._join(self._drawn(gen)), sinks, recs, ejf)
+                return
+            self.sources.fr[:] = fr           # a source backs up: draw again, span by span
+        # a source backs up: the kernel runs in spans of HOLD_SPAN cycles, so that the ring holds a few
+        # packets per terminal, not a window's worth (a Bernoulli source stops drawing, explicit packets wait
+        # in HeldPackets)
+        for a in range(t0, t1, HOLD_SPAN):
+            b = min(a + HOLD_SPAN, t1)
+            part = None
+            if born is not None:
+                lo, hi = np.searchsorted(born["created"], [a, b])
+                part = {k: v[lo:hi] for k, v in born.items()}
+            self._run(a, b, self._admit(part, a, b - a), sinks, recs, ejf)
 
     def _run(self, t0: int, t1: int, new: "kernel.NewPackets", sinks: tuple, recs: list, ejf: list) -> None:
         """One kernel call over cycles ``[t0, t1)``: the records of the packets it ejected go to each of the
@@ -835,8 +897,8 @@ class Simulator:
             if self.on_ejected is not None:
                 self.on_ejected(rec)
             self.collected += n
-            for x in self.below:
-                self.below[x] += int(np.count_nonzero(rec["seq"] < x))
+            for x, w in self.below.items():
+                w[1] += int(np.count_nonzero(rec["created"] < x))
             self.free[self.nfree:self.nfree + n] = s   # the kernel freed these slots
             self.nfree += n
             if sinks:
@@ -882,10 +944,9 @@ class Simulator:
                 break
         # measurement interval: label packets created in [tm0, tm1)
         tm0 = self.t
-        backlog0 = self.next_seq - self.collected  # packets in source queues or the network
-        lab_lo = self.next_seq
-        stats = PacketStats(lo=lab_lo)   # the labelled packets: those created from here to the end of measure
-        early = PacketStats(lo=lab_lo)   # those created in the first half of the interval ...
+        backlog0 = self.backlog()        # packets in the network, in source queues or not yet generated
+        stats = PacketStats(lo=tm0)      # the labelled packets: those created from here to the end of measure
+        early = PacketStats(lo=tm0)      # those created in the first half of the interval ...
         late = None                      # ... and in the second (saturation test, docs/studies.md)
         ej_flits = 0
         ch0 = self.ch_flits.copy()
@@ -896,23 +957,21 @@ class Simulator:
             ej_flits += int(out["ej_flits"].sum())
             done_cycles += n
             if late is None and 2 * done_cycles >= cfg.measure:
-                early.hi = self.next_seq
-                late = PacketStats(lo=self.next_seq)
+                early.hi = self.t
+                late = PacketStats(lo=self.t)
             report(progress, "measure", done_cycles, cfg.measure, f"cycle {self.t}")
-        tm1 = self.t
-        lab_hi = self.next_seq
-        self.watch_delivered(lab_hi)
-        stats.hi = late.hi = lab_hi
+        tm1 = self.watch_created()
+        stats.hi = late.hi = tm1
         ch_util = (self.ch_flits - ch0) / (tm1 - tm0)
-        backlog1 = self.next_seq - self.collected
-        labelled = lab_hi - lab_lo
+        backlog1 = self.backlog()
+        labelled = self.sources.count(np.full(T, tm0, np.int64), tm1)   # generated or not
         grew = backlog1 - backlog0 > max(0.02 * labelled, 2 * T * cfg.packet_length)
         reasons = ["backlog"] if grew else []
         saturated = grew
         # drain: keep injecting until every labelled packet has left
         drain_limit = 10 * cfg.measure
         drained = 0
-        while not saturated and self.delivered_below(lab_hi) < lab_hi:   # every packet up to the last labelled
+        while not saturated and self.delivered_before(tm1) < self.created_before(tm1):   # up to the last labelled
             self.step(W, load, sinks=(stats, early, late))
             drained += W
             report(progress, "drain", stats.n, labelled, f"cycle {self.t}")
@@ -975,11 +1034,11 @@ class Simulator:
         src = np.tile(np.arange(self.T, dtype=np.int64), batch)  # round r: one packet per terminal
         dst = self.pattern.destinations(src, self.rng).astype(np.int64)
         cyc = np.full(src.size, self.t, np.int64)
-        t_start, lo, total = self.t, self.next_seq, src.size
-        stats = PacketStats(lo=lo, hi=lo + total)
-        self.watch_delivered(lo + total)
+        t_start, total = self.t, src.size
+        stats = PacketStats(lo=t_start, hi=t_start + 1)
         self.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst, sinks=(stats,))
-        while self.delivered_below(lo + total) < lo + total:
+        mark = self.watch_created()   # the batch and every packet before it
+        while self.delivered_before(mark) < self.created_before(mark):
             if self.t - t_start > max_cycles:
                 raise SimulationError(f"batch of {batch} not delivered within {max_cycles} cycles")
             self.step(self.cfg.window, sinks=(stats,))
@@ -990,8 +1049,8 @@ class Simulator:
 
 
 class PacketStats:
-    """Streaming statistics of ejected packets with sequence numbers in ``[lo, hi)`` (``hi`` None: no
-    upper bound yet), fed a kernel call's records at a time (:meth:`Simulator.step`'s ``sinks``).
+    """Streaming statistics of ejected packets created in cycles ``[lo, hi)`` (``hi`` None: no upper bound
+    yet), fed a kernel call's records at a time (:meth:`Simulator.step`'s ``sinks``).
 
     Latencies are integers, so an integer histogram gives the mean and every percentile exactly (as
     ``numpy.percentile``'s linear interpolation over all of them) in memory that grows with the largest
@@ -1001,7 +1060,7 @@ class PacketStats:
     Examples
     --------
     >>> s = PacketStats(lo=1)
-    >>> s({"seq": np.arange(5), "created": np.zeros(5, np.int64), "ejected": np.array([9, 3, 4, 4, 10]),
+    >>> s({"seq": np.arange(5), "created": np.arange(5), "ejected": np.array([9, 4, 6, 7, 14]),
     ...    "hops": np.array([1, 2, 2, 3, 3]), "min": np.array([1, 1, 0, 1, 1], bool)})
     >>> s.n, s.mean_latency(), s.percentile(50), s.percentile(99), s.max_latency(), s.mean_hops()
     (4, 5.25, 4.0, 9.819999999999999, 10, 2.5)
@@ -1016,12 +1075,12 @@ class PacketStats:
         self.hist = np.zeros(64, np.int64)
 
     def __call__(self, rec: dict) -> None:
-        seq = rec["seq"]
-        if not seq.size:
+        created = rec["created"]
+        if not created.size:
             return
-        m = seq >= self.lo
+        m = created >= self.lo
         if self.hi is not None:
-            m &= seq < self.hi
+            m &= created < self.hi
         if m.all():   # every record counts (the common case): no gathers
             m = slice(None)
         elif not m.any():
@@ -1070,7 +1129,7 @@ def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:
 def trace_record(rec: dict, i: int) -> dict:
     """Packet ``i`` of an ejection record as its §R9 trace object.
 
-    ``id`` (creation sequence number), ``src``, ``dst``, ``created``, ``injected``, ``ejected``, ``min``
+    ``id`` (sequence number: packets counted in the order generated, §R3), ``src``, ``dst``, ``created``, ``injected``, ``ejected``, ``min``
     (routed minimally), ``inter`` (the header's intermediate router at creation, §R4) and, when the
     simulator traces, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
     ejection port) and ``headers`` (per hop, ``[phase, decided, inter]`` of the head flit as it leaves:

@@ -13,6 +13,7 @@ vacuously).
 from __future__ import annotations
 
 import shutil
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -52,7 +53,8 @@ def test_cli_done_when_iq_speedup_2():
                         "--router-model", "iq", "--speedup", "2", "--load", "0.6", "--build-dir", str(CACHE)],
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert "MATCH: 1946 of 1946 packets" in r.stdout and "S=2, router model iq" in r.stdout
+    m = re.search(r"MATCH: (\d+) of \1 packets", r.stdout)
+    assert m and int(m[1]) > 1500 and "S=2, router model iq" in r.stdout   # 16 terminals x 0.6 x 200 cycles
     from radixnet.cosim_cli import DEFAULT_VC_DEPTH
     assert "every hop compared" in r.stdout and "missed bins" not in r.stdout
     twice, queued = exercised("fbfly", {"k": 4, "n": 2}, router_model="iq", load=0.6, cycles=200, speedup=2,

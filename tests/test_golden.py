@@ -107,7 +107,9 @@ def test_watchdog_names_blocked_channels():
     net = build("fbfly", k=4, n=2)
     sim = Simulator(SimConfig(net, routing="min", seed=1, watchdog=50))
     sim.step(20, 0.5)
-    sim.credit[:] = 0  # no output can ever move a flit: a stand-in for a deadlock
+    # no output can ever move a flit, a stand-in for a deadlock (zeroed credits would be refilled by the
+    # credits of the flits downstream buffers still hold, and flow would go on)
+    sim.credit[:] = -10**6
     with pytest.raises(SimulationError, match=r"no flit moved for 50 cycles.*blocked channels"):
         sim.step(500, 0.5)
 
@@ -292,9 +294,11 @@ def test_packet_stats_percentile_is_numpy_to_the_last_bit(lat, q):
 
 @pytest.mark.parametrize("family, params, routing, traffic, load, reasons", [
     ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.9, []),
-    ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.95, ["throughput", "latency"]),  # accepted 0.943
+    ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.95, ["latency"]),    # accepts 0.950, latency 37 (~10x)
     ("fbfly", dict(k=8, n=2), "ugal-s", "worst-case", 0.45, []),
-    ("fbfly", dict(k=8, n=2), "ugal-s", "worst-case", 0.5, ["latency"]),   # accepts 0.5, latency 12x zero-load
+    # UGAL-S under worst case saturates at 0.5 exactly (Kim Fig. 4b): at 0.5 its latency is 7.5-13x zero-load
+    # by seed (1-3), either side of the 10x rule, so the test takes a load just past it
+    ("fbfly", dict(k=8, n=2), "ugal-s", "worst-case", 0.52, ["backlog", "throughput", "latency"]),
     ("fbfly", dict(k=8, n=2), "val", "uniform", 0.45, []),
     ("2dfb", dict(k=8, n=1), "min", "2dfb-random", 0.6, []),
     ("2dfb", dict(k=8, n=1), "min", "2dfb-random", 0.7, ["latency"]),     # latency 76, p99 616 (issue #15)
@@ -317,9 +321,11 @@ def test_saturation_rules_agree_with_a_reader_of_the_curve(family, params, routi
     (dict(routing="val", traffic="uniform", router_model="iq"), 0),
     (dict(routing="min", traffic="uniform", packet_length=2), 30),                    # a batch held back
 ])
-def test_held_packets_change_no_cycle(kw, batch, monkeypatch):
-    """#16: a source that backs up holds packets back from the ring (HeldPackets) and the kernel runs in
-    short spans; every packet's trace equals the run that puts every packet into the ring at creation."""
+def test_backed_up_sources_change_no_cycle(kw, batch, monkeypatch):
+    """#16: a Bernoulli source that backs up stops drawing (its packets are hashes of the seed, its terminal
+    and their cycle, generated when its queue has room), explicit packets wait in HeldPackets, and the kernel
+    runs in short spans; every packet's trace equals the run that puts every packet into the ring at
+    creation. Only the sequence numbers (the order packets are generated in) differ."""
     net = build("fbfly", k=4, n=2)
 
     def run(hold):
@@ -330,14 +336,48 @@ def test_held_packets_change_no_cycle(kw, batch, monkeypatch):
         res = sim.run_batch(batch) if batch else sim.run_load(0.95)
         res.pop("wall_seconds")
         rec = {k: np.concatenate([r[k] for r in recs]) for k in recs[0]}
-        order = np.argsort(rec["seq"])   # a call of short spans hands over its records span by span
+        assert np.unique(rec["seq"]).size == rec["seq"].size
+        order = np.lexsort((rec["seq"], rec["src"], rec["created"]))   # (created, src) names a Bernoulli packet
         return res, sim, {k: v[order] for k, v in rec.items()}
 
     res_h, sim_h, rec_h = run(True)
     res_r, sim_r, rec_r = run(False)
-    assert sim_h.held.cap > 0, "the run never held a packet back"
+    if batch:
+        assert sim_h.held.cap > 0, "the run never held a packet back"
+    else:
+        assert sim_h.deferred > 1000 and sim_h.held.cap == 0, "no source backed up"
+    assert sim_r.deferred == 0
     assert res_h == res_r
     assert rec_h.keys() == rec_r.keys()
     for k in rec_h:
-        assert np.array_equal(rec_h[k], rec_r[k]), k
+        assert k == "seq" and not batch or np.array_equal(rec_h[k], rec_r[k]), k
     assert sim_h.cap < sim_r.cap or sim_r.cap == Simulator.CAP0   # the ring held fewer packets
+
+
+def test_a_backed_up_source_draws_each_cycle_at_its_own_load(monkeypatch):
+    """#16: a source still behind when the load changes (here to 0, draining) draws the coins of the loaded
+    cycles at the old load: every packet created under load arrives, the same packets and cycles as a run
+    that generates every packet at creation, and none is created after the load stops."""
+    net = build("fbfly", k=4, n=2)
+
+    def run(hold):
+        monkeypatch.setattr(Simulator, "HOLD", hold)
+        sim = Simulator(SimConfig(net, traffic="worst-case", seed=2))
+        recs = []
+        sim.on_ejected = recs.append
+        for _ in range(4):
+            sim.step(500, 0.9)
+        behind = sim.sources.behind(2000)
+        while sim.collected < sim.next_seq:
+            sim.step(100)
+        rec = {k: np.concatenate([r[k] for r in recs]) for k in ("created", "src", "dst", "ejected", "hops")}
+        order = np.lexsort((rec["src"], rec["created"]))
+        return sim, behind, {k: v[order] for k, v in rec.items()}
+
+    sim_h, behind, rec_h = run(True)
+    sim_r, _, rec_r = run(False)
+    assert behind and sim_h.deferred > 1000
+    assert sim_h.next_seq == sim_r.next_seq == sim_h.sources.count(np.zeros(net.num_terminals, np.int64), 2000)
+    assert rec_h["created"].max() < 2000
+    for k in rec_h:
+        assert np.array_equal(rec_h[k], rec_r[k]), k

@@ -1,0 +1,304 @@
+"""Bernoulli sources whose packets are a function of (seed, terminal, cycle), generated lazily.
+
+Router-spec §R3: in each cycle ``c`` terminal ``s`` creates a packet with probability ``p = load / L``. Here
+that coin is a counter-based hash, ``mix64(base ^ (c << 32 | s)) < p * 2**64`` (``base`` from the seed), and
+the packet's other random choices (its destination, §R3, and intermediate router, §R7) are further hashes of
+the same cell (:class:`PacketDraws`). A packet therefore does not depend on when it is generated, and a
+source whose queue is backed up need not generate its packets ahead of time: it keeps a *frontier*
+``fr[s]``, the first cycle whose coin it has not drawn, and draws on only when its queue in the packet ring
+has room (BookSim2's ``_qtime``, trafficmanager.cpp ``_Inject``). A saturated source's backlog is then one
+integer, not a queue that grows with the run (issue #16), and every packet is created, routed and timed as
+if every source queue were unbounded (``tests/test_golden.py``, ``test_lazy_sources_change_no_cycle``).
+
+The injection rate can change between calls (``Simulator.step`` with another load): :class:`Sources` keeps
+the rate of every stretch of cycles, so a source catching up draws each cycle's coin at that cycle's rate.
+
+Examples
+--------
+>>> src = Sources(terminals=4, seed=1)
+>>> src.rate(0, 0.5)
+>>> room = np.full(4, 100, np.int64)
+>>> g = src.generate(0, 8, room)
+>>> g["created"].size == src.count(np.zeros(4, np.int64), 8)     # every coin of cycles 0-7 drawn
+True
+>>> bool((np.diff(g["created"]) >= 0).all()), src.fr.tolist()
+(True, [8, 8, 8, 8])
+>>> bool((g["key"] == cell_keys(src.base, g["created"], g["src"])).all())   # each packet's draws' root
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "generate_cells", "count_cells",
+           "uniforms", "FULL"]
+
+_C1 = np.uint64(0xBF58476D1CE4E5B9)   # SplitMix64's finalizer (Steele, Lea, Flood 2014)
+_C2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_S30, _S27, _S31, _S32, _S11 = (np.uint64(k) for k in (30, 27, 31, 32, 11))
+#: :func:`generate_cells`' status when its output arrays are full (call again with wider ones)
+FULL = 1
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer: a bijection of 64-bit words, of each entry of a ``uint64`` array (the
+    multiplications wrap, as the hash wants)."""
+    x = x ^ (x >> _S30)
+    x = x * _C1
+    x = x ^ (x >> _S27)
+    x = x * _C2
+    return x ^ (x >> _S31)
+
+
+#: :func:`mix64` of a ``uint64`` scalar in compiled code
+mix64_jit = njit(cache=True, inline="always", _nrt=False)(mix64)
+
+
+def seed_base(seed: int) -> np.uint64:
+    """The 64-bit word every cell key of a run is mixed with."""
+    return mix64(np.array([int(seed) & (2**64 - 1)], np.uint64) ^ np.uint64(0x5EED5EED5EED5EED))[0]
+
+
+def cell_keys(base: np.uint64, created: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """The hash of each cell (creation cycle, terminal): its Bernoulli coin and the root of its draws."""
+    x = (created.astype(np.uint64) << _S32) | src.astype(np.uint64)
+    return mix64(x ^ base)
+
+
+def threshold(p: float) -> np.uint64:
+    """The coin's threshold on ``hash >> 11`` (53 bits) for probability ``p``: a hit is ``hash >> 11 < thr``."""
+    return np.uint64(min(max(round(float(p) * 2.0**53), 0), 2**53))
+
+
+class PacketDraws:
+    """The per-packet random choices of :class:`radixnet.golden.traffic.Pattern` and the intermediate
+    routers, as :class:`numpy.random.Generator`'s ``integers`` and ``random`` (the calls they make), but
+    hashed from each packet's cell: draw ``j`` of a packet is ``mix64(key + j * 0x9E37...)``.
+
+    Parameters
+    ----------
+    keys : ndarray of uint64
+        The packets' cell keys (:func:`cell_keys`); every draw returns one value per packet.
+
+    Examples
+    --------
+    >>> d = PacketDraws(cell_keys(seed_base(3), np.arange(5), np.zeros(5, np.int64)))
+    >>> x = d.integers(0, 10, size=5)
+    >>> x.dtype, bool(((0 <= x) & (x < 10)).all())
+    (dtype('int64'), True)
+    >>> bool((PacketDraws(d.keys).integers(0, 10, size=5) == x).all())    # a function of the cells alone
+    True
+    """
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.keys = keys
+        self.j = 0
+
+    def random(self, size=None) -> np.ndarray:
+        """Uniform floats in [0, 1), 53 bits."""
+        self._check(size)
+        self.j += 1
+        out = np.empty(self.keys.shape, np.float64)
+        uniforms(self.keys, np.uint64(int(_GOLDEN) * self.j & (2**64 - 1)), out)
+        return out
+
+    def integers(self, low, high=None, size=None, dtype=np.int64) -> np.ndarray:
+        """Uniform integers in ``[low, high)`` (``high`` a scalar or an array of the packets' shape)."""
+        if high is None:
+            low, high = 0, low
+        n = np.broadcast_to(np.asarray(high, np.int64) - np.asarray(low, np.int64), self.keys.shape)
+        v = (self.random(size) * n).astype(np.int64)
+        return (low + np.minimum(v, n - 1)).astype(dtype, copy=False)
+
+    def _check(self, size) -> None:
+        if size is not None and tuple(np.atleast_1d(size)) != self.keys.shape:
+            raise ValueError(f"PacketDraws: one value per packet ({self.keys.shape}), not {size}")
+
+
+@njit(cache=True, _nrt=False)
+def uniforms(keys, inc, out):
+    """``out[i] = (mix64(keys[i] + inc) >> 11) * 2**-53``: one uniform float in [0, 1) per key (53 bits)."""
+    for i in range(keys.size):
+        out.flat[i] = (mix64_jit(keys.flat[i] + inc) >> _S11) * 2.0**-53
+
+
+@njit(cache=True, _nrt=False)
+def _segment(seg_t, c):
+    """The index of the rate segment holding cycle ``c`` (segments start at ``seg_t``, increasing)."""
+    return np.searchsorted(seg_t, c, side="right") - 1
+
+
+@njit(cache=True, _nrt=False)
+def generate_cells(base, fr, room, a, b, seg_t, seg_thr, out_join, out_created, out_src, out_key, n0):
+    """Draw the coins of cycles up to ``b`` for each terminal from its frontier ``fr[s]``, while it has
+    ``room[s]`` packets of room; write the hits from ``out_*[n0]`` on, in the order the kernel takes them
+    (``out_key``: the cell's hash, :func:`cell_keys`, the root of the packet's draws).
+
+    A terminal behind ``a`` catches up first (its packets join the ring at ``a``, grouped by terminal, each
+    terminal's in creation order), then every terminal at ``a`` draws cycle by cycle (joining in their
+    creation cycle, cycle-major). A terminal out of room stops at the cycle of the packet it could not place:
+    ``fr[s]`` is that cycle, and a later call draws it again (the same hit). ``room`` is used up.
+
+    Returns
+    -------
+    (n, status)
+        The entries written so far (from 0) and 0, or :data:`FULL` when the outputs filled up first (call
+        again with wider outputs and ``n0 = n``: the frontiers say where each terminal stopped).
+    """
+    n = n0
+    cap = out_src.size
+    T = fr.size
+    for s in range(T):                       # terminals behind a: catch up
+        c = fr[s]
+        if c >= a or room[s] <= 0:
+            continue
+        i = _segment(seg_t, c)
+        su = np.uint64(s)
+        while c < a:
+            end = a if i + 1 >= seg_t.size else min(a, seg_t[i + 1])
+            thr = seg_thr[i]
+            if thr == 0:
+                c = end
+            else:
+                while c < end:
+                    h = mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
+                    if (h >> _S11) < thr:
+                        if room[s] == 0 or n == cap:
+                            break
+                        out_join[n] = a
+                        out_created[n] = c
+                        out_src[n] = s
+                        out_key[n] = h
+                        n += 1
+                        room[s] -= 1
+                    c += 1
+                if c < end:
+                    break
+            i += 1
+        fr[s] = c
+        if c < a and n == cap:
+            return n, FULL
+    i = _segment(seg_t, a)
+    c = a
+    while c < b:
+        while i + 1 < seg_t.size and seg_t[i + 1] <= c:
+            i += 1
+        end = b if i + 1 >= seg_t.size else min(b, seg_t[i + 1])
+        thr = seg_thr[i]
+        if thr == 0:                         # no coin can hit: every terminal at c moves to the end
+            for s in range(T):
+                if fr[s] == c:
+                    fr[s] = end
+            c = end
+            continue
+        cu = np.uint64(c) << _S32
+        for s in range(T):
+            if fr[s] != c:
+                continue
+            h = mix64_jit(base ^ (cu | np.uint64(s)))
+            if (h >> _S11) < thr:
+                if room[s] == 0:
+                    continue                 # out of room: stays at c
+                if n == cap:
+                    return n, FULL
+                out_join[n] = c
+                out_created[n] = c
+                out_src[n] = s
+                out_key[n] = h
+                n += 1
+                room[s] -= 1
+            fr[s] = c + 1
+        c += 1
+    return n, 0
+
+
+@njit(cache=True, _nrt=False)
+def count_cells(base, lo, hi, seg_t, seg_thr):
+    """Packets created in cycles ``[lo[s], hi)`` by each terminal ``s``, all terminals together (the coins
+    drawn again; nothing is generated)."""
+    total = 0
+    for s in range(lo.size):
+        c = lo[s]
+        if c >= hi:
+            continue
+        i = _segment(seg_t, c)
+        su = np.uint64(s)
+        while c < hi:
+            end = hi if i + 1 >= seg_t.size else min(hi, seg_t[i + 1])
+            thr = seg_thr[i]
+            if thr != 0:
+                for cc in range(c, end):
+                    if (mix64_jit(base ^ ((np.uint64(cc) << _S32) | su)) >> _S11) < thr:
+                        total += 1
+            c = end
+            i += 1
+    return total
+
+
+class Sources:
+    """Every terminal's Bernoulli source (router-spec §R3): rates by stretch of cycles and frontiers.
+
+    Parameters
+    ----------
+    terminals : int
+        The network's terminals.
+    seed : int
+        The run's seed (the coins and draws are hashes of it, the terminal and the cycle).
+    """
+
+    def __init__(self, terminals: int, seed: int) -> None:
+        self.T = terminals
+        self.base = seed_base(seed)
+        #: per terminal, the first cycle whose coin it has not drawn
+        self.fr = np.zeros(terminals, np.int64)
+        #: the rate stretches: from cycle ``seg_t[i]`` on, the threshold ``seg_thr[i]`` (:func:`threshold`)
+        self.seg_t = np.zeros(1, np.int64)
+        self.seg_thr = np.zeros(1, np.uint64)
+
+    def rate(self, t: int, p: float) -> None:
+        """From cycle ``t`` on (no earlier than the last stretch's start), each cycle's coin hits with
+        probability ``p``."""
+        thr = threshold(p)
+        if thr == self.seg_thr[-1]:
+            return
+        if t < self.seg_t[-1]:
+            raise ValueError("Sources.rate: stretches start in increasing cycles")
+        if t == self.seg_t[-1]:
+            self.seg_thr[-1] = thr
+        else:
+            self.seg_t = np.append(self.seg_t, np.int64(t))
+            self.seg_thr = np.append(self.seg_thr, thr)
+
+    def behind(self, t: int) -> bool:
+        """Does any terminal still have coins of cycles before ``t`` to draw?"""
+        return bool(self.fr.min(initial=t) < t)
+
+    def generate(self, a: int, b: int, room: np.ndarray) -> dict[str, np.ndarray]:
+        """The packets of a kernel call over ``[a, b)`` (:func:`generate_cells`): ``join`` (the cycle the
+        packet joins its source queue), ``created``, ``src`` and ``key`` (:func:`cell_keys`), in the kernel's
+        order."""
+        T = self.T
+        p = float(self.seg_thr[-1]) * 2.0**-53
+        cap = int(1.25 * p * T * (b - a)) + 4 * T + 64
+        out = [np.empty(cap, np.int64) for _ in range(3)] + [np.empty(cap, np.uint64)]
+        n = 0
+        while True:
+            n, status = generate_cells(self.base, self.fr, room, a, b, self.seg_t, self.seg_thr, *out, n)
+            if status != FULL:
+                break
+            wider = [np.empty(2 * o.size, o.dtype) for o in out]
+            for w, o in zip(wider, out):
+                w[:n] = o[:n]
+            out = wider
+        return {"join": out[0][:n], "created": out[1][:n], "src": out[2][:n], "key": out[3][:n]}
+
+    def count(self, lo: np.ndarray, hi: int) -> int:
+        """Packets created in cycles ``[lo[s], hi)`` by the terminals together (generated or not)."""
+        return int(count_cells(self.base, lo.astype(np.int64, copy=False), hi, self.seg_t, self.seg_thr))
+
+    def draws(self, created: np.ndarray, src: np.ndarray) -> PacketDraws:
+        """The random choices of the packets created in cycles ``created`` by terminals ``src``."""
+        return PacketDraws(cell_keys(self.base, created, src))
