@@ -9,8 +9,8 @@ Each configuration runs in a process of its own: it imports radixnet and loads t
 builds the network and simulates ``--windows`` windows at ``--load`` (uniform, ``min``). It prints the
 peak resident memory above that floor, per terminal, beside :meth:`SimConfig.memory_estimate` (what the
 guard refuses a run on, before it allocates): the estimate must not be below the measured figure.
-``--big`` adds the 64-ary 3-flat (262,144 terminals, about 8 minutes). Below saturation; a saturated
-source's backlog grows with the run on top of this (``HELD_BYTES`` a packet, README).
+``--big`` adds the 64-ary 3-flat (262,144 terminals, about 8 minutes). Below saturation; past it a
+source's backlog adds nothing (a source draws its packets when its queue has room, golden/sources.py).
 """
 
 from __future__ import annotations

@@ -32,14 +32,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "generate_cells", "count_cells",
-           "uniforms", "FULL"]
+__all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up", "draw_span", "by_cycle",
+           "draw_free", "count_cells",
+           "uniforms", "uniform_ints", "FULL"]
 
 _C1 = np.uint64(0xBF58476D1CE4E5B9)   # SplitMix64's finalizer (Steele, Lea, Flood 2014)
 _C2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _S30, _S27, _S31, _S32, _S11 = (np.uint64(k) for k in (30, 27, 31, 32, 11))
-#: :func:`generate_cells`' status when its output arrays are full (call again with wider ones)
+#: :func:`catch_up`'s and :func:`draw_span`'s status when their outputs are full (call again with wider ones)
 FULL = 1
 
 
@@ -102,16 +103,25 @@ class PacketDraws:
         self._check(size)
         self.j += 1
         out = np.empty(self.keys.shape, np.float64)
-        uniforms(self.keys, np.uint64(int(_GOLDEN) * self.j & (2**64 - 1)), out)
+        uniforms(self.keys, self._inc(), out)
         return out
+
+    def _inc(self) -> np.uint64:
+        """What draw ``j`` adds to the keys before mixing: ``j * 0x9E3779B97F4A7C15 mod 2**64``."""
+        return np.uint64(int(_GOLDEN) * self.j & (2**64 - 1))
 
     def integers(self, low, high=None, size=None, dtype=np.int64) -> np.ndarray:
         """Uniform integers in ``[low, high)`` (``high`` a scalar or an array of the packets' shape)."""
         if high is None:
             low, high = 0, low
-        n = np.broadcast_to(np.asarray(high, np.int64) - np.asarray(low, np.int64), self.keys.shape)
-        v = (self.random(size) * n).astype(np.int64)
-        return (low + np.minimum(v, n - 1)).astype(dtype, copy=False)
+        self._check(size)
+        n = np.asarray(high, np.int64) - np.asarray(low, np.int64)
+        if n.size not in (1, self.keys.size) or np.ndim(low):
+            raise ValueError("PacketDraws.integers: a scalar low and a scalar or per-packet high")
+        self.j += 1
+        out = np.empty(self.keys.shape, np.int64)
+        uniform_ints(self.keys, self._inc(), int(low), n.reshape(-1), out)
+        return out.astype(dtype, copy=False)
 
     def _check(self, size) -> None:
         if size is not None and tuple(np.atleast_1d(size)) != self.keys.shape:
@@ -126,21 +136,29 @@ def uniforms(keys, inc, out):
 
 
 @njit(cache=True, _nrt=False)
+def uniform_ints(keys, inc, low, n, out):
+    """``out[i] = low + min(floor(u_i * n_i), n_i - 1)`` with ``u_i`` as :func:`uniforms` draws it and ``n``
+    one bound per key or one for all (a 1-entry array)."""
+    one = n.size == 1
+    for i in range(keys.size):
+        ni = n[0] if one else n[i]
+        v = np.int64((mix64_jit(keys.flat[i] + inc) >> _S11) * 2.0**-53 * ni)
+        out.flat[i] = low + min(v, ni - 1)
+
+
+@njit(cache=True, _nrt=False)
 def _segment(seg_t, c):
     """The index of the rate segment holding cycle ``c`` (segments start at ``seg_t``, increasing)."""
     return np.searchsorted(seg_t, c, side="right") - 1
 
 
 @njit(cache=True, _nrt=False)
-def generate_cells(base, fr, room, a, b, seg_t, seg_thr, out_join, out_created, out_src, out_key, n0):
-    """Draw the coins of cycles up to ``b`` for each terminal from its frontier ``fr[s]``, while it has
-    ``room[s]`` packets of room; write the hits from ``out_*[n0]`` on, in the order the kernel takes them
-    (``out_key``: the cell's hash, :func:`cell_keys`, the root of the packet's draws).
-
-    A terminal behind ``a`` catches up first (its packets join the ring at ``a``, grouped by terminal, each
-    terminal's in creation order), then every terminal at ``a`` draws cycle by cycle (joining in their
-    creation cycle, cycle-major). A terminal out of room stops at the cycle of the packet it could not place:
-    ``fr[s]`` is that cycle, and a later call draws it again (the same hit). ``room`` is used up.
+def catch_up(base, fr, room, a, seg_t, seg_thr, out_join, out_created, out_src, out_key, n0):
+    """Draw the coins of the terminals behind ``a`` (``fr[s] < a``) up to ``a`` while they have ``room[s]``
+    packets of room; write the hits from ``out_*[n0]`` on, joining at ``a``, grouped by terminal, each
+    terminal's in creation order (``out_key``: the cell's hash, :func:`cell_keys`, the root of the packet's
+    draws). A terminal out of room stops at the cycle of the packet it could not place: ``fr[s]`` is that
+    cycle, and a later call draws it again (the same hit). ``room`` is used up.
 
     Returns
     -------
@@ -150,8 +168,7 @@ def generate_cells(base, fr, room, a, b, seg_t, seg_thr, out_join, out_created, 
     """
     n = n0
     cap = out_src.size
-    T = fr.size
-    for s in range(T):                       # terminals behind a: catch up
+    for s in range(fr.size):
         c = fr[s]
         if c >= a or room[s] <= 0:
             continue
@@ -181,38 +198,111 @@ def generate_cells(base, fr, room, a, b, seg_t, seg_thr, out_join, out_created, 
         fr[s] = c
         if c < a and n == cap:
             return n, FULL
-    i = _segment(seg_t, a)
-    c = a
-    while c < b:
-        while i + 1 < seg_t.size and seg_t[i + 1] <= c:
-            i += 1
-        end = b if i + 1 >= seg_t.size else min(b, seg_t[i + 1])
-        thr = seg_thr[i]
-        if thr == 0:                         # no coin can hit: every terminal at c moves to the end
-            for s in range(T):
-                if fr[s] == c:
-                    fr[s] = end
-            c = end
+    return n, 0
+
+
+@njit(cache=True, _nrt=False)
+def draw_span(base, fr, room, a, b, seg_t, seg_thr, t_created, t_src, t_key, m0):
+    """Draw the coins of cycles ``[a, b)`` of each terminal at ``a`` (``fr[s] == a``) while it has room,
+    terminal by terminal; write the hits from ``t_*[m0]`` on (:func:`by_cycle` then orders them by cycle).
+
+    A terminal with room for every cycle of the span draws without a branch per coin (each coin's entry is
+    written and kept when it hits), so ``t_*`` need ``b - a`` entries of slack. Otherwise as
+    :func:`catch_up`: a terminal out of room stops at the cycle of the packet it could not place.
+
+    Returns
+    -------
+    (m, status)
+        As :func:`catch_up`'s ``(n, status)``.
+    """
+    m = m0
+    cap = t_src.size
+    for s in range(fr.size):
+        if fr[s] != a or room[s] <= 0:
             continue
+        if m + (b - a) >= cap:
+            return m, FULL
+        su = np.uint64(s)
+        c = a
+        i = _segment(seg_t, c)
+        r = room[s]
+        while c < b:
+            end = b if i + 1 >= seg_t.size else min(b, seg_t[i + 1])
+            thr = seg_thr[i]
+            if thr == 0:
+                c = end
+            elif r >= end - c:                   # cannot run out of room: no branch per coin
+                m1 = m
+                for cc in range(c, end):
+                    h = mix64_jit(base ^ ((np.uint64(cc) << _S32) | su))
+                    t_created[m] = cc
+                    t_src[m] = s
+                    t_key[m] = h
+                    m += (h >> _S11) < thr
+                r -= m - m1
+                c = end
+            else:
+                while c < end:
+                    h = mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
+                    if (h >> _S11) < thr:
+                        if r == 0:
+                            break
+                        t_created[m] = c
+                        t_src[m] = s
+                        t_key[m] = h
+                        m += 1
+                        r -= 1
+                    c += 1
+                if c < end:
+                    break
+            i += 1
+        fr[s] = c
+        room[s] = r
+    return m, 0
+
+
+@njit(cache=True, _nrt=False)
+def draw_free(base, T, a, b, thr, out_join, out_created, out_src, out_key, n0):
+    """Draw the coins of cycles ``[a, b)`` of all ``T`` terminals at threshold ``thr`` when every terminal is
+    at ``a`` with room for every cycle (the common case below saturation): cycle by cycle, each cycle's by
+    terminal, without a branch per coin, straight into ``out_*`` from ``n0`` on (the caller moves the
+    frontiers to ``b``). Returns ``(n, status)``: :data:`FULL` when ``out_*`` have fewer than ``T`` entries
+    of slack left at some cycle (nothing is kept: call again from ``n0`` with wider outputs)."""
+    n = n0
+    cap = out_src.size
+    for c in range(a, b):
+        if n + T > cap:
+            return n0, FULL
         cu = np.uint64(c) << _S32
         for s in range(T):
-            if fr[s] != c:
-                continue
             h = mix64_jit(base ^ (cu | np.uint64(s)))
-            if (h >> _S11) < thr:
-                if room[s] == 0:
-                    continue                 # out of room: stays at c
-                if n == cap:
-                    return n, FULL
-                out_join[n] = c
-                out_created[n] = c
-                out_src[n] = s
-                out_key[n] = h
-                n += 1
-                room[s] -= 1
-            fr[s] = c + 1
-        c += 1
+            out_join[n] = c
+            out_created[n] = c
+            out_src[n] = s
+            out_key[n] = h
+            n += (h >> _S11) < thr
     return n, 0
+
+
+@njit(cache=True, _nrt=False)
+def by_cycle(t_created, t_src, t_key, m, a, count, out_join, out_created, out_src, out_key, n0):
+    """Append :func:`draw_span`'s ``m`` hits to ``out_*`` from ``n0`` on in creation-cycle order, each
+    cycle's by terminal (a stable counting sort on the cycle; ``count`` has ``b - a + 1`` entries); each
+    joins in its creation cycle. Returns the entries written (from 0)."""
+    count[:] = 0
+    for k in range(m):
+        count[t_created[k] - a + 1] += 1
+    for j in range(1, count.size):
+        count[j] += count[j - 1]
+    for k in range(m):
+        c = t_created[k]
+        j = n0 + count[c - a]
+        count[c - a] += 1
+        out_join[j] = c
+        out_created[j] = c
+        out_src[j] = t_src[k]
+        out_key[j] = t_key[k]
+    return n0 + m
 
 
 @njit(cache=True, _nrt=False)
@@ -257,6 +347,7 @@ class Sources:
         #: the rate stretches: from cycle ``seg_t[i]`` on, the threshold ``seg_thr[i]`` (:func:`threshold`)
         self.seg_t = np.zeros(1, np.int64)
         self.seg_thr = np.zeros(1, np.uint64)
+        self._out, self._tmp = self._arrays(0, 4), self._arrays(0, 3)
 
     def rate(self, t: int, p: float) -> None:
         """From cycle ``t`` on (no earlier than the last stretch's start), each cycle's coin hits with
@@ -277,23 +368,60 @@ class Sources:
         return bool(self.fr.min(initial=t) < t)
 
     def generate(self, a: int, b: int, room: np.ndarray) -> dict[str, np.ndarray]:
-        """The packets of a kernel call over ``[a, b)`` (:func:`generate_cells`): ``join`` (the cycle the
-        packet joins its source queue), ``created``, ``src`` and ``key`` (:func:`cell_keys`), in the kernel's
-        order."""
-        T = self.T
+        """The packets of a kernel call over ``[a, b)``, in the kernel's order: those of the terminals behind
+        ``a`` catching up (:func:`catch_up`, joining at ``a``), then those of cycles ``[a, b)``
+        (:func:`draw_span`, :func:`by_cycle`); per packet ``join`` (the cycle it joins its source queue),
+        ``created``, ``src`` and ``key`` (:func:`cell_keys`). ``room`` (packets per terminal) is used up.
+        The columns are views of buffers the next call overwrites."""
+        T, span = self.T, b - a
         p = float(self.seg_thr[-1]) * 2.0**-53
-        cap = int(1.25 * p * T * (b - a)) + 4 * T + 64
-        out = [np.empty(cap, np.int64) for _ in range(3)] + [np.empty(cap, np.uint64)]
+        cap = int(1.25 * p * T * span) + 4 * T + span + 64
+        if self._out[0].size < cap:   # reused from call to call (fresh pages cost more than the draws)
+            self._out, self._tmp = self._arrays(cap, 4), self._arrays(cap, 3)
+        out, tmp = self._out, self._tmp
         n = 0
         while True:
-            n, status = generate_cells(self.base, self.fr, room, a, b, self.seg_t, self.seg_thr, *out, n)
+            n, status = catch_up(self.base, self.fr, room, a, self.seg_t, self.seg_thr, *out, n)
             if status != FULL:
                 break
-            wider = [np.empty(2 * o.size, o.dtype) for o in out]
-            for w, o in zip(wider, out):
-                w[:n] = o[:n]
-            out = wider
+            out = self._out = self._wider(out, n)
+        i = int(np.searchsorted(self.seg_t, a, side="right")) - 1
+        if (i + 1 == self.seg_t.size or self.seg_t[i + 1] >= b) and bool((self.fr == a).all()) \
+                and int(room.min(initial=span)) >= span:     # every terminal free for the whole span
+            while True:
+                n1, status = draw_free(self.base, T, a, b, self.seg_thr[i], *out, n)
+                if status != FULL:
+                    break
+                out = self._out = self._wider(out, n)
+            self.fr[:] = b
+            hit = np.bincount(out[2][n:n1], minlength=T)
+            room -= hit
+            n = n1
+            return {"join": out[0][:n], "created": out[1][:n], "src": out[2][:n], "key": out[3][:n]}
+        m = 0
+        while True:
+            m, status = draw_span(self.base, self.fr, room, a, b, self.seg_t, self.seg_thr, *tmp, m)
+            if status != FULL:
+                break
+            tmp = self._tmp = self._wider(tmp, m)
+        if n + m > out[0].size:
+            out = self._out = self._wider(out, n, n + m)
+        n = by_cycle(*tmp, m, a, np.empty(span + 1, np.int64), *out, n)
         return {"join": out[0][:n], "created": out[1][:n], "src": out[2][:n], "key": out[3][:n]}
+
+    @staticmethod
+    def _arrays(cap: int, k: int) -> list[np.ndarray]:
+        """``k`` output columns of ``cap`` entries: int64 ones, then the uint64 keys."""
+        return [np.empty(cap, np.int64) for _ in range(k - 1)] + [np.empty(cap, np.uint64)]
+
+    @staticmethod
+    def _wider(cols: list[np.ndarray], n: int, need: int = 0) -> list[np.ndarray]:
+        """``cols`` at twice their size (at least ``need``), their first ``n`` entries kept."""
+        size = max(2 * cols[0].size, need)
+        wider = [np.empty(size, c.dtype) for c in cols]
+        for w, c in zip(wider, cols):
+            w[:n] = c[:n]
+        return wider
 
     def count(self, lo: np.ndarray, hi: int) -> int:
         """Packets created in cycles ``[lo[s], hi)`` by the terminals together (generated or not)."""

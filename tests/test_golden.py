@@ -381,3 +381,32 @@ def test_a_backed_up_source_draws_each_cycle_at_its_own_load(monkeypatch):
     assert rec_h["created"].max() < 2000
     for k in rec_h:
         assert np.array_equal(rec_h[k], rec_r[k]), k
+
+
+@pytest.mark.parametrize("T, p", [(37, 0.4), (5, 1.0), (64, 0.01)])
+def test_source_draw_paths_agree(T, p):
+    """#16: the three ways a kernel call's coins are drawn give the same packets in the same order: all
+    terminals free (draw_free, cycle by cycle), terminal by terminal then sorted by cycle (draw_span,
+    by_cycle), and a terminal behind catching up (catch_up, joining at the call's first cycle)."""
+    from radixnet.golden import sources as S
+    a, b = 40, 140
+    src = S.Sources(T, seed=9)
+    src.rate(0, p)
+    src.fr[:] = a
+    out = src._arrays(T * (b - a) + T, 4)
+    n, st = S.draw_free(src.base, T, a, b, src.seg_thr[0], *out, 0)
+    assert st == 0 and n == src.count(np.full(T, a, np.int64), b) > 0
+    tmp = src._arrays(T * (b - a) + T, 3)
+    m, st = S.draw_span(src.base, src.fr.copy(), np.full(T, b - a, np.int64), a, b, src.seg_t, src.seg_thr, *tmp, 0)
+    out2 = src._arrays(m, 4)
+    assert st == 0 and S.by_cycle(*tmp, m, a, np.empty(b - a + 1, np.int64), *out2, 0) == n
+    for x, y in zip(out, out2):
+        assert np.array_equal(x[:n], y)
+    late = S.Sources(T, seed=9)                   # every terminal behind: the same cells, joining at b
+    late.rate(0, p)
+    late.fr[:] = a
+    g = late.generate(b, b + 1, np.full(T, 10**6, np.int64))
+    caught = g["created"] < b                     # (cycle b's own coins join at b too)
+    assert caught.sum() == n and (g["join"][caught] == b).all()
+    order = np.lexsort((g["src"][caught], g["created"][caught]))
+    assert np.array_equal(g["created"][caught][order], out[1][:n]) and np.array_equal(g["key"][caught][order], out[3][:n])
