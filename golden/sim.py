@@ -348,8 +348,6 @@ FLIT_MAX = 2**31 - 1
 HOLD_SPAN = 64
 #: the fields of an explicit packet a terminal holds back (:class:`HeldPackets`)
 HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
-#: bytes a held packet takes
-HELD_BYTES = sum(np.dtype(t).itemsize for t in HELD_DTYPES.values())
 
 
 class HeldPackets:
@@ -359,7 +357,8 @@ class HeldPackets:
     A terminal's queue beyond the first few packets (:meth:`Simulator._admit`) waits here, 20 bytes a
     packet (its sequence number, creation cycle, destination and intermediate router, all drawn at
     creation) against the ring's ~100, and the ring stays as large as the network's occupancy, not the
-    batch. (A Bernoulli source holds nothing back: it stops drawing, :mod:`radixnet.golden.sources`.) Each terminal's packets are a ring buffer row of ``cap`` entries; the per-packet
+    batch. (A Bernoulli source holds nothing back: it stops drawing, :mod:`radixnet.golden.sources`.) Each
+    terminal's packets are a ring buffer row of ``cap`` entries; the per-packet
     work is the compiled loops of :mod:`radixnet.golden.held`.
 
     Parameters
@@ -631,22 +630,24 @@ class Simulator:
     def _born(self, cycles: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict[str, np.ndarray]:
         """Explicit packets (batch mode; sorted by creation cycle): sequence numbers, and intermediate routers
         drawn now (§R7) from :attr:`rng`, whichever call puts them into the ring."""
-        n = cycles.size
-        seq = self.next_seq + np.arange(n, dtype=np.int64)
-        self.next_seq += n
+        seq = self._number(cycles.size)
         inter = self._intermediates(src, dst, self.rng) if self.cfg._intermediate else self.tables.term_router[src]
         return {"join": cycles, "created": cycles, "seq": seq, "src": src, "dst": dst,
                 "inter": inter.astype(np.int64, copy=False)}
+
+    def _number(self, n: int) -> np.ndarray:
+        """Sequence numbers for ``n`` packets generated now (they count packets in the order generated)."""
+        seq = self.next_seq + np.arange(n, dtype=np.int64)
+        self.next_seq += n
+        return seq
 
     def _drawn(self, gen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The packets of the Bernoulli sources' coins that hit (:meth:`Sources.generate`): sequence numbers
         in the order generated, destinations (§R3) and intermediate routers (§R7) hashed from each packet's
         cell (:class:`~radixnet.golden.sources.PacketDraws`), the same whichever call generates them."""
         created, src = gen["created"], gen["src"]
-        n = src.size
-        seq = self.next_seq + np.arange(n, dtype=np.int64)
-        self.next_seq += n
-        if n:
+        seq = self._number(src.size)
+        if src.size:
             self.deferred += int(np.count_nonzero(gen["join"] != created))
             draws = PacketDraws(gen["key"])
             dst = self.pattern.destinations(src, draws).astype(np.int64, copy=False)
@@ -676,14 +677,10 @@ class Simulator:
             return False
         return not src.size or bool((self.sq_count + np.bincount(src, minlength=self.T) <= self._quota(span)).all())
 
-    @staticmethod
-    def _new_packets(slots: np.ndarray, p: dict[str, np.ndarray]) -> "kernel.NewPackets":
-        return kernel.NewPackets(cycle=p["join"], slot=slots, seq=p["seq"], created=p["created"], src=p["src"],
-                                 dst=p["dst"], inter=p["inter"])
-
     def _join(self, p: dict[str, np.ndarray]) -> "kernel.NewPackets":
         """Every packet of ``p`` joins the ring in its ``join`` cycle."""
-        return self._new_packets(self._take_slots(p["join"].size), p)
+        return kernel.NewPackets(cycle=p["join"], slot=self._take_slots(p["join"].size), seq=p["seq"],
+                                 created=p["created"], src=p["src"], dst=p["dst"], inter=p["inter"])
 
     def _admit(self, born: dict[str, np.ndarray] | None, t0: int, span: int) -> "kernel.NewPackets":
         """The packets the kernel puts into the ring in a call of ``span`` cycles from ``t0``: held ones
@@ -1129,13 +1126,13 @@ def _close(a: tuple[float, float], b: tuple[float, float]) -> bool:
 def trace_record(rec: dict, i: int) -> dict:
     """Packet ``i`` of an ejection record as its §R9 trace object.
 
-    ``id`` (sequence number: packets counted in the order generated, §R3), ``src``, ``dst``, ``created``, ``injected``, ``ejected``, ``min``
-    (routed minimally), ``inter`` (the header's intermediate router at creation, §R4) and, when the
-    simulator traces, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last one the
-    ejection port) and ``headers`` (per hop, ``[phase, decided, inter]`` of the head flit as it leaves:
-    for ``2dfb-adaptive`` ``phase`` is the priority flag ``h1``) and ``sent`` (per hop, the cycle the head
-    flit left the §R2 output queue onto the link: the grant cycle plus the router model's traversal delay,
-    later when the queue held older flits, which only speedup ``S > 1`` makes possible).
+    ``id`` (sequence number: packets counted in the order generated, §R3), ``src``, ``dst``, ``created``,
+    ``injected``, ``ejected``, ``min`` (routed minimally), ``inter`` (the header's intermediate router at creation,
+    §R4) and, when the simulator traces, ``hops`` (``[router, out_port, out_vc, grant_cycle]`` per router, the last
+    one the ejection port) and ``headers`` (per hop, ``[phase, decided, inter]`` of the head flit as it leaves: for
+    ``2dfb-adaptive`` ``phase`` is the priority flag ``h1``) and ``sent`` (per hop, the cycle the head flit left the
+    §R2 output queue onto the link: the grant cycle plus the router model's traversal delay, later when the queue
+    held older flits, which only speedup ``S > 1`` makes possible).
     """
     out = {"id": int(rec["seq"][i]), "src": int(rec["src"][i]), "dst": int(rec["dst"][i]),
            "created": int(rec["created"][i]), "injected": int(rec["injected"][i]),

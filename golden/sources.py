@@ -32,9 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up", "draw_span", "by_cycle",
-           "draw_free", "count_cells",
-           "uniforms", "uniform_ints", "FULL"]
+__all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up",
+           "draw_span", "by_cycle", "draw_free", "count_cells", "uniforms", "uniform_ints", "FULL"]
 
 _C1 = np.uint64(0xBF58476D1CE4E5B9)   # SplitMix64's finalizer (Steele, Lea, Flood 2014)
 _C2 = np.uint64(0x94D049BB133111EB)
@@ -152,6 +151,18 @@ def _segment(seg_t, c):
     return np.searchsorted(seg_t, c, side="right") - 1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _segment_end(seg_t, i, hi):
+    """Where rate segment ``i`` ends, or ``hi`` if that is sooner."""
+    return hi if i + 1 >= seg_t.size else min(hi, seg_t[i + 1])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cell(base, c, su):
+    """The hash of cell (cycle ``c``, terminal ``su``, a uint64): :func:`cell_keys` of one cell."""
+    return mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
+
+
 @njit(cache=True, _nrt=False)
 def catch_up(base, fr, room, a, seg_t, seg_thr, out_join, out_created, out_src, out_key, n0):
     """Draw the coins of the terminals behind ``a`` (``fr[s] < a``) up to ``a`` while they have ``room[s]``
@@ -175,13 +186,13 @@ def catch_up(base, fr, room, a, seg_t, seg_thr, out_join, out_created, out_src, 
         i = _segment(seg_t, c)
         su = np.uint64(s)
         while c < a:
-            end = a if i + 1 >= seg_t.size else min(a, seg_t[i + 1])
+            end = _segment_end(seg_t, i, a)
             thr = seg_thr[i]
             if thr == 0:
                 c = end
             else:
                 while c < end:
-                    h = mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
+                    h = _cell(base, c, su)
                     if (h >> _S11) < thr:
                         if room[s] == 0 or n == cap:
                             break
@@ -227,14 +238,14 @@ def draw_span(base, fr, room, a, b, seg_t, seg_thr, t_created, t_src, t_key, m0)
         i = _segment(seg_t, c)
         r = room[s]
         while c < b:
-            end = b if i + 1 >= seg_t.size else min(b, seg_t[i + 1])
+            end = _segment_end(seg_t, i, b)
             thr = seg_thr[i]
             if thr == 0:
                 c = end
             elif r >= end - c:                   # cannot run out of room: no branch per coin
                 m1 = m
                 for cc in range(c, end):
-                    h = mix64_jit(base ^ ((np.uint64(cc) << _S32) | su))
+                    h = _cell(base, cc, su)
                     t_created[m] = cc
                     t_src[m] = s
                     t_key[m] = h
@@ -243,7 +254,7 @@ def draw_span(base, fr, room, a, b, seg_t, seg_thr, t_created, t_src, t_key, m0)
                 c = end
             else:
                 while c < end:
-                    h = mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
+                    h = _cell(base, c, su)
                     if (h >> _S11) < thr:
                         if r == 0:
                             break
@@ -273,9 +284,8 @@ def draw_free(base, T, a, b, thr, out_join, out_created, out_src, out_key, n0):
     for c in range(a, b):
         if n + T > cap:
             return n0, FULL
-        cu = np.uint64(c) << _S32
         for s in range(T):
-            h = mix64_jit(base ^ (cu | np.uint64(s)))
+            h = _cell(base, c, np.uint64(s))
             out_join[n] = c
             out_created[n] = c
             out_src[n] = s
@@ -317,11 +327,11 @@ def count_cells(base, lo, hi, seg_t, seg_thr):
         i = _segment(seg_t, c)
         su = np.uint64(s)
         while c < hi:
-            end = hi if i + 1 >= seg_t.size else min(hi, seg_t[i + 1])
+            end = _segment_end(seg_t, i, hi)
             thr = seg_thr[i]
             if thr != 0:
                 for cc in range(c, end):
-                    if (mix64_jit(base ^ ((np.uint64(cc) << _S32) | su)) >> _S11) < thr:
+                    if (_cell(base, cc, su) >> _S11) < thr:
                         total += 1
             c = end
             i += 1
@@ -385,8 +395,8 @@ class Sources:
             if status != FULL:
                 break
             out = self._out = self._wider(out, n)
-        i = int(np.searchsorted(self.seg_t, a, side="right")) - 1
-        if (i + 1 == self.seg_t.size or self.seg_t[i + 1] >= b) and bool((self.fr == a).all()) \
+        i = _segment(self.seg_t, a)
+        if _segment_end(self.seg_t, i, b) == b and bool((self.fr == a).all()) \
                 and int(room.min(initial=span)) >= span:     # every terminal free for the whole span
             while True:
                 n1, status = draw_free(self.base, T, a, b, self.seg_thr[i], *out, n)
@@ -394,19 +404,18 @@ class Sources:
                     break
                 out = self._out = self._wider(out, n)
             self.fr[:] = b
-            hit = np.bincount(out[2][n:n1], minlength=T)
-            room -= hit
+            room -= np.bincount(out[2][n:n1], minlength=T)
             n = n1
-            return {"join": out[0][:n], "created": out[1][:n], "src": out[2][:n], "key": out[3][:n]}
-        m = 0
-        while True:
-            m, status = draw_span(self.base, self.fr, room, a, b, self.seg_t, self.seg_thr, *tmp, m)
-            if status != FULL:
-                break
-            tmp = self._tmp = self._wider(tmp, m)
-        if n + m > out[0].size:
-            out = self._out = self._wider(out, n, n + m)
-        n = by_cycle(*tmp, m, a, np.empty(span + 1, np.int64), *out, n)
+        else:
+            m = 0
+            while True:
+                m, status = draw_span(self.base, self.fr, room, a, b, self.seg_t, self.seg_thr, *tmp, m)
+                if status != FULL:
+                    break
+                tmp = self._tmp = self._wider(tmp, m)
+            if n + m > out[0].size:
+                out = self._out = self._wider(out, n, n + m)
+            n = by_cycle(*tmp, m, a, np.empty(span + 1, np.int64), *out, n)
         return {"join": out[0][:n], "created": out[1][:n], "src": out[2][:n], "key": out[3][:n]}
 
     @staticmethod
@@ -426,7 +435,3 @@ class Sources:
     def count(self, lo: np.ndarray, hi: int) -> int:
         """Packets created in cycles ``[lo[s], hi)`` by the terminals together (generated or not)."""
         return int(count_cells(self.base, lo.astype(np.int64, copy=False), hi, self.seg_t, self.seg_thr))
-
-    def draws(self, created: np.ndarray, src: np.ndarray) -> PacketDraws:
-        """The random choices of the packets created in cycles ``created`` by terminals ``src``."""
-        return PacketDraws(cell_keys(self.base, created, src))

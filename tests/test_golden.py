@@ -409,4 +409,5 @@ def test_source_draw_paths_agree(T, p):
     caught = g["created"] < b                     # (cycle b's own coins join at b too)
     assert caught.sum() == n and (g["join"][caught] == b).all()
     order = np.lexsort((g["src"][caught], g["created"][caught]))
-    assert np.array_equal(g["created"][caught][order], out[1][:n]) and np.array_equal(g["key"][caught][order], out[3][:n])
+    assert np.array_equal(g["created"][caught][order], out[1][:n])
+    assert np.array_equal(g["key"][caught][order], out[3][:n])
