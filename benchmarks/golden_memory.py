@@ -40,8 +40,10 @@ def rss_mb() -> float:
 
 def child(family: dict, load: float, windows: int) -> dict:
     import resource
+    import sys
 
     from radixnet.gen import build
+    from radixnet.golden import native
     from radixnet.golden.sim import SimConfig, Simulator
     Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1)).step(100, 0.5)   # load the kernel
     floor = rss_mb()
@@ -54,7 +56,8 @@ def child(family: dict, load: float, windows: int) -> dict:
         sim.step(cfg.window, load, sinks=(lambda rec: None,))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"terminals": net.num_terminals, "routers": net.num_routers, "radix": net.max_radix,
-            "vcs": cfg.vcs, "depth": cfg.vc_depth, "floor": floor, "peak": peak, "estimate": est}
+            "vcs": cfg.vcs, "depth": cfg.vc_depth, "floor": floor, "peak": peak, "estimate": est,
+            "kernels": f"{native.STATE!r}, numba {'imported' if 'numba' in sys.modules else 'not imported'}"}
 
 
 def main() -> None:
@@ -76,6 +79,7 @@ def main() -> None:
         print(f"{name:<15} {r['terminals']:>9,} {r['radix']:>5} {r['vcs']:>3} x {r['depth']:<2} {r['floor']:>8.0f} "
               f"{r['peak']:>8.0f} {above:>11.1f} {above * 2**20 / r['terminals']:>10,.0f} {r['estimate']:>9.1f} "
               f"{r['estimate'] / max(above, 1e-9):>7.2f}x", flush=True)
+    print(f"\nkernels: {r['kernels']} (golden/native.py)")
     print("\n'floor': the process after importing radixnet and loading the compiled kernel (the same for every "
           "network);\n'above floor': peak resident memory minus the floor; 'estimate': SimConfig.memory_estimate, "
           "the resource\nguard's prediction (MB), which must not be below 'above floor' (est/meas >= 1).")

@@ -81,8 +81,12 @@ def measure_alone(family: dict, *args, **kw) -> dict:
 
 def child(family: dict, args: tuple, kw: dict) -> dict:
     import resource
+    import sys
+
+    from radixnet.golden import native
     r = measure(build("fbfly", **family), *args, **kw)
     r["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    r["kernels"] = f"{native.STATE!r}, numba {'imported' if 'numba' in sys.modules else 'not imported'}"
     return r
 
 
@@ -110,6 +114,7 @@ def main() -> None:
             for load in (0.3, 0.8):
                 rows.append(("16-ary 3-flat, N=4096", model, routing, load,
                              measure_alone(flat16, routing, load, args.cycles, router_model=model)))
+    print("kernels:", "; ".join(sorted({r["kernels"] for *_, r in rows})), "(golden/native.py)\n")
     base = {(n, rt, ld): r for n, m, rt, ld, r in rows if m == models[0]}
     head = f"{'network':<22} {'model':<12} {'routing':<7} {'load':>6} {'accepted':>8} {'cycles/s':>9} " \
            f"{'flit-hops/s':>12} {'x BookSim':>9} {'x ' + models[0]:>15} {'kernel':>7} {'peak MB':>8} {'x BookSim':>9}"

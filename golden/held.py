@@ -31,9 +31,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from numba import njit
-
 from .kernel import wrap
+from .native import compiled
 
 __all__ = ["HeldRows", "held_put", "held_take", "held_widen", "within_quota"]
 
@@ -43,7 +42,7 @@ __all__ = ["HeldRows", "held_put", "held_take", "held_widen", "within_quota"]
 HeldRows = namedtuple("HeldRows", "head count seq created dst inter")
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def held_put(q, seq, created, src, dst, inter):
     """Append packets, in the order given, each behind those its terminal ``src[i]`` holds.
 
@@ -65,7 +64,7 @@ def held_put(q, seq, created, src, dst, inter):
         q.count[s] += 1
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def held_take(q, m, seq, created, src, dst, inter):
     """Remove the first ``m[s]`` packets of each terminal ``s`` (``m <= count``) into the output arrays.
 
@@ -97,7 +96,7 @@ def held_take(q, m, seq, created, src, dst, inter):
         q.count[s] -= m[s]
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def held_widen(head, count, old, new):
     """Copy one field's rows ``old`` to the first columns of the wider rows ``new``.
 
@@ -122,7 +121,7 @@ def held_widen(head, count, old, new):
             new[s, first + j] = old[s, j]
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def within_quota(src, quota, out):
     """Mark each packet among the first ``quota[s]`` of its terminal ``s = src[i]``, in the order given.
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
+from .native import compiled
 
 __all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
            "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32", "sink_ready",
@@ -97,7 +97,7 @@ STATUS_WATCHDOG = 1
 _M32 = 0xFFFFFFFF
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def mix32(x):
     """The ``lowbias32`` integer finalizer (router-spec §R3a) of ``x mod 2**32``: a 32-bit value."""
     x &= _M32
@@ -109,7 +109,7 @@ def mix32(x):
     return x
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def sink_ready(sseed, s, u, sthr):
     """§R3a: does terminal ``s``'s sink take a flit in cycle ``u``? ``h(seed, s, u) >= sthr``.
 
@@ -124,32 +124,32 @@ def stall_threshold(p_stall: float) -> int:
     return int(float(p_stall) * 4294967296.0)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def wrap(i, n):
     """``i % n`` for ``0 <= i < 2n``, without a division: ring indices and round-robin pointers advance by
     less than their modulus, and an integer division costs tens of cycles on every flit's path."""
     return i - n if i >= n else i
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def packet_of(flit, L):
     """The packet of flit number ``flit`` (``flit // L``; no division for single-flit packets)."""
     return flit if L == 1 else flit // L
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _no_credit(r, o, ov, prm, tp, rs):
     """Output VC (o, ov) of router r has no credit: a network VC, or with ``E >= 1`` the ejection port's (§R3a)."""
     return (tp.out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] <= 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _eject_blocked(r, o, prm, tp, rs):
     """A head may not take ejection port ``o``: a packet holds its implicit VC (§R5), or it has no credit (§R3a)."""
     return rs.ovc_busy[r, o, 0] != 0 or (prm.E > 0 and rs.credit[r, o, 0] <= 0)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _hops(coords, a, b):
     h = 0
     for d in range(coords.shape[1]):
@@ -158,7 +158,7 @@ def _hops(coords, a, b):
     return h
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _dor(coords, port_to, r, target):
     for d in range(coords.shape[1]):
         if coords[r, d] != coords[target, d]:
@@ -166,7 +166,7 @@ def _dor(coords, port_to, r, target):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _qlen(credit, out_term, r, o, B):
     if out_term[r, o] >= 0:
         return 0
@@ -176,7 +176,7 @@ def _qlen(credit, out_term, r, o, B):
     return q
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
     """§R5: idle VC of the class with >= 1 credit and the most credits (ties: lowest)."""
     if out_term[r, o] >= 0:
@@ -190,7 +190,7 @@ def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
     return best
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _send_credit(pipe, events, n_events, k, cs, v):
     """One credit for VC ``v`` onto credit pipe ``pipe[k]`` (a channel's or a terminal's) in slot ``cs``;
     the first of its (k, v) in that slot joins the slot's work list ``events`` as ``k << 8 | v``."""
@@ -200,7 +200,7 @@ def _send_credit(pipe, events, n_events, k, cs, v):
     pipe[k, cs, v] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
     """The flits of link slot ``slot`` (channels' or injection links', listed in ``fly[slot]``) join the
     input VCs at the far end (``dst_router``, ``dst_port``), and the slot's list empties (§R2.4)."""
@@ -211,7 +211,7 @@ def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
     n_fly[slot] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _list_add(rs, r, k, p, v):
     """Input VC (r, p, v) joins its router's list ``k`` (0: awaiting a routing decision, 1: holding an
     output VC)."""
@@ -221,7 +221,7 @@ def _list_add(rs, r, k, p, v):
     rs.n_act[r, k] = n + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _list_drop(rs, r, k, p, v):
     """Input VC (r, p, v) leaves its router's list ``k`` (the list's last VC takes its place)."""
     i = rs.act_pos[r, p, v]
@@ -232,7 +232,7 @@ def _list_drop(rs, r, k, p, v):
     rs.n_act[r, k] = n
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def enqueue(rs, r, p, v, flit):
     """§R2.4: an arriving flit joins the tail of input VC (r, p, v) (the credit protocol guarantees space);
     a VC that was empty joins its router's list for its state (``in_active``)."""
@@ -243,7 +243,7 @@ def enqueue(rs, r, p, v, flit):
     rs.bcnt[r, p, v] = n + 1
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec):
     """§R7: the minimal choice if available and preferred (or the only one), else the non-minimal one.
 
@@ -259,7 +259,7 @@ def _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
     """UGAL-G: the queue lengths of every channel on the table route from r to target, summed."""
     total = 0
@@ -272,7 +272,7 @@ def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
 
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
     """VAL / UGAL-L / UGAL-G on the route tables (router-spec §R7c); VC class = hops taken."""
     credit, ovc_busy, out_term, tbl, tdist, B = rs.credit, rs.ovc_busy, tp.out_term, tp.tbl, tp.tdist, prm.B
@@ -324,7 +324,7 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out):
     """Of the parallel lanes to digit m in dimension d, the one with an available VC and the shortest
     queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available."""
@@ -343,7 +343,7 @@ def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_
     return found
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
     """2DFB priority-flag adaptive routing (Thamarakuzhi & Chandy, Algorithm 1; router-spec §R7b).
 
@@ -414,7 +414,7 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
     """Adaptive routing on a folded Clos (router-spec §R7d ``clos-adaptive``; Thamarakuzhi & Chandy §IV,
     Kim, Dally, Abts SC06): while the destination is not below this router (its table hop goes up) the
@@ -456,7 +456,7 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _decide(r, p, pid, prm, tp, rs, pk, dec):
     """Route computation + output VC choice for the head flit of packet ``pid`` at input ``p`` of router
     ``r`` (§R5, §R7), on the state ``rs`` holds now.
@@ -587,7 +587,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk):
     """§R2 switch traversal (single-cycle) or SA grant (§R10) of the front flit of input VC (r, p, v)
     to output (o, ov): the flit leaves its buffer, takes a credit of (o, ov), joins the output queue of
@@ -669,7 +669,7 @@ VA = 1        # iq: VC allocation only (the head holds an output VC from now on)
 SA = 2        # iq: switch allocation of VCs that VA allocated in an earlier cycle
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
     """A VA grant (§R10): input VC (r, p, v) is bound to output VC (o, ov) until its tail's SA grant, SA may
     serve it from cycle ``t + dv``, and the routing decision in ``dec`` is committed to the packet's header.
@@ -688,7 +688,7 @@ def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
     pk.inter[pid] = dec[4]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
     """The sequential allocator (§R6; in the iq model its VA stage, §R10): inputs in turn from ``ptr_seq``
     (advancing every cycle), each trying its VCs in round-robin order and each VC deciding on the state
@@ -752,7 +752,7 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
     return moved
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _requests(r, t, mode, prm, tp, rs, pk, sc):
     """Step 1 of the separable allocator (§R6): fill ``sc.req_*`` with each input VC's request.
 
@@ -800,7 +800,7 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
     return nin > 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     """Steps 2-4 of the separable input-first allocator over ``sc.req_*`` (§R6; the iq model's VA and SA,
     §R10): inputs select up to ``S`` requesting VCs round robin, outputs grant up to ``S`` round robin
@@ -896,7 +896,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return moved
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     """One allocation stage of router ``r`` in cycle ``t``; True on any grant.
 
@@ -915,7 +915,7 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _log_ejection(pid, t, tp, pk, ej):
     """Packet ``pid``'s tail left the network in cycle ``t``: record it in ``ej`` and free its slot."""
     pk.ejected[pid] = t
@@ -935,7 +935,7 @@ def _log_ejection(pid, t, tp, pk, ej):
     pk.seq[pid] = -1
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej, last_move):
     """Advance the network from cycle ``t0`` to ``t1`` (exclusive).
 

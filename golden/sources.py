@@ -30,7 +30,7 @@ True
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .native import compiled
 
 __all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up",
            "draw_span", "by_cycle", "draw_free", "count_cells", "uniforms", "uniform_ints", "FULL"]
@@ -54,7 +54,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
 
 
 #: :func:`mix64` of a ``uint64`` scalar in compiled code
-mix64_jit = njit(cache=True, inline="always", _nrt=False)(mix64)
+mix64_jit = compiled(cache=True, inline="always", _nrt=False)(mix64)
 
 
 def seed_base(seed: int) -> np.uint64:
@@ -127,14 +127,14 @@ class PacketDraws:
             raise ValueError(f"PacketDraws: one value per packet ({self.keys.shape}), not {size}")
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def uniforms(keys, inc, out):
     """``out[i] = (mix64(keys[i] + inc) >> 11) * 2**-53``: one uniform float in [0, 1) per key (53 bits)."""
     for i in range(keys.size):
         out.flat[i] = (mix64_jit(keys.flat[i] + inc) >> _S11) * 2.0**-53
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def uniform_ints(keys, inc, low, n, out):
     """``out[i] = low + min(floor(u_i * n_i), n_i - 1)`` with ``u_i`` as :func:`uniforms` draws it and ``n``
     one bound per key or one for all (a 1-entry array)."""
@@ -145,25 +145,25 @@ def uniform_ints(keys, inc, low, n, out):
         out.flat[i] = low + min(v, ni - 1)
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def _segment(seg_t, c):
     """The index of the rate segment holding cycle ``c`` (segments start at ``seg_t``, increasing)."""
     return np.searchsorted(seg_t, c, side="right") - 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _segment_end(seg_t, i, hi):
     """Where rate segment ``i`` ends, or ``hi`` if that is sooner."""
     return hi if i + 1 >= seg_t.size else min(hi, seg_t[i + 1])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _cell(base, c, su):
     """The hash of cell (cycle ``c``, terminal ``su``, a uint64): :func:`cell_keys` of one cell."""
     return mix64_jit(base ^ ((np.uint64(c) << _S32) | su))
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def catch_up(base, fr, room, a, seg_t, seg_thr, out_join, out_created, out_src, out_key, n0):
     """Draw the coins of the terminals behind ``a`` (``fr[s] < a``) up to ``a`` while they have ``room[s]``
     packets of room; write the hits from ``out_*[n0]`` on, joining at ``a``, grouped by terminal, each
@@ -212,7 +212,7 @@ def catch_up(base, fr, room, a, seg_t, seg_thr, out_join, out_created, out_src, 
     return n, 0
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def draw_span(base, fr, room, a, b, seg_t, seg_thr, t_created, t_src, t_key, m0):
     """Draw the coins of cycles ``[a, b)`` of each terminal at ``a`` (``fr[s] == a``) while it has room,
     terminal by terminal; write the hits from ``t_*[m0]`` on (:func:`by_cycle` then orders them by cycle).
@@ -272,7 +272,7 @@ def draw_span(base, fr, room, a, b, seg_t, seg_thr, t_created, t_src, t_key, m0)
     return m, 0
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def draw_free(base, T, a, b, thr, out_join, out_created, out_src, out_key, n0):
     """Draw the coins of cycles ``[a, b)`` of all ``T`` terminals at threshold ``thr`` when every terminal is
     at ``a`` with room for every cycle (the common case below saturation): cycle by cycle, each cycle's by
@@ -294,7 +294,7 @@ def draw_free(base, T, a, b, thr, out_join, out_created, out_src, out_key, n0):
     return n, 0
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def by_cycle(t_created, t_src, t_key, m, a, count, out_join, out_created, out_src, out_key, n0):
     """Append :func:`draw_span`'s ``m`` hits to ``out_*`` from ``n0`` on in creation-cycle order, each
     cycle's by terminal (a stable counting sort on the cycle; ``count`` has ``b - a + 1`` entries); each
@@ -315,7 +315,7 @@ def by_cycle(t_created, t_src, t_key, m, a, count, out_join, out_created, out_sr
     return n0 + m
 
 
-@njit(cache=True, _nrt=False)
+@compiled(cache=True, _nrt=False)
 def count_cells(base, lo, hi, seg_t, seg_thr):
     """Packets created in cycles ``[lo[s], hi)`` by each terminal ``s``, all terminals together (the coins
     drawn again; nothing is generated)."""

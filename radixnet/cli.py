@@ -20,6 +20,7 @@ from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 from radixnet.gen.routing import DeadlockError
 from radixnet.golden.cluster import SchedulerLost
+from radixnet.golden.native import NativeUnavailable
 
 __all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg"]
 
@@ -531,7 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cmd is None:
             raise UsageError(f"radixnet: error: unknown command {argv[0]!r} (one of {', '.join(COMMANDS)})")
         return cmd(argv[1:])
-    except (ParamError, UsageError, DeadlockError) as e:
+    except (ParamError, UsageError, DeadlockError, NativeUnavailable) as e:
         print(f"{e}" if isinstance(e, UsageError) else f"radixnet: error: {e}", file=sys.stderr)
         return 2
     except SchedulerLost as e:  # a Dask cluster's scheduler gone mid-run (--scheduler): the points written stay

@@ -1,0 +1,277 @@
+"""The golden model's compiled functions: numba's JIT, or the same functions compiled ahead of time.
+
+Every compiled function of the golden model (:mod:`~radixnet.golden.kernel`,
+:mod:`~radixnet.golden.sources`, :mod:`~radixnet.golden.held`) is declared with :func:`compiled`,
+which takes :func:`numba.njit`'s options. ``make setup`` (``make kernels``) runs
+:mod:`radixnet.golden.native_build`: a workload under the JIT records the signatures each
+function is called with from Python, and ``numba.pycc`` compiles those into one extension module
+(``golden/__pycache__/native_kernels*.so``, with ``native_kernels.json`` beside it). A process that
+finds that module built from the sources it runs (a hash of the kernel sources, numpy, Python and
+the CPU) calls it and never imports numba: numba with llvmlite and the JIT's loaded machine code
+are about 120 MB of a run's resident memory (issue 16), and loading them ~1.5 s of its start-up.
+The machine code is the same LLVM output at the same optimisation for this CPU
+(``target_cpu="host"``, no numba runtime, as ``_nrt=False``), and so are the results
+(``tests/test_native.py`` compares them bit for bit).
+
+A call whose argument types were not built (a new dtype, layout or group), or a function never
+called from Python in the workload, switches the whole process to the JIT: numba is imported, every
+function becomes its dispatcher (compiled or loaded from numba's on-disk cache as before), and the
+call goes on. A process never mixes the two for lack of a signature; :data:`STATE` says which one
+it runs.
+
+``RADIXNET_KERNELS`` chooses: ``auto`` (default: native when built and current, else JIT),
+``jit``, or ``native`` (an error when the module is missing or stale, for tests and benchmarks).
+
+Examples
+--------
+>>> from radixnet.golden import native, held
+>>> native.STATE.mode in ("native", "jit")
+True
+>>> held.within_quota.py_func is not None     # the Python function, in either mode
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["compiled", "STATE", "State", "Native", "use_jit", "registry", "arg_key", "type_key", "stamp",
+           "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META", "MODE_ENV", "NativeUnavailable"]
+
+#: The environment variable choosing the kernels: ``auto``, ``jit`` or ``native``.
+MODE_ENV = "RADIXNET_KERNELS"
+#: Where the built module and its metadata live (next to numba's own cache files, not tracked by git).
+NATIVE_DIR = Path(__file__).resolve().parent / "__pycache__"
+#: The extension module's name (its ``PyInit_`` symbol).
+NATIVE_NAME = "native_kernels"
+#: The built module's metadata: its stamp and, per function, the exported signatures.
+NATIVE_META = NATIVE_DIR / f"{NATIVE_NAME}.json"
+#: The sources whose compiled code the module holds (relative to the repository), hashed into the stamp:
+#: every module that declares compiled functions. The routing codes the kernel imports from
+#: :mod:`radixnet.gen.routing` are hashed by value (numba freezes a module-level constant into the machine
+#: code).
+SOURCES = ("golden/kernel.py", "golden/sources.py", "golden/held.py")
+#: The version of the argument keys (:func:`arg_key`, :func:`type_key`) that the metadata holds, in the stamp.
+KEY_VERSION = 1
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class NativeUnavailable(ValueError):
+    """``RADIXNET_KERNELS`` is not one of its values, or is ``native`` and the module is not built or not
+    built from these sources: raised where the first compiled function is declared (``str()`` is the
+    one-line message)."""
+
+
+class State:
+    """Which kernels this process runs: ``mode`` is ``"native"`` or ``"jit"``; ``reason`` says why
+    (the module's build, or why it is not used); ``misses`` lists the calls that switched a native
+    process to the JIT (function and argument types)."""
+
+    def __init__(self) -> None:
+        self.mode = "jit"
+        self.reason = ""
+        self.module: Any = None
+        #: qualified function name -> {argument key: exported function}
+        self.exports: dict[str, dict[tuple, Callable]] = {}
+        self.misses: list[str] = []
+        #: the message of :class:`NativeUnavailable`, raised when a function is declared
+        self.error = ""
+
+    def __repr__(self) -> str:
+        return f"{self.mode} ({self.reason})" if self.reason else self.mode
+
+
+#: This process's kernels.
+STATE = State()
+#: Every function declared with :func:`compiled`, in declaration order.
+registry: list["Native | Any"] = []
+
+
+def stamp() -> str:
+    """The hash a built module must carry to be used: the kernel sources, the routing codes, numpy's and
+    Python's versions and the CPU (the code is compiled for this CPU's features)."""
+    from ..gen import routing
+    h = hashlib.sha256(f"keys {KEY_VERSION}".encode())
+    for rel in SOURCES:
+        h.update(rel.encode())
+        h.update((ROOT / rel).read_bytes())
+    h.update(repr(sorted((k, v) for k, v in vars(routing).items() if k.isupper() and type(v) is int)).encode())
+    h.update(f"numpy {np.__version__} python {sys.version} {platform.machine()}".encode())
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            for line in f:
+                if line.startswith((b"flags", b"model name", b"vendor_id")):
+                    h.update(line)
+                elif not line.strip():
+                    break   # the first processor's lines are enough
+    except OSError:
+        h.update(platform.processor().encode())
+    return h.hexdigest()
+
+
+# ---- argument keys: the same key from a call's arguments and from a numba signature's types
+
+
+def dtype_key(dt: np.dtype) -> str:
+    return f"{dt.kind}{dt.itemsize}"
+
+
+def arg_key(x: Any) -> Any:
+    """The key of one argument, equal to :func:`type_key` of the type numba infers for it (``numba.typeof``:
+    dtype, dimensions, layout, read-only and aligned flags of an array; a namedtuple's class and fields)."""
+    t = type(x)
+    if t is np.ndarray:
+        f = x.flags
+        return ("A", dtype_key(x.dtype), x.ndim, "C" if f.c_contiguous else "F" if f.f_contiguous else "A",
+                not f.writeable, f.aligned)
+    if t is bool or t is np.bool_:
+        return "b1"
+    if t is int:
+        return "i8" if -2**63 <= x < 2**63 else "big"
+    if t is float:
+        return "f8"
+    if isinstance(x, np.generic):
+        return dtype_key(x.dtype)
+    if isinstance(x, tuple):   # keyed at every call (no cache: ~60 us for the cycle kernel's ~150 arrays)
+        if hasattr(t, "_fields"):
+            return ("N", f"{t.__module__}.{t.__qualname__}", tuple(map(arg_key, x)))
+        return ("T", tuple(map(arg_key, x)))
+    return ("?", t.__name__)
+
+
+def type_key(ty: Any) -> Any:
+    """The key of a numba type (build side of :func:`arg_key`); None for a type the native module does not
+    take."""
+    from numba.core import types
+    from numba.np.numpy_support import as_dtype
+    if isinstance(ty, types.Boolean):
+        return "b1"
+    if isinstance(ty, (types.Integer, types.Float)):
+        return dtype_key(as_dtype(ty))
+    if isinstance(ty, types.Array):
+        if isinstance(ty.dtype, (types.Boolean, types.Integer, types.Float)):
+            return ("A", dtype_key(as_dtype(ty.dtype)), ty.ndim, ty.layout, not ty.mutable, ty.aligned)
+        return None
+    if isinstance(ty, types.BaseNamedTuple):
+        c = ty.instance_class
+        keys = tuple(type_key(e) for e in ty.types)
+        return None if None in keys else ("N", f"{c.__module__}.{c.__qualname__}", keys)
+    if isinstance(ty, types.BaseTuple):
+        keys = tuple(type_key(e) for e in ty.types)
+        return None if None in keys else ("T", keys)
+    return None
+
+
+def as_tuples(x: Any) -> Any:
+    """A key read back from JSON (lists) as tuples."""
+    return tuple(as_tuples(e) for e in x) if isinstance(x, list) else x
+
+
+# ---- the two modes
+
+
+class Native:
+    """A compiled function in a native process: calls the exported function built for its argument types
+    (:func:`arg_key`), else switches the process to the JIT (:func:`use_jit`) and calls numba's dispatcher.
+    ``py_func`` is the Python function, as on a numba dispatcher."""
+
+    def __init__(self, fn: Callable, options: dict) -> None:
+        self.py_func = fn
+        self.qualname = f"{fn.__module__}.{fn.__name__}"
+        self.options = options
+        self.exports = STATE.exports.get(self.qualname, {})
+        self.jit = None
+        self.__doc__, self.__name__, self.__module__, self.__wrapped__ = fn.__doc__, fn.__name__, fn.__module__, fn
+
+    def __call__(self, *args):
+        if self.jit is None:
+            f = self.exports.get(tuple(map(arg_key, args)))
+            if f is not None:
+                return f(*args)
+            STATE.misses.append(f"{self.qualname}{tuple(map(arg_key, args))}")
+            use_jit(f"no native build of {self.qualname} for these argument types")
+        return self.jit(*args)
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.qualname} ({STATE.mode})>"
+
+
+def use_jit(reason: str) -> None:
+    """Switch this process to numba's JIT: every :class:`Native` gets its dispatcher, and the modules that
+    declare them see the dispatchers, so that compiled code calls compiled code."""
+    if STATE.mode == "jit":
+        return
+    from numba import njit
+    STATE.mode, STATE.reason = "jit", f"switched from native: {reason}"
+    for n in registry:
+        n.jit = njit(**n.options)(n.py_func)
+    swap = {id(n): n.jit for n in registry}
+    for name in {n.py_func.__module__ for n in registry}:
+        g = vars(sys.modules[name])
+        for k, v in list(g.items()):
+            if id(v) in swap and isinstance(v, Native):
+                g[k] = swap[id(v)]
+
+
+def compiled(**options) -> Callable[[Callable], Any]:
+    """Declare a compiled function: ``options`` are :func:`numba.njit`'s (``cache``, ``inline``,
+    ``_nrt``). Returns numba's dispatcher in a JIT process, a :class:`Native` in a native one."""
+    def deco(fn: Callable) -> Any:
+        if STATE.error:
+            raise NativeUnavailable(STATE.error)
+        if STATE.mode == "native":
+            out: Any = Native(fn, options)
+        else:
+            from numba import njit
+            out = njit(**options)(fn)
+        registry.append(out)
+        return out
+    return deco
+
+
+def load_native() -> None:
+    """Decide this process's mode (at import, before any function is declared)."""
+    mode = os.environ.get(MODE_ENV, "auto")
+    if mode not in ("auto", "jit", "native"):
+        STATE.error = f"{MODE_ENV}={mode!r}: allowed are auto, jit, native"
+        return
+    if mode == "jit":
+        STATE.reason = f"{MODE_ENV}=jit"
+        return
+    reason = ""
+    try:
+        meta = json.loads(NATIVE_META.read_text())
+        if meta.get("stamp") != stamp():
+            reason = "the native module was built from other sources (make kernels)"
+        else:
+            path = NATIVE_DIR / meta["file"]
+            spec = importlib.util.spec_from_file_location(
+                f"{__package__}.{NATIVE_NAME}", path, loader=importlib.machinery.ExtensionFileLoader(
+                    f"{__package__}.{NATIVE_NAME}", str(path)))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            STATE.exports = {q: {as_tuples(k): getattr(mod, e) for k, e in sigs} for q, sigs in meta["exports"].items()}
+            STATE.module = mod
+            STATE.mode = "native"
+            STATE.reason = f"{NATIVE_NAME}, {sum(map(len, STATE.exports.values()))} signatures"
+            return
+    except FileNotFoundError:
+        reason = "the native module is not built (make kernels)"
+    except (OSError, ValueError, KeyError, AttributeError, ImportError) as e:
+        reason = f"the native module does not load ({type(e).__name__}: {e})"
+    if mode == "native":
+        STATE.error = f"{MODE_ENV}=native: {reason}"
+    STATE.reason = reason
+
+
+load_native()

@@ -1,0 +1,150 @@
+"""Build the golden model's native kernels (:mod:`radixnet.golden.native`): ``make kernels``.
+
+Runs :func:`workload` under numba's JIT (which also fills numba's on-disk cache, the fallback of a
+process that meets a signature not built), reads the signatures each compiled function was called
+with from Python, and compiles them ahead of time with ``numba.pycc`` into
+``golden/__pycache__/native_kernels*.so``, then writes ``native_kernels.json`` (the stamp and the
+exports). Compiling takes about four CPU minutes, most of it the cycle kernel.
+
+Usage::
+
+    .venv/bin/python -m radixnet.golden.native_build [--check]
+
+``--check`` builds nothing: exit 0 when the built module is current, 1 when it is missing or stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import native
+
+
+def workload() -> None:
+    """Small runs that call every compiled function the way the simulator, the traffic patterns and the
+    tests call them: every HyperX routing under both router models, single- and multi-flit packets,
+    egress FIFOs and stalling sinks, saturated sources (catch-up, held packets), batches, traces, every
+    traffic pattern, table routings on other families, ``run_load`` and a hand-placed flit."""
+    from ..gen import build
+    from . import kernel
+    from .sim import HeldPackets, SimConfig, Simulator
+    from .traffic import PATTERNS
+
+    def run(fam, fk, load=0.5, steps=2, trace=False, **kw):
+        sim = Simulator(SimConfig(build(fam, **fk), seed=1, window=100, **kw), trace=trace)
+        for _ in range(steps):
+            sim.step(100, load)
+        return sim
+
+    for rt in ("min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"):
+        for model in ("single-cycle", "iq"):
+            for L, E, S in ((1, 0, 2), (3, 2, 1)):
+                run("fbfly", {"k": 3, "n": 2}, 0.4, routing=rt, router_model=model, packet_length=L, egress_depth=E,
+                    sink_stall=0.3 if E else 0.0, speedup=S)
+    for model in ("single-cycle", "iq"):
+        run("fbfly", {"k": 4, "n": 2}, 0.9, steps=6, traffic="worst-case", router_model=model)   # saturated
+        run("2dfb", {"k": 3, "n": 2}, 0.6, routing="2dfb-adaptive", router_model=model, trace=True)
+    for fam, fk, rt in (("torus", {}, "dor"), ("clos", {}, "clos-adaptive"), ("dragonfly", {"p": 2}, "sp"),
+                        ("dragonfly", {"p": 2}, "ugal-l")):
+        run(fam, fk, 0.4, routing=rt, trace=True)
+    for name in PATTERNS:
+        fam = "2dfb" if name.startswith("2dfb") else "fbfly"
+        fk = {"k": 4, "n": 2}
+        run(fam, fk, 0.5, steps=1, traffic=name)
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100, measure=200, max_warmup=2))
+    sim.run_load(0.5)
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100))
+    sim.run_batch(8)
+    held = HeldPackets(2)
+    for _ in range(2):   # held rows that grow twice: widened (held_widen)
+        z = np.zeros(100, np.int64)
+        held.put(np.arange(100), z, z, z, z)
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100))
+    sim.place_flit(0, 0, 0, 0)
+    kernel.mix32(1)
+
+
+def signatures() -> dict[str, list]:
+    """Per compiled function (qualified name), its Python-called signatures as ``(key, signature)``."""
+    out: dict[str, list] = {}
+    for d in native.registry:
+        q = f"{d.py_func.__module__}.{d.py_func.__name__}"
+        for sig in d.nopython_signatures:
+            key = tuple(native.type_key(a) for a in sig.args)
+            if None not in key:
+                out.setdefault(q, []).append((key, sig))
+    return out
+
+
+def build() -> None:
+    """Run :func:`workload` under the JIT and compile what it called; the module replaces the old one by a
+    rename, so a process that has the old one loaded keeps it intact."""
+    # the JIT, for the functions declared from now on (this module imports no kernel module before this)
+    native.use_jit("make kernels: the build runs the JIT")
+    from numba.pycc import CC
+    t0 = time.perf_counter()
+    native.NATIVE_META.unlink(missing_ok=True)   # a module without its metadata is never used
+    workload()
+    sigs = signatures()
+    stamp = native.stamp()
+    print(f"kernels: workload under the JIT {time.perf_counter() - t0:.0f} s, "
+          f"{sum(map(len, sigs.values()))} signatures of {len(sigs)} functions", flush=True)
+    cc = CC(native.NATIVE_NAME)
+    native.NATIVE_DIR.mkdir(exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(prefix=".build-", dir=native.NATIVE_DIR))
+    cc.output_dir = str(tmpdir)
+    cc.use_nrt = False          # as the kernels' _nrt=False: no reference counting around array arguments
+    cc.target_cpu = "host"      # as the JIT: this CPU's features (the stamp names the CPU)
+    cc.verbose = False
+    exports: dict[str, list] = {}
+    by_func = {f"{d.py_func.__module__}.{d.py_func.__name__}": d for d in native.registry}
+    for q, lst in sigs.items():
+        for i, (key, sig) in enumerate(lst):
+            name = f"{q.rsplit('.', 2)[-2]}__{q.rsplit('.', 1)[-1]}__{i}"
+            cc.export(name, sig.return_type(*sig.args))(by_func[q].py_func)
+            exports.setdefault(q, []).append((key, name))
+    t1 = time.perf_counter()
+    try:
+        cc.compile()
+        out = native.NATIVE_DIR / os.path.basename(cc.output_file)
+        os.replace(tmpdir / out.name, out)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    meta = {"stamp": stamp, "file": out.name, "exports": exports,
+            "built": time.strftime("%Y-%m-%d %H:%M:%S"), "numba": __import__("numba").__version__}
+    tmp = native.NATIVE_META.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=1))
+    tmp.replace(native.NATIVE_META)
+    print(f"kernels: {out} compiled in {time.perf_counter() - t1:.0f} s", flush=True)
+
+
+def current() -> bool:
+    try:
+        return json.loads(native.NATIVE_META.read_text()).get("stamp") == native.stamp()
+    except (OSError, ValueError):
+        return False
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 0 if the built module is current, else 1")
+    args = ap.parse_args(argv)
+    if args.check:
+        ok = current()
+        print("kernels: native module current" if ok else "kernels: native module missing or stale")
+        return 0 if ok else 1
+    build()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The golden model's native kernels (radixnet.golden.native): built by `make kernels` (make setup, and
+before make test), used by a process that finds them current, bit-identical to numba's JIT, and a call
+they were not built for switches the process to the JIT instead of failing."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def python(code: str, mode: str | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("RADIXNET_KERNELS", None)
+    if mode is not None:
+        env["RADIXNET_KERNELS"] = mode
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_native_module_is_current():
+    """`make test` builds the module first (make kernels); a stale or missing one is a failure here, not a
+    silent fall back to the JIT."""
+    p = subprocess.run([sys.executable, "-m", "radixnet.golden.native_build", "--check"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr + "\n(run `make kernels`)"
+
+
+SIM = """
+import sys, json
+from radixnet.gen import build
+from radixnet.golden import native
+from radixnet.golden.sim import SimConfig, Simulator, PacketStats
+out = {}
+for model in ("single-cycle", "iq"):
+    for traffic, load in (("uniform", 0.3), ("worst-case", 0.8)):
+        sim = Simulator(SimConfig(build("fbfly", k=8, n=2), routing="min", traffic=traffic, vcs=2, vc_depth=16,
+                                  speedup=2, router_model=model, seed=1, window=250))
+        for _ in range(4):
+            sim.step(250, load, sinks=(PacketStats(),))
+        sim.run_batch(2)
+print(json.dumps({"mode": native.STATE.mode, "misses": native.STATE.misses,
+                  "numba": "numba" in sys.modules, "llvmlite": "llvmlite" in sys.modules}))
+"""
+
+
+def test_native_process_never_imports_numba():
+    """The benchmark's configurations (min routing, uniform and saturated worst case, both router models, a
+    batch after them) run on the native module alone: no call misses a built signature, and neither numba
+    nor llvmlite is imported (their ~120 MB are what the module saves, issue 16)."""
+    p = python(SIM, "native")
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads(p.stdout.splitlines()[-1])
+    assert r == {"mode": "native", "misses": [], "numba": False, "llvmlite": False}
+
+
+def test_native_matches_jit_bit_for_bit():
+    """The golden digests (benchmarks/golden_digest.py: 90 runs over every HyperX routing, both router models,
+    packet lengths, speedups, egress, table routings, traces and run_load verdicts) are the same under the
+    native module and under numba's JIT."""
+    code = "import json, golden_digest; from radixnet.golden import native; " \
+           "print(json.dumps([native.STATE.mode, golden_digest.digests()]))"
+    code = f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); " + code
+    runs = {}
+    for mode in ("native", "jit"):
+        p = python(code, mode)
+        assert p.returncode == 0, p.stderr[-2000:]
+        runs[mode] = json.loads(p.stdout.splitlines()[-1])
+    assert runs["native"][0] == "native" and runs["jit"][0] == "jit"
+    assert len(runs["jit"][1]) == 90
+    diff = [k for k in runs["jit"][1] if runs["native"][1].get(k) != runs["jit"][1][k]]
+    assert diff == []
+
+
+def test_unbuilt_signature_switches_to_jit():
+    """A call with argument types the module was not built for (int32 arrays here) runs under the JIT and
+    gives the JIT's result; the process stays on the JIT and says why."""
+    code = """
+import json, numpy as np
+from radixnet.golden import native
+from radixnet.golden.held import within_quota
+before = native.STATE.mode
+out = np.zeros(3, np.int32)
+within_quota(np.array([2, 0, 2, 2, 0], np.int32), np.array([1, 0, 2], np.int32), out)
+print(json.dumps([before, native.STATE.mode, out.tolist(), len(native.STATE.misses), native.STATE.reason]))
+"""
+    p = python(code, "native")
+    assert p.returncode == 0, p.stderr[-2000:]
+    before, after, out, misses, reason = json.loads(p.stdout.splitlines()[-1])
+    p = python(code, "jit")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (before, after, misses) == ("native", "jit", 1)
+    assert "within_quota" in reason
+    assert out == json.loads(p.stdout.splitlines()[-1])[2]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("fast", "RADIXNET_KERNELS='fast': allowed are auto, jit, native"),
+])
+def test_bad_mode_is_one_line_error(value, message):
+    env = dict(os.environ, RADIXNET_KERNELS=value)
+    p = subprocess.run([sys.executable, "-m", "radixnet", "sim", "--k", "2", "--n", "2", "--measure", "100",
+                        "--quiet"], capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"radixnet: error: {message}"
+
+
+def test_stale_module_is_not_used(tmp_path, monkeypatch):
+    """A module whose stamp is not this tree's (a kernel source edited since `make kernels`) is not loaded:
+    the process runs the JIT and says why; with RADIXNET_KERNELS=native that is an error."""
+    from radixnet.golden import native
+    meta = json.loads(native.NATIVE_META.read_text())
+    meta["stamp"] = "0" * 64
+    fake = tmp_path / native.NATIVE_META.name
+    fake.write_text(json.dumps(meta))
+    monkeypatch.setattr(native, "NATIVE_META", fake)
+    monkeypatch.setattr(native, "STATE", native.State())
+    monkeypatch.setenv("RADIXNET_KERNELS", "auto")
+    native.load_native()
+    assert native.STATE.mode == "jit" and "other sources" in native.STATE.reason and not native.STATE.error
+    monkeypatch.setattr(native, "STATE", native.State())
+    monkeypatch.setenv("RADIXNET_KERNELS", "native")
+    native.load_native()
+    assert native.STATE.error == "RADIXNET_KERNELS=native: the native module was built from other sources " \
+                                 "(make kernels)"
