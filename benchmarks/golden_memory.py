@@ -5,7 +5,8 @@ Run on demand (not a test)::
     .venv/bin/python benchmarks/golden_memory.py [--big]
 
 Each configuration runs in a process of its own: it imports radixnet and loads the compiled kernel on a
-2x2 network (the *floor*: numba, numpy and the kernel's machine code, the same for every network), then
+2x2 network (the *floor*: numpy and the kernels' machine code, the ahead-of-time module of
+golden/native.py or numba with its JIT, the same for every network; the last line says which), then
 builds the network and simulates ``--windows`` windows at ``--load`` (uniform, ``min``). It prints the
 peak resident memory above that floor, per terminal, beside :meth:`SimConfig.memory_estimate` (what the
 guard refuses a run on, before it allocates): the estimate must not be below the measured figure.

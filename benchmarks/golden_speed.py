@@ -2,14 +2,17 @@
 
 Run on demand (not a test)::
 
-    .venv/bin/python benchmarks/golden_speed.py [--cycles 4000]
+    .venv/bin/python benchmarks/golden_speed.py [--cycles 4000] [--booksim PATH/TO/booksim]
 
-Reference (issue 16, re-measured on an idle machine of this class): BookSim2
+Reference (issue 16, re-measured on an idle machine of this class, an AMD EPYC): BookSim2
 (commit 28f4329, -O3), flatfly k=32 n=1 c=32, 2 VCs x 16 flits, iSLIP,
 internal speedup 2, minimal routing, uniform random, single-flit packets,
 Bernoulli injection: 565 cycles/s at load 0.3 and 213 at 0.8,
 single-threaded (issue 3 had 510 and 140). radixnet's matching
 configuration is the 32-ary 2-flat with `min`, 2 VCs x 16 flits, speedup 2.
+The machine a session gets is not always that one: ``--booksim`` times a
+BookSim2 binary here first (:data:`BOOKSIM_CFG`, alternating with radixnet)
+and compares with that.
 The target (issue 16) is at least 20x the reference at both loads and 8x on the
 saturated worst case, with the same accepted throughput, one core against one.
 
@@ -32,6 +35,17 @@ from radixnet.golden.sim import PacketStats, SimConfig, Simulator
 from machine import cpu_model  # benchmarks/machine.py
 
 BOOKSIM = {0.3: 565.0, 0.8: 213.0}
+#: The reference configuration as a BookSim2 config file (``--booksim``): a 32-ary 1-flat with 32 terminals per
+#: router and one-cycle channels. BookSim2's flatfly_onchip asserts a square on-chip layout (x == y, xr == yr,
+#: c == xr * yr), which a 32 x 1 placement is not; comment those three asserts out in
+#: src/networks/flatfly_onchip.cpp (the network it builds is the same 1-flat: every router linked to every
+#: other, use_noc_latency = 0 makes each channel one cycle).
+BOOKSIM_CFG = """topology = flatfly; k = 32; n = 1; c = 32; x = 32; y = 1; xr = 32; yr = 1; use_noc_latency = 0;
+routing_function = ran_min; num_vcs = 2; vc_buf_size = 16; vc_allocator = islip; sw_allocator = islip;
+alloc_iters = 1; internal_speedup = 2.0; traffic = uniform; packet_size = 1; injection_process = bernoulli;
+injection_rate = {load}; sim_type = latency; warmup_periods = 3; sample_period = 1000; max_samples = 10;
+sim_count = 1; seed = {seed};
+"""
 #: BookSim2 on the saturated worst case (same configuration, R_i -> R_(i+1) at offered 0.8): not measured here;
 #: derived from issue 16's side-by-side ratio (1.4x) and radixnet's 847 cycles/s of that time (stop 24)
 BOOKSIM_SATURATED = 847.0 / 1.4
@@ -79,6 +93,25 @@ def measure_alone(family: dict, *args, **kw) -> dict:
         return pool.submit(child, family, args, kw).result()
 
 
+def booksim(binary: str, load: float, seed: int) -> float:
+    """Run BookSim2 on the reference configuration at ``load``: its simulated cycles ("Time taken is N cycles")
+    per second of its own "Total run time"."""
+    import re
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as fh:
+        fh.write(BOOKSIM_CFG.format(load=load, seed=seed))
+    try:
+        out = subprocess.run([binary, fh.name], capture_output=True, text=True, timeout=3600).stdout
+    finally:
+        os.unlink(fh.name)
+    cycles = re.search(r"Time taken is (\d+) cycles", out)
+    secs = re.search(r"Total run time ([0-9.]+)", out)
+    if not cycles or not secs:
+        raise SystemExit(f"--booksim: no 'Time taken' / 'Total run time' in {binary}'s output:\n{out[-2000:]}")
+    return int(cycles.group(1)) / float(secs.group(1))
+
+
 def child(family: dict, args: tuple, kw: dict) -> dict:
     import resource
     import sys
@@ -95,6 +128,9 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=4000, help="timed cycles per configuration")
     ap.add_argument("--router-model", default="single-cycle,iq",
                     help="comma-separated router models (docs/router-spec.md §R10) [default single-cycle,iq]")
+    ap.add_argument("--booksim", metavar="BINARY",
+                    help="measure BookSim2 here on the reference configuration (BOOKSIM_CFG: three runs per load, "
+                         "alternating with radixnet's) instead of the stored 565 / 213 cycles/s")
     args = ap.parse_args()
     models = args.router_model.split(",")
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -102,6 +138,18 @@ def main() -> None:
     rows = []
     flat32, flat16 = {"k": 32, "n": 2}, {"k": 16, "n": 3}   # 16-ary 3-flat: 2 dimensions, 4096 terminals
     ref = {"vcs": 2, "vc_depth": 16, "speedup": 2}             # BookSim2's configuration
+    if args.booksim:
+        import statistics
+        for load in BOOKSIM:
+            pairs = []
+            for seed in (1, 2, 3):   # alternating: BookSim2, then radixnet's single-cycle router, same load
+                b = booksim(args.booksim, load, seed)
+                r = measure_alone(flat32, "min", load, args.cycles, router_model="single-cycle", **ref)["cycles_per_s"]
+                pairs.append((b, r))
+                print(f"  BookSim2 {b:7.0f} cycles/s, radixnet single-cycle {r:7.0f} at load {load}: {r / b:.1f}x",
+                      flush=True)
+            BOOKSIM[load] = statistics.median(b for b, _ in pairs)
+        print(f"BookSim2 measured here (median of 3): {BOOKSIM[0.3]:.0f} cycles/s at 0.3, {BOOKSIM[0.8]:.0f} at 0.8\n")
     for model in models:
         for routing in ("min", "ugal-s"):
             for load in (0.3, 0.8):
