@@ -47,7 +47,8 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["compiled", "STATE", "State", "Native", "use_jit", "registry", "arg_key", "type_key", "stamp",
-           "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META", "MODE_ENV", "NativeUnavailable"]
+           "qualname", "current_meta", "load_native", "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META",
+           "MODE_ENV", "NativeUnavailable"]
 
 #: The environment variable choosing the kernels: ``auto``, ``jit`` or ``native``.
 MODE_ENV = "RADIXNET_KERNELS"
@@ -120,6 +121,24 @@ def stamp() -> str:
     return h.hexdigest()
 
 
+def current_meta() -> tuple[dict | None, str]:
+    """The built module's metadata if it carries this tree's :func:`stamp` (else None), and why not."""
+    try:
+        meta = json.loads(NATIVE_META.read_text())
+    except FileNotFoundError:
+        return None, "the native module is not built (make kernels)"
+    except (OSError, ValueError) as e:
+        return None, f"the native module does not load ({type(e).__name__}: {e})"
+    if meta.get("stamp") != stamp():
+        return None, "the native module was built from other sources (make kernels)"
+    return meta, ""
+
+
+def qualname(fn: Callable) -> str:
+    """A compiled function's name in the metadata: ``module.function`` of its Python function."""
+    return f"{fn.__module__}.{fn.__name__}"
+
+
 # ---- argument keys: the same key from a call's arguments and from a numba signature's types
 
 
@@ -188,7 +207,7 @@ class Native:
 
     def __init__(self, fn: Callable, options: dict) -> None:
         self.py_func = fn
-        self.qualname = f"{fn.__module__}.{fn.__name__}"
+        self.qualname = qualname(fn)
         self.options = options
         self.exports = STATE.exports.get(self.qualname, {})
         self.jit = None
@@ -196,10 +215,11 @@ class Native:
 
     def __call__(self, *args):
         if self.jit is None:
-            f = self.exports.get(tuple(map(arg_key, args)))
+            key = tuple(map(arg_key, args))
+            f = self.exports.get(key)
             if f is not None:
                 return f(*args)
-            STATE.misses.append(f"{self.qualname}{tuple(map(arg_key, args))}")
+            STATE.misses.append(f"{self.qualname}{key}")
             use_jit(f"no native build of {self.qualname} for these argument types")
         return self.jit(*args)
 
@@ -216,12 +236,11 @@ def use_jit(reason: str) -> None:
     STATE.mode, STATE.reason = "jit", f"switched from native: {reason}"
     for n in registry:
         n.jit = njit(**n.options)(n.py_func)
-    swap = {id(n): n.jit for n in registry}
     for name in {n.py_func.__module__ for n in registry}:
         g = vars(sys.modules[name])
         for k, v in list(g.items()):
-            if id(v) in swap and isinstance(v, Native):
-                g[k] = swap[id(v)]
+            if isinstance(v, Native):
+                g[k] = v.jit
 
 
 def compiled(**options) -> Callable[[Callable], Any]:
@@ -249,12 +268,9 @@ def load_native() -> None:
     if mode == "jit":
         STATE.reason = f"{MODE_ENV}=jit"
         return
-    reason = ""
-    try:
-        meta = json.loads(NATIVE_META.read_text())
-        if meta.get("stamp") != stamp():
-            reason = "the native module was built from other sources (make kernels)"
-        else:
+    meta, reason = current_meta()
+    if meta is not None:
+        try:
             path = NATIVE_DIR / meta["file"]
             spec = importlib.util.spec_from_file_location(
                 f"{__package__}.{NATIVE_NAME}", path, loader=importlib.machinery.ExtensionFileLoader(
@@ -266,10 +282,8 @@ def load_native() -> None:
             STATE.mode = "native"
             STATE.reason = f"{NATIVE_NAME}, {sum(map(len, STATE.exports.values()))} signatures"
             return
-    except FileNotFoundError:
-        reason = "the native module is not built (make kernels)"
-    except (OSError, ValueError, KeyError, AttributeError, ImportError) as e:
-        reason = f"the native module does not load ({type(e).__name__}: {e})"
+        except (OSError, KeyError, AttributeError, ImportError) as e:
+            reason = f"the native module does not load ({type(e).__name__}: {e})"
     if mode == "native":
         STATE.error = f"{MODE_ENV}=native: {reason}"
     STATE.reason = reason

@@ -4,7 +4,8 @@ Runs :func:`workload` under numba's JIT (which also fills numba's on-disk cache,
 process that meets a signature not built), reads the signatures each compiled function was called
 with from Python, and compiles them ahead of time with ``numba.pycc`` into
 ``golden/__pycache__/native_kernels*.so``, then writes ``native_kernels.json`` (the stamp and the
-exports). Compiling takes about four CPU minutes, most of it the cycle kernel.
+exports). About six CPU minutes from cold: the workload's JIT compiles three, pycc three (most of
+both the cycle kernel).
 
 Usage::
 
@@ -77,7 +78,7 @@ def signatures() -> dict[str, list]:
     """Per compiled function (qualified name), its Python-called signatures as ``(key, signature)``."""
     out: dict[str, list] = {}
     for d in native.registry:
-        q = f"{d.py_func.__module__}.{d.py_func.__name__}"
+        q = native.qualname(d.py_func)
         for sig in d.nopython_signatures:
             key = tuple(native.type_key(a) for a in sig.args)
             if None not in key:
@@ -106,7 +107,7 @@ def build() -> None:
     cc.target_cpu = "host"      # as the JIT: this CPU's features (the stamp names the CPU)
     cc.verbose = False
     exports: dict[str, list] = {}
-    by_func = {f"{d.py_func.__module__}.{d.py_func.__name__}": d for d in native.registry}
+    by_func = {native.qualname(d.py_func): d for d in native.registry}
     for q, lst in sigs.items():
         for i, (key, sig) in enumerate(lst):
             name = f"{q.rsplit('.', 2)[-2]}__{q.rsplit('.', 1)[-1]}__{i}"
@@ -127,19 +128,12 @@ def build() -> None:
     print(f"kernels: {out} compiled in {time.perf_counter() - t1:.0f} s", flush=True)
 
 
-def current() -> bool:
-    try:
-        return json.loads(native.NATIVE_META.read_text()).get("stamp") == native.stamp()
-    except (OSError, ValueError):
-        return False
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 0 if the built module is current, else 1")
     args = ap.parse_args(argv)
     if args.check:
-        ok = current()
+        ok = native.current_meta()[0] is not None
         print("kernels: native module current" if ok else "kernels: native module missing or stale")
         return 0 if ok else 1
     build()

@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+
 from .native import compiled
 
 __all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up",

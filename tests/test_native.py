@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def python(code: str, mode: str | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
