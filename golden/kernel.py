@@ -609,12 +609,14 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     eject = tp.out_term[r, o] >= 0
     if idx == 0:
         if nphase < 0:   # the head of a VC that VA allocated: its header is the one VA wrote (§R10)
-            nphase = pk.phase[pid]
-            ndecided = pk.decided[pid]
-            ninter = pk.inter[pid]
-        pk.phase[pid] = nphase
-        pk.decided[pid] = ndecided
-        pk.inter[pid] = ninter
+            if prm.trace_on:   # read back only for the trace's hop record
+                nphase = pk.phase[pid]
+                ndecided = pk.decided[pid]
+                ninter = pk.inter[pid]
+        else:
+            pk.phase[pid] = nphase
+            pk.decided[pid] = ndecided
+            pk.inter[pid] = ninter
         if not eject:
             pk.hops[pid] += 1
         if prm.trace_on:
