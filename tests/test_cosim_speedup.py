@@ -47,6 +47,9 @@ def exercised(family, params, *, router_model, **kw):
     return twice, queued
 
 
+# slow (87 s, its own build on a fresh machine): issue 11's command as typed; by default test_greedy_va_second_vc
+# co-simulates a network under iq with speedup 2, test_cli_iq_speedup_1 the cosim command under iq
+@pytest.mark.slow
 def test_cli_done_when_iq_speedup_2():
     """Issue 11's command: ``radixnet cosim --topo fbfly --k 4 --n 2 --router-model iq --speedup 2 --load 0.6``."""
     r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--topo", "fbfly", "--k", "4", "--n", "2",
@@ -92,7 +95,9 @@ def test_single_cycle_bypass_and_full_ejection_queue():
     assert min(exercised(*TINY, **kw)) > 0
 
 
-@pytest.mark.parametrize("router_model", MODELS)
+# single-cycle is slow (42 s, its own build): test_cosim.py's test_router_level_slimfly_q5 runs that model's Slim Fly
+# router by default, and the default speedup-2 runs above cover both models
+@pytest.mark.parametrize("router_model", [pytest.param("single-cycle", marks=pytest.mark.slow), "iq"])
 def test_router_level_slimfly(router_model):
     """One Slim Fly q = 5 router (radix 11): flits leave in the golden trace's ``sent`` cycles, which with
     speedup 2 are later than the grant when older flits queue ahead (§R9)."""
