@@ -282,7 +282,7 @@ def load_native() -> None:
             STATE.mode = "native"
             STATE.reason = f"{NATIVE_NAME}, {sum(map(len, STATE.exports.values()))} signatures"
             return
-        except (OSError, KeyError, AttributeError, ImportError) as e:
+        except (OSError, ValueError, KeyError, AttributeError, ImportError) as e:
             reason = f"the native module does not load ({type(e).__name__}: {e})"
     if mode == "native":
         STATE.error = f"{MODE_ENV}=native: {reason}"
