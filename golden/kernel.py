@@ -45,14 +45,15 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: Router state: input VC buffers and their VC state (``in_ready``: first cycle SA may serve a VC that VA
 #: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
 #: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link,
-#: kept only when ``dst >= 1``), with the list of the queues holding flits (``oq_busy[:n_busy[0]]``, as
-#: ``r << 16 | o``, int64, and ``oq_rdy``: the cycle its oldest flit may take the link). Per router, two lists of its
+#: kept only when ``dst >= 1``), with the lists of the queues holding flits by the cycle their oldest flit may take
+#: the link (a timing wheel: ``wheel[t % W, :n_wheel[t % W]]``, as ``r << 16 | o``, int64; ``W``, a power of two
+#: above ``dst``: :func:`radixnet.golden.sim.wheel_slots`), so that a queue is listed only for the cycle it sends in. Per router, two lists of its
 #: input VCs holding flits, which the separable allocator visits instead of every VC: ``act[r, 0,
 #: :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1, :n_act[r, 1]]`` the VCs holding an
 #: output VC (``in_active``), as ``p << 8 | v``; ``act_pos[r, p, v]``: a VC's place in its list. Flit numbers
 #: and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
-                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt oq_busy oq_rdy n_busy "
+                                "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
@@ -647,10 +648,10 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
-    if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list
-        rs.oq_busy[rs.n_busy[0]] = (r << 16) | o   # ports < 2**16
-        rs.oq_rdy[rs.n_busy[0]] = t + prm.dst
-        rs.n_busy[0] += 1
+    if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list of cycle t + dst
+        w = (t + prm.dst) & (rs.wheel.shape[0] - 1)
+        rs.wheel[w, rs.n_wheel[w]] = (r << 16) | o   # ports < 2**16
+        rs.n_wheel[w] += 1
     slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
     rs.oq[r, o, slot] = flit
     rs.oqv[r, o, slot] = ov
@@ -1020,18 +1021,15 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             for r in range(R):
                 for mode in range(VA, SA + 1):
                     moved |= _allocate(r, t, mode, prm, tp, rs, lk, pk, sc)
-        # ---- link: each output queue sends its oldest flit once its traversal is done (§R2.3, §R10)
-        # (the queues holding flits, in the order they filled: each sends on its own link, so any order gives
-        # the same cycle; a queue that empties leaves the list)
+        # ---- link: each output queue whose oldest flit's traversal is done sends it (§R2.3, §R10)
+        # (the queues listed for this cycle, in the order they were listed: each sends on its own link, so any
+        # order gives the same cycle; a queue that still holds flits is listed for the cycle its next flit is
+        # ready, t + 1 at the earliest)
         slot = t % Tl
-        nb = 0
-        for i in range(rs.n_busy[0]):
-            ro = rs.oq_busy[i]
-            if rs.oq_rdy[i] > t:   # its oldest flit is still in the switch stages (§R10)
-                rs.oq_busy[nb] = ro
-                rs.oq_rdy[nb] = rs.oq_rdy[i]
-                nb += 1
-                continue
+        wmask = rs.wheel.shape[0] - 1
+        w0 = t & wmask
+        for i in range(rs.n_wheel[w0]):
+            ro = rs.wheel[w0, i]
             r = ro >> 16
             o = ro & 0xFFFF
             h = rs.oq_head[r, o]
@@ -1043,9 +1041,12 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             else:
                 h1 = wrap(h + 1, rs.oq.shape[2])
                 rs.oq_head[r, o] = h1
-                rs.oq_busy[nb] = ro
-                rs.oq_rdy[nb] = rs.oqt[r, o, h1] if prm.dst > 0 else t
-                nb += 1
+                nt = t + 1
+                if prm.dst > 0 and rs.oqt[r, o, h1] > nt:
+                    nt = rs.oqt[r, o, h1]
+                w = nt & wmask
+                rs.wheel[w, rs.n_wheel[w]] = ro
+                rs.n_wheel[w] += 1
             if prm.trace_on and flit % L == 0:
                 # the head's latest hop is this router's until it is granted downstream (§R9 "sent")
                 h = pk.nhop[flit // L] - 1
@@ -1066,7 +1067,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 if flit - pid * L == L - 1:
                     _log_ejection(pid, t + Tl, tp, pk, ej)
             moved = True
-        rs.n_busy[0] = nb
+        rs.n_wheel[w0] = 0
         # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V); the terminals with a
         # packet to inject, in the order they got it (each sends on its own link, so any order gives the
         # same cycle); a terminal whose queue empties leaves the list

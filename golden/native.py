@@ -41,6 +41,7 @@ import json
 import os
 import platform
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,7 +49,7 @@ import numpy as np
 
 __all__ = ["compiled", "STATE", "State", "Native", "use_jit", "registry", "arg_key", "type_key", "stamp",
            "qualname", "current_meta", "load_native", "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META",
-           "MODE_ENV", "NativeUnavailable"]
+           "MODE_ENV", "NativeUnavailable", "LOWERING", "no_wraparound", "fix_index_no_wraparound", "jit_dispatcher"]
 
 #: The environment variable choosing the kernels: ``auto``, ``jit`` or ``native``.
 MODE_ENV = "RADIXNET_KERNELS"
@@ -65,6 +66,8 @@ NATIVE_META = NATIVE_DIR / f"{NATIVE_NAME}.json"
 SOURCES = ("golden/kernel.py", "golden/sources.py", "golden/held.py")
 #: The version of the argument keys (:func:`arg_key`, :func:`type_key`) that the metadata holds, in the stamp.
 KEY_VERSION = 1
+#: How the compiled functions index arrays, in the stamp: ``"no-wraparound"``, see :func:`no_wraparound`.
+LOWERING = "no-wraparound"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -103,7 +106,7 @@ def stamp() -> str:
     """The hash a built module must carry to be used: the kernel sources, the routing codes, numpy's and
     Python's versions and the CPU (the code is compiled for this CPU's features)."""
     from ..gen import routing
-    h = hashlib.sha256(f"keys {KEY_VERSION}".encode())
+    h = hashlib.sha256(f"keys {KEY_VERSION} lowering {LOWERING}".encode())
     for rel in SOURCES:
         h.update(rel.encode())
         h.update((ROOT / rel).read_bytes())
@@ -197,6 +200,61 @@ def as_tuples(x: Any) -> Any:
     return tuple(as_tuples(e) for e in x) if isinstance(x, list) else x
 
 
+# ---- array indexing without negative-index wraparound
+
+
+def fix_index_no_wraparound(context, builder, idxty, idx, size):
+    """numba's ``arrayobj.fix_integer_index`` without the wraparound of negative indices: the index cast
+    to ``intp`` (``uintp`` if unsigned), as it is."""
+    from numba.core import types
+    return context.cast(builder, idx, idxty, types.intp if idxty.signed else types.uintp)
+
+
+@contextmanager
+def no_wraparound():
+    """Compile without negative-index wraparound: within this block numba lowers ``a[i, j, k]`` with each
+    index as it is, not ``i + (i < 0) * n``.
+
+    Python's ``a[-1]`` costs every access of every array a compare, a select and the dimension's length
+    loaded from the stack; the golden model's compiled functions never index with a negative number (they
+    test ``>= 0`` where a field holds -1), and without it the kernel runs 15-25% faster (issue 16,
+    ``benchmarks/golden_speed.py``). ``tests/test_kernel_bounds.py`` runs the kernel under numba's
+    bounds checking, which then refuses any negative index. numba has no option for this, so the block
+    swaps numba's own helper for :func:`fix_index_no_wraparound`, holding numba's compiler lock so that no
+    other thread compiles meanwhile; on a numba without that helper it changes nothing (the code is then
+    as correct and slower)."""
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.np import arrayobj
+    with global_compiler_lock:
+        saved = getattr(arrayobj, "fix_integer_index", None)
+        if saved is not None:
+            arrayobj.fix_integer_index = fix_index_no_wraparound
+        try:
+            yield
+        finally:
+            if saved is not None:
+                arrayobj.fix_integer_index = saved
+
+
+def jit_dispatcher(fn: Callable, options: dict) -> Any:
+    """numba's dispatcher of ``fn`` (:func:`numba.njit` with ``options``), compiling every signature (and
+    the compiled functions it calls or inlines) in :func:`no_wraparound`; its on-disk cache entries carry
+    :data:`LOWERING`, so that none compiled otherwise is loaded."""
+    from numba import njit
+    d = njit(**options)(fn)
+    compile_ = d.compile
+
+    def compile(sig):
+        with no_wraparound():
+            return compile_(sig)
+    d.compile = compile
+    cache = getattr(d, "_cache", None)   # numba's on-disk cache: its entries keyed by the lowering too
+    if cache is not None and hasattr(cache, "_index_key"):
+        index_key = cache._index_key
+        cache._index_key = lambda sig, codegen: (index_key(sig, codegen), LOWERING)
+    return d
+
+
 # ---- the two modes
 
 
@@ -232,10 +290,9 @@ def use_jit(reason: str) -> None:
     declare them see the dispatchers, so that compiled code calls compiled code."""
     if STATE.mode == "jit":
         return
-    from numba import njit
     STATE.mode, STATE.reason = "jit", f"switched from native: {reason}"
     for n in registry:
-        n.jit = njit(**n.options)(n.py_func)
+        n.jit = jit_dispatcher(n.py_func, n.options)
     for name in {n.py_func.__module__ for n in registry}:
         g = vars(sys.modules[name])
         for k, v in list(g.items()):
@@ -252,8 +309,7 @@ def compiled(**options) -> Callable[[Callable], Any]:
         if STATE.mode == "native":
             out: Any = Native(fn, options)
         else:
-            from numba import njit
-            out = njit(**options)(fn)
+            out = jit_dispatcher(fn, options)
         registry.append(out)
         return out
     return deco

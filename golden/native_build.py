@@ -115,7 +115,8 @@ def build() -> None:
             exports.setdefault(q, []).append((key, name))
     t1 = time.perf_counter()
     try:
-        cc.compile()
+        with native.no_wraparound():   # as the JIT compiles them
+            cc.compile()
         out = native.NATIVE_DIR / os.path.basename(cc.output_file)
         os.replace(tmpdir / out.name, out)
     finally:

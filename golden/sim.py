@@ -37,8 +37,8 @@ from .held import HeldRows, held_put, held_take, held_widen, within_quota
 from .sources import PacketDraws, Sources
 from .traffic import make_pattern
 
-__all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats", "MEASUREMENT",
-           "SAT_SIGMAS", "SAT_LATENCY"]
+__all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats",
+           "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "wheel_slots"]
 
 
 class SimulationError(RuntimeError):
@@ -229,12 +229,13 @@ class SimConfig:
         w = 8  # int64
         w4 = 4  # the router and link state is int32
         oq = V * B + S + 1
-        # routers: buffers, 11 per-VC fields (8 of state, 3 of the allocator's VC lists), 8 per-port fields
-        # (pointers, queue heads and counts, the busy list and its ready cycles), 3 output-queue arrays; the
-        # allocator's int64 sort keys (ports x ports x VCs)
+        # routers: buffers, 11 per-VC fields (8 of state, 3 of the allocator's VC lists), 6 per-port fields
+        # (pointers, queue heads and counts) and the link stage's timing wheel (int64, W per port), 3
+        # output-queue arrays; the allocator's int64 sort keys (ports x ports x VCs)
         # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
-        parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 8) + w * P * P * V,
+        W = wheel_slots(self.model.traversal_delay())
+        parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 6 + 2 * W) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 3 * w * T + 12 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
@@ -342,6 +343,20 @@ EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": 
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
 EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
+def wheel_slots(dst: int) -> int:
+    """Slots of the link stage's timing wheel (the kernel's ``Routers.wheel``) for ``dst`` cycles from SA grant
+    to link: a power of two (the slot is ``cycle & (W - 1)``) above ``dst`` and at least 2, so that a queue
+    listed in cycle ``t`` for ``t + 1 .. t + dst`` never lands in the slot being sent from.
+
+    >>> [wheel_slots(d) for d in (0, 1, 2, 3, 4)]
+    [2, 2, 4, 4, 8]
+    """
+    W = 2
+    while W <= dst:
+        W *= 2
+    return W
+
+
 #: the largest flit number (ring slot x packet length + flit index) the int32 router state holds
 FLIT_MAX = 2**31 - 1
 #: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
@@ -527,7 +542,8 @@ class Simulator:
         # holding flits (as r << 16 | o) with their oldest flit's ready cycle, per link slot the channels and
         # terminals a flit is on and the (channel or terminal) << 8 | VC pairs credits are on, and the
         # terminals with a packet to inject
-        self.oq_busy, self.oq_rdy, self.n_busy = np.zeros(R * P, np.int64), np.zeros(R * P, i32), np.zeros(1, i32)
+        W = wheel_slots(model.traversal_delay())
+        self.wheel, self.n_wheel = np.zeros((W, R * P), np.int64), np.zeros(W, i32)
         # per router, its input VCs holding flits (as p << 8 | v) in two lists (awaiting a routing decision,
         # holding an output VC) and each VC's place in its list
         self.act, self.n_act = np.zeros((R, 2, P * V), i32), np.zeros((R, 2), i32)
