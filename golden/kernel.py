@@ -87,7 +87,8 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: (int64 keys); ``grants_o``/``grants_i``: the sequential allocator's grants per output and input this cycle;
 #: ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
-#: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
+#: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot;
+#: ``tcs[1]`` (iq): how many VCs the router's SA list held before this cycle's VA.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin resv tcs")
 
@@ -761,7 +762,8 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
 
     COMBINED: a VC holding an output VC requests it if it has a credit; any other head decides on the
     start-of-cycle state. VA: only heads without an output VC decide. SA: only VCs that VA allocated at
-    least ``dv`` cycles ago, if their output VC has a credit. Only the VCs holding flits are visited, from
+    least ``dv`` cycles ago, if their output VC has a credit; SA visits only the first ``sc.tcs[1]`` VCs of
+    its list, those there before this cycle's VA (which appends the VCs it allocates). Only the VCs holding flits are visited, from
     the router's lists (``rs.act``: VA the heads awaiting a decision, SA the VCs holding an output VC,
     COMBINED both), in any order: a request depends on the start-of-cycle state alone, and steps 2-4
     order the requests by the arbiters' pointers. ``sc.req_o`` is -1 for every VC that does not request
@@ -770,12 +772,12 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
     out_term, dec = tp.out_term, sc.dec
     nin = 0
     for k in range(1 if mode == SA else 0, 1 if mode == VA else 2):
-        for i in range(rs.n_act[r, k]):
+        for i in range(sc.tcs[1] if mode == SA else rs.n_act[r, k]):
             pv = rs.act[r, k, i]
             p = pv >> 8
             v = pv & 0xFF
             if k == 1:   # holds its output VC (in_active)
-                if mode == SA and rs.in_ready[r, p, v] > t:
+                if mode == SA and prm.dv > 1 and rs.in_ready[r, p, v] > t:
                     continue
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
@@ -905,7 +907,7 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
 
     A stage with no VC to serve (the router's lists, see :func:`_requests`) grants nothing; of its state
     only the sequential allocator's pointer changes, which advances every cycle."""
-    n = rs.n_act[r, 1] if mode == SA else rs.n_act[r, 0] + (rs.n_act[r, 1] if mode == COMBINED else 0)
+    n = sc.tcs[1] if mode == SA else rs.n_act[r, 0] + (rs.n_act[r, 1] if mode == COMBINED else 0)
     seq = prm.sequential and mode != SA
     if n == 0:
         if seq:
@@ -1019,6 +1021,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
         else:
             for r in range(R):
+                sc.tcs[1] = rs.n_act[r, 1]   # SA's VCs: those VA allocated before this cycle (see _requests)
                 for mode in range(VA, SA + 1):
                     moved |= _allocate(r, t, mode, prm, tp, rs, lk, pk, sc)
         # ---- link: each output queue whose oldest flit's traversal is done sends it (§R2.3, §R10)

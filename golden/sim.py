@@ -575,7 +575,7 @@ class Simulator:
         self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32),
                             req_v=z(P, V), req_ph=z(P, V), req_dc=z(P, V), req_in=z(P, V),
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
-                            in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(1))
+                            in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(2))
         self._alloc_packets(self.CAP0)
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0
