@@ -45,13 +45,13 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: Router state: input VC buffers and their VC state (``in_ready``: first cycle SA may serve a VC that VA
 #: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
 #: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link,
-#: kept only when ``dst >= 1``), with the lists of the queues holding flits by the cycle their oldest flit may take
-#: the link (a timing wheel: ``wheel[t % W, :n_wheel[t % W]]``, as ``r << 16 | o``, int64; ``W``, a power of two
-#: above ``dst``: :func:`radixnet.golden.sim.wheel_slots`), so that a queue is listed only for the cycle it sends in. Per router, two lists of its
-#: input VCs holding flits, which the separable allocator visits instead of every VC: ``act[r, 0,
-#: :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1, :n_act[r, 1]]`` the VCs holding an
-#: output VC (``in_active``), as ``p << 8 | v``; ``act_pos[r, p, v]``: a VC's place in its list. Flit numbers
-#: and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
+#: kept only when ``dst >= 1``), with the lists of the queues holding flits by the cycle their oldest flit may
+#: take the link (a timing wheel: ``wheel[t % W, :n_wheel[t % W]]``, as ``r << 16 | o``, int64; ``W``, a power
+#: of two above ``dst``: :func:`radixnet.golden.sim.wheel_slots`), so that a queue is listed only for the cycle
+#: it sends in. Per router, two lists of its input VCs holding flits, which the separable allocator visits
+#: instead of every VC: ``act[r, 0, :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1,
+#: :n_act[r, 1]]`` the VCs holding an output VC (``in_active``), as ``p << 8 | v``; ``act_pos[r, p, v]``: a
+#: VC's place in its list. Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos")
@@ -87,10 +87,10 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: (int64 keys); ``grants_o``/``grants_i``: the sequential allocator's grants per output and input this cycle;
 #: ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
-#: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot;
-#: ``tcs[1]`` (iq): how many VCs the router's SA list held before this cycle's VA.
+#: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
+#: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
-                                "in_list inl out_list nin resv tcs")
+                                "in_list inl out_list nin resv tcs n_sa")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -762,17 +762,17 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
 
     COMBINED: a VC holding an output VC requests it if it has a credit; any other head decides on the
     start-of-cycle state. VA: only heads without an output VC decide. SA: only VCs that VA allocated at
-    least ``dv`` cycles ago, if their output VC has a credit; SA visits only the first ``sc.tcs[1]`` VCs of
-    its list, those there before this cycle's VA (which appends the VCs it allocates). Only the VCs holding flits are visited, from
-    the router's lists (``rs.act``: VA the heads awaiting a decision, SA the VCs holding an output VC,
-    COMBINED both), in any order: a request depends on the start-of-cycle state alone, and steps 2-4
-    order the requests by the arbiters' pointers. ``sc.req_o`` is -1 for every VC that does not request
-    (step 2 restores that after reading it). Returns True if any VC requests."""
+    least ``dv`` cycles ago, if their output VC has a credit; SA visits only the first ``sc.n_sa[0]`` VCs of
+    its list, those there before this cycle's VA (which appends the VCs it allocates). Only the VCs holding
+    flits are visited, from the router's lists (``rs.act``: VA the heads awaiting a decision, SA the VCs
+    holding an output VC, COMBINED both), in any order: a request depends on the start-of-cycle state
+    alone, and steps 2-4 order the requests by the arbiters' pointers. ``sc.req_o`` is -1 for every VC that
+    does not request (step 2 restores that after reading it). Returns True if any VC requests."""
     L = prm.L
     out_term, dec = tp.out_term, sc.dec
     nin = 0
     for k in range(1 if mode == SA else 0, 1 if mode == VA else 2):
-        for i in range(sc.tcs[1] if mode == SA else rs.n_act[r, k]):
+        for i in range(sc.n_sa[0] if mode == SA else rs.n_act[r, k]):
             pv = rs.act[r, k, i]
             p = pv >> 8
             v = pv & 0xFF
@@ -907,7 +907,7 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
 
     A stage with no VC to serve (the router's lists, see :func:`_requests`) grants nothing; of its state
     only the sequential allocator's pointer changes, which advances every cycle."""
-    n = sc.tcs[1] if mode == SA else rs.n_act[r, 0] + (rs.n_act[r, 1] if mode == COMBINED else 0)
+    n = sc.n_sa[0] if mode == SA else rs.n_act[r, 0] + (rs.n_act[r, 1] if mode == COMBINED else 0)
     seq = prm.sequential and mode != SA
     if n == 0:
         if seq:
@@ -1021,7 +1021,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
         else:
             for r in range(R):
-                sc.tcs[1] = rs.n_act[r, 1]   # SA's VCs: those VA allocated before this cycle (see _requests)
+                sc.n_sa[0] = rs.n_act[r, 1]   # SA's VCs: those VA allocated before this cycle (see _requests)
                 for mode in range(VA, SA + 1):
                     moved |= _allocate(r, t, mode, prm, tp, rs, lk, pk, sc)
         # ---- link: each output queue whose oldest flit's traversal is done sends it (§R2.3, §R10)

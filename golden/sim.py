@@ -343,6 +343,14 @@ EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": 
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
 EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
+#: the largest flit number (ring slot x packet length + flit index) the int32 router state holds
+FLIT_MAX = 2**31 - 1
+#: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
+HOLD_SPAN = 64
+#: the fields of an explicit packet a terminal holds back (:class:`HeldPackets`)
+HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
+
+
 def wheel_slots(dst: int) -> int:
     """Slots of the link stage's timing wheel (the kernel's ``Routers.wheel``) for ``dst`` cycles from SA grant
     to link: a power of two (the slot is ``cycle & (W - 1)``) above ``dst`` and at least 2, so that a queue
@@ -355,14 +363,6 @@ def wheel_slots(dst: int) -> int:
     while W <= dst:
         W *= 2
     return W
-
-
-#: the largest flit number (ring slot x packet length + flit index) the int32 router state holds
-FLIT_MAX = 2**31 - 1
-#: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
-HOLD_SPAN = 64
-#: the fields of an explicit packet a terminal holds back (:class:`HeldPackets`)
-HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
 
 
 class HeldPackets:
@@ -539,9 +539,9 @@ class Simulator:
         self.sq_count = np.zeros(T, i32)    # packets in the ring's source queue of each terminal
         self.next_vc = np.zeros(T, i32)     # the VC of each terminal's next packet (§R3)
         # the kernel's work lists (it visits these, not every queue, channel and terminal): the output queues
-        # holding flits (as r << 16 | o) with their oldest flit's ready cycle, per link slot the channels and
-        # terminals a flit is on and the (channel or terminal) << 8 | VC pairs credits are on, and the
-        # terminals with a packet to inject
+        # holding flits (as r << 16 | o), listed by the cycle their oldest flit may take the link, per link slot
+        # the channels and terminals a flit is on and the (channel or terminal) << 8 | VC pairs credits are on,
+        # and the terminals with a packet to inject
         W = wheel_slots(model.traversal_delay())
         self.wheel, self.n_wheel = np.zeros((W, R * P), np.int64), np.zeros(W, i32)
         # per router, its input VCs holding flits (as p << 8 | v) in two lists (awaiting a routing decision,
@@ -575,7 +575,7 @@ class Simulator:
         self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32),
                             req_v=z(P, V), req_ph=z(P, V), req_dc=z(P, V), req_in=z(P, V),
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
-                            in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(2))
+                            in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), resv=z(P * V), tcs=z(1), n_sa=z(1))
         self._alloc_packets(self.CAP0)
         self.free = np.arange(self.CAP0 - 1, -1, -1, dtype=np.int64)   # free ring slots, a stack (top at the end)
         self.nfree = self.CAP0

@@ -53,11 +53,12 @@ SCRIPT = textwrap.dedent("""
         sys.exit("a negative index was not refused: bounds checks are off or wraparound is on")
     except IndexError:
         pass
-    for fam, fk, kw, load, trace in {cases!r}:
+    cases = {cases!r}
+    for fam, fk, kw, load, trace in cases:
         sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=100, **kw), trace=trace)
         sim.step({cycles}, load)
         sim.step({cycles}, 0.0)   # drain: queues empty, lists shrink back
-    print("ok", len({cases!r}))
+    print("ok", len(cases))
 """)
 
 
