@@ -82,15 +82,16 @@ NewPackets = namedtuple("NewPackets", "cycle slot seq created src dst inter")
 #: ``slot`` (freed at ejection; its hop arrays stay readable until the next call creates packets).
 Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops inter0 minimal slot")
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them). The
-#: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them) and the outputs
-#: requested (``out_list``); ``bucket[o, :bcount[o]]`` holds output o's requests in its round-robin order
+#: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them; only with ``V > S``),
+#: the outputs requested (``out_list``, ``nout[0]``) and the inputs granted (``g_list``);
+#: ``bucket[o, :bcount[o]]`` holds output o's requests in its round-robin order
 #: (int64 keys); ``grants_o``/``grants_i``: the sequential allocator's grants per output and input this cycle;
 #: ``last_j[p]``: input p's last VC granted this cycle, as its place in the input's round-robin
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
-                                "in_list inl out_list nin resv tcs n_sa")
+                                "in_list inl out_list nin nout g_list resv tcs n_sa")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -629,7 +630,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
                 pk.hop_vc[pid, h] = ov
                 pk.hop_cycle[pid, h] = t
                 pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
-        pk.nhop[pid] += 1
+            pk.nhop[pid] += 1
         if idx != L - 1:
             rs.in_active[r, p, v] = 1
             rs.in_o[r, p, v] = o
@@ -757,6 +758,26 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
+def _bucket_add(r, o, p, v, j, ptr_out, P, V, sc):
+    """Step 2 of the separable allocator (§R6): input p's selected VC v (its place ``j`` in the input's round-robin
+    order) joins output o's list, kept sorted by the output's round-robin order (rank of the input from
+    ``ptr_out``, then ``j``); an output's first request lists it in ``sc.out_list`` (``sc.nout[0]`` of them)."""
+    n = sc.bcount[o]
+    if n == 0:
+        sc.out_list[sc.nout[0]] = o
+        sc.nout[0] += 1
+    rank = p - ptr_out[r, o]
+    rank += (rank < 0) * P
+    key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
+    bucket = sc.bucket
+    while n > 0 and bucket[o, n - 1] > key:
+        bucket[o, n] = bucket[o, n - 1]
+        n -= 1
+    bucket[o, n] = key
+    sc.bcount[o] += 1
+
+
+@compiled(cache=True, inline="always", _nrt=False)
 def _requests(r, t, mode, prm, tp, rs, pk, sc):
     """Step 1 of the separable allocator (§R6): fill ``sc.req_*`` with each input VC's request.
 
@@ -766,11 +787,20 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
     its list, those there before this cycle's VA (which appends the VCs it allocates). Only the VCs holding
     flits are visited, from the router's lists (``rs.act``: VA the heads awaiting a decision, SA the VCs
     holding an output VC, COMBINED both), in any order: a request depends on the start-of-cycle state
-    alone, and steps 2-4 order the requests by the arbiters' pointers. ``sc.req_o`` is -1 for every VC that
-    does not request (step 2 restores that after reading it). Returns True if any VC requests."""
+    alone, and steps 2-4 order the requests by the arbiters' pointers.
+
+    With ``V <= S`` an input selects every VC that requests (step 2 selects up to ``S``), so each request
+    joins its output's list at once (:func:`_bucket_add`); otherwise ``sc.req_o`` holds the requested output
+    (-1 for every VC that does not request; step 2 restores that after reading it) and ``sc.in_list`` the
+    inputs with a request. Returns True if any VC requests."""
     L = prm.L
+    P, V = rs.buf.shape[1], prm.V
+    direct = V <= prm.S
+    ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
+    ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
     out_term, dec = tp.out_term, sc.dec
     nin = 0
+    sc.nout[0] = 0
     for k in range(1 if mode == SA else 0, 1 if mode == VA else 2):
         for i in range(sc.n_sa[0] if mode == SA else rs.n_act[r, k]):
             pv = rs.act[r, k, i]
@@ -783,26 +813,31 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                 ov = rs.in_ov[r, p, v]
                 if _no_credit(r, o, ov, prm, tp, rs):
                     continue
-                sc.req_o[p, v] = o
                 sc.req_v[p, v] = ov
                 sc.req_ph[p, v] = -1   # a VC holding its output VC: the packet keeps its header (_grant)
             else:        # a head awaiting a routing decision
                 pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
-                if out_term[r, dec[0]] >= 0 and _eject_blocked(r, dec[0], prm, tp, rs):
+                o = dec[0]
+                if out_term[r, o] >= 0 and _eject_blocked(r, o, prm, tp, rs):
                     continue  # ejection port held by another packet (§R5) or out of credits (§R3a)
-                sc.req_o[p, v] = dec[0]
                 sc.req_v[p, v] = dec[1]
                 sc.req_ph[p, v] = dec[2]
                 sc.req_dc[p, v] = dec[3]
                 sc.req_in[p, v] = dec[4]
-            if not sc.inl[p]:   # the input's first request
-                sc.inl[p] = 1
-                sc.in_list[nin] = p
-                nin += 1
+            if direct:
+                j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
+                j += (j < 0) * V
+                _bucket_add(r, o, p, v, j, ptr_out, P, V, sc)
+            else:
+                sc.req_o[p, v] = o
+                if not sc.inl[p]:   # the input's first request
+                    sc.inl[p] = 1
+                    sc.in_list[nin] = p
+                    nin += 1
     sc.nin[0] = nin
-    return nin > 0
+    return sc.nout[0] > 0 or nin > 0
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -811,21 +846,19 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
     §R10): inputs select up to ``S`` requesting VCs round robin, outputs grant up to ``S`` round robin
     over inputs. COMBINED and SA grant the switch (:func:`_grant`); VA allocates the output VC, the
     output assigning each grant the idle VC of the requested class with the most credits as earlier
-    grants of this cycle left them. Returns True on any grant."""
+    grants of this cycle left them (for single-flit packets, which hold no output VC, the VC requested:
+    nothing VA does changes a credit or a VC's state). Returns True on any grant."""
     P, V, S = rs.buf.shape[1], prm.V, prm.S
     ej_depth = V * prm.B
     vpc = prm.vpc
-    out_term, last_j, bucket, bcount, in_list, out_list = \
-        tp.out_term, sc.last_j, sc.bucket, sc.bcount, sc.in_list, sc.out_list
+    out_term, last_j, bucket, bcount, in_list, out_list, g_list = \
+        tp.out_term, sc.last_j, sc.bucket, sc.bcount, sc.in_list, sc.out_list, sc.g_list
     ptr_in = rs.ptr_va_in if mode == VA else rs.ptr_in
     ptr_out = rs.ptr_va_out if mode == VA else rs.ptr_out
     moved = False
-    nin = sc.nin[0]
-    nout = 0
-    # 2. input arbitration: up to S VCs per requesting input, round robin from ptr_in; each selected VC
-    # joins its output's list, kept sorted by the output's round-robin order (rank of the input from
-    # ptr_out, then VC order within the input)
-    for i in range(nin):
+    # 2. input arbitration (V <= S: done by _requests): up to S VCs per requesting input, round robin from
+    # ptr_in; each selected VC joins its output's list (_bucket_add)
+    for i in range(sc.nin[0]):
         p = in_list[i]
         sc.inl[p] = 0
         k = 0
@@ -835,21 +868,12 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             sc.req_o[p, v] = -1
             if o >= 0 and k < S:
                 k += 1
-                n = bcount[o]
-                if n == 0:
-                    out_list[nout] = o
-                    nout += 1
-                rank = p - ptr_out[r, o]
-                rank += (rank < 0) * P
-                key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
-                while n > 0 and bucket[o, n - 1] > key:
-                    bucket[o, n] = bucket[o, n - 1]
-                    n -= 1
-                bucket[o, n] = key
-                bcount[o] += 1
+                _bucket_add(r, o, p, v, j, ptr_out, P, V, sc)
     # 3. output arbitration: each requested output grants up to S, round robin over inputs from ptr_out
-    # (outputs share no state here, so the order they are served in does not matter)
-    for i in range(nout):
+    # (outputs share no state here, so the order they are served in does not matter); the inputs granted
+    # are listed in g_list for step 4
+    ng = 0
+    for i in range(sc.nout[0]):
         o = out_list[i]
         n = bcount[o]
         bcount[o] = 0
@@ -862,13 +886,14 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             v = bucket[o, e] & 0xFFFF
             ov = sc.req_v[p, v]
             if mode == VA:
-                if out_term[r, o] < 0:
-                    c0 = 0 if prm.ncls == 1 else (ov // vpc) * vpc
-                    ov = _best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
-                    if ov < 0:
-                        continue  # every VC of the class went to earlier grants of this cycle
-                elif rs.ovc_busy[r, o, 0]:
-                    continue  # the ejection port's implicit VC went to an earlier head (L > 1)
+                if prm.L > 1:
+                    if out_term[r, o] < 0:
+                        c0 = 0 if prm.ncls == 1 else (ov // vpc) * vpc
+                        ov = _best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
+                        if ov < 0:
+                            continue  # every VC of the class went to earlier grants of this cycle
+                    elif rs.ovc_busy[r, o, 0]:
+                        continue  # the ejection port's implicit VC went to an earlier head
                 sc.dec[2] = sc.req_ph[p, v]; sc.dec[3] = sc.req_dc[p, v]; sc.dec[4] = sc.req_in[p, v]
                 _va_commit(r, p, v, packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], prm.L), o, ov, t, prm, tp, rs,
                            pk, sc.dec)
@@ -888,16 +913,18 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             last_p = p
             j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
             j += (j < 0) * V
+            if last_j[p] < 0:
+                g_list[ng] = p
+                ng += 1
             if j > last_j[p]:
                 last_j[p] = j
         if last_p >= 0:
             ptr_out[r, o] = wrap(last_p + 1, P)
     # 4. input pointers: one past the last granted VC in the input's round-robin order
-    for i in range(nin):
-        p = in_list[i]
-        if last_j[p] >= 0:
-            ptr_in[r, p] = wrap(ptr_in[r, p] + last_j[p] + 1, V)
-            last_j[p] = -1
+    for i in range(ng):
+        p = g_list[i]
+        ptr_in[r, p] = wrap(ptr_in[r, p] + last_j[p] + 1, V)
+        last_j[p] = -1
     return moved
 
 
@@ -969,11 +996,11 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             pk.inter[pid] = new.inter[new_ptr]
             pk.inter0[pid] = new.inter[new_ptr]
             pk.hops[pid] = 0
-            pk.nhop[pid] = 0
             pk.injected[pid] = -1
             pk.ejected[pid] = -1
             src.pkt_next[pid] = -1
             if prm.trace_on:
+                pk.nhop[pid] = 0
                 for h in range(pk.hop_router.shape[1]):
                     pk.hop_router[pid, h] = -1
                     pk.hop_port[pid, h] = -1

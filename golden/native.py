@@ -63,7 +63,7 @@ NATIVE_META = NATIVE_DIR / f"{NATIVE_NAME}.json"
 #: every module that declares compiled functions. The routing codes the kernel imports from
 #: :mod:`radixnet.gen.routing` are hashed by value (numba freezes a module-level constant into the machine
 #: code).
-SOURCES = ("golden/kernel.py", "golden/sources.py", "golden/held.py")
+SOURCES = ("golden/kernel.py", "golden/sources.py", "golden/held.py", "golden/tally.py")
 #: The version of the argument keys (:func:`arg_key`, :func:`type_key`) that the metadata holds, in the stamp.
 KEY_VERSION = 1
 #: How the compiled functions index arrays, in the stamp: ``"no-wraparound"``, see :func:`no_wraparound`.

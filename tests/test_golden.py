@@ -292,6 +292,29 @@ def test_packet_stats_percentile_is_numpy_to_the_last_bit(lat, q):
     assert s.max_latency() == int(lat.max())
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 300), st.integers(0, 5), st.booleans()), min_size=1,
+                max_size=60),
+       st.integers(0, 40), st.one_of(st.none(), st.integers(0, 70)))
+def test_packet_stats_counts_the_labelled_packets_as_numpy_does(recs, lo, hi):
+    """PacketStats' compiled pass (radixnet.golden.tally) against numpy on records with creation cycles on
+    both sides of ``[lo, hi)``, fed in chunks whose latencies outgrow the histogram."""
+    created, lat, hops, minimal = (np.array(c) for c in zip(*recs))
+    ejected = created + lat
+    s = PacketStats(lo=lo, hi=hi)
+    for part in np.array_split(np.arange(created.size), 3):
+        s({"seq": part, "created": created[part], "ejected": ejected[part], "hops": hops[part],
+           "min": minimal[part]})
+    m = (created >= lo) & (created < (hi if hi is not None else 2**31))
+    assert s.n == int(m.sum())
+    if s.n:
+        assert (s.lat_sum, s.hops_sum, s.min_sum) == (int(lat[m].sum()), int(hops[m].sum()), int(minimal[m].sum()))
+        assert s.max_latency() == int(lat[m].max()) and s.last_ejected == int(ejected[m].max())
+        assert s.percentile(50) == float(np.percentile(lat[m], 50))
+    else:
+        assert s.last_ejected == -1 and not s.hist.any()
+
+
 @pytest.mark.parametrize("family, params, routing, traffic, load, reasons", [
     ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.9, []),
     ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.95, ["latency"]),    # accepts 0.950, latency 37 (~10x)
