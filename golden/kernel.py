@@ -28,9 +28,9 @@ import numpy as np
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 from .native import compiled
 
-__all__ = ["run_cycles", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources",
-           "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32", "sink_ready",
-           "stall_threshold"]
+__all__ = ["run_cycles", "collect_ejected", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links",
+           "Sources", "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32",
+           "sink_ready", "stall_threshold"]
 
 #: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls`` VC classes of ``vpc`` VCs, ``thr``),
 #: ``V`` VCs of ``B`` flits,
@@ -68,9 +68,10 @@ Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe 
 #: ``next_vc``: the VC of each terminal's next packet; ``queued[:n_queued[0]]``: the terminals with a packet to
 #: inject.
 Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next next_vc queued n_queued")
-#: The packet table (``seq``: creation sequence number, -1 for a free slot; ``inter0``: the header's
-#: intermediate router at creation) and, when tracing, each packet's hops (§R9).
-Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected ejected vc "
+#: The packet table (``seq``: creation sequence number; ``inter0``: the header's intermediate router at
+#: creation; a free slot's fields are stale, the caller keeps the free slots) and, when tracing, each packet's
+#: hops (§R9).
+Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected vc "
                                 "hop_router hop_port hop_vc hop_cycle hop_hdr hop_sent")
 #: The packets a call puts into the ring, sorted by ``cycle``, the cycle each joins its source queue (its
 #: creation cycle, or the call's first cycle for one created earlier and held back by the caller): their
@@ -79,7 +80,8 @@ Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 
 NewPackets = namedtuple("NewPackets", "cycle slot seq created src dst inter")
 #: The record of each packet whose tail a call ejects, in ejection order (``n[0]`` of them): the packet's
 #: fields at ejection, ``minimal`` (its intermediate router is its source's or destination's) and its ring
-#: ``slot`` (freed at ejection; its hop arrays stay readable until the next call creates packets).
+#: ``slot`` (freed at ejection; its fields and hop arrays stay readable until the next call creates
+#: packets). The kernel writes ``n``, ``ejected`` and ``slot``; :func:`collect_ejected` the rest after the call.
 Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops inter0 minimal slot")
 #: Per-router work arrays (the kernel runs without numba's runtime, so the caller allocates them). The
 #: separable allocator lists the inputs with a request (``in_list``, ``nin[0]`` of them; only with ``V > S``),
@@ -328,9 +330,10 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
 
 
 @compiled(cache=True, _nrt=False)
-def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out):
+def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out, need_q=True):
     """Of the parallel lanes to digit m in dimension d, the one with an available VC and the shortest
-    queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available."""
+    queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available.
+    ``need_q`` False: the caller reads no q, which is then computed only to compare parallel lanes."""
     found = False
     for ln in range(port_lanes.shape[3]):
         o = port_lanes[r, d, m, ln]
@@ -339,7 +342,7 @@ def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_
         ov = _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
         if ov < 0:
             continue
-        q = _qlen(credit, out_term, r, o, B)
+        q = _qlen(credit, out_term, r, o, B) if need_q or port_lanes.shape[3] > 1 else 0
         if not found or q < lane_out[2]:
             lane_out[0] = o; lane_out[1] = ov; lane_out[2] = q
             found = True
@@ -418,15 +421,16 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
 
 
 @compiled(cache=True, _nrt=False)
-def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
+def _decide_clos(r, dr, dt, prm, tp, rs, dec):
     """Adaptive routing on a folded Clos (router-spec §R7d ``clos-adaptive``; Thamarakuzhi & Chandy §IV,
     Kim, Dally, Abts SC06): while the destination is not below this router (its table hop goes up) the
     packet takes, of all up ports with an available VC, the one with the shortest queue q (§R7; ties:
-    the lowest port); once it is, the single down path of the table. One VC class.
+    the lowest port); once it is, the single down path of the table. One VC class. The header does not
+    change (``dec[2] = -1``, see :func:`_decide`).
     """
     credit, ovc_busy, out_term, up_port, V = rs.credit, rs.ovc_busy, tp.out_term, tp.up_port, prm.V
     if r == dr:
-        dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = -1
         return True
     o = tp.tbl[r, dr]
     going_up = False
@@ -438,7 +442,7 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
         ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
         if ov < 0:
             return False
-        dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        dec[0] = o; dec[1] = ov; dec[2] = -1
         return True
     best_o = -1
     best_v = -1
@@ -455,7 +459,7 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter):
             best_o = u; best_v = ov; best_q = q
     if best_o < 0:
         return False
-    dec[0] = best_o; dec[1] = best_v; dec[2] = phase; dec[3] = decided; dec[4] = inter
+    dec[0] = best_o; dec[1] = best_v; dec[2] = -1
     return True
 
 
@@ -464,21 +468,20 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
     """Route computation + output VC choice for the head flit of packet ``pid`` at input ``p`` of router
     ``r`` (§R5, §R7), on the state ``rs`` holds now.
 
-    Writes (out_port, out_vc, phase, decided, inter) into ``dec``; returns False if no candidate is available.
+    Writes (out_port, out_vc, phase, decided, inter) into ``dec``, or (out_port, out_vc, -1) when the header
+    leaves as it came (the routings that never change it: table, Clos, MIN, MIN AD; the commit then neither
+    reads nor writes it); returns False if no candidate is available.
     """
     algo, ncls, V, B, thr = prm.algo, prm.ncls, prm.V, prm.B, prm.thr
     credit, ovc_busy, out_term, coords, port_to = rs.credit, rs.ovc_busy, tp.out_term, tp.coords, tp.port_to
     dt = pk.dst[pid]
     dr = tp.term_router[dt]
     vpc = prm.vpc
-    phase = pk.phase[pid]
-    decided = pk.decided[pid]
-    inter = pk.inter[pid]
     if algo == TABLE:
         # sp / dor / hdor / dest-tag: table next hop; VC class from the class table (dor, hdor: a function
         # of this router and the destination router, §R7d) or the hop index capped at the last class (§R7a)
         if r == dr:
-            dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = -1
             return True
         o = tp.tbl[r, dr]
         cls = -1
@@ -491,10 +494,10 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
         ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
         if ov < 0:
             return False
-        dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        dec[0] = o; dec[1] = ov; dec[2] = -1
         return True
     if algo == TCLOS:
-        return _decide_clos(r, dr, dt, prm, tp, rs, dec, phase, decided, inter)
+        return _decide_clos(r, dr, dt, prm, tp, rs, dec)
     if algo == TVAL or algo == TUGAL_L or algo == TUGAL_G:
         return _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec)
     if algo == PRIO:
@@ -502,16 +505,16 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
     port_lanes = tp.port_lanes
     if algo == MIN or algo == MIN_AD:
         if r == dr:
-            o = tp.eject_port[dt]
-            dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
+            dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = -1
             return True
         if algo == MIN:
             # dimension order; of parallel lanes (a dilated channel) the least loaded available one
             for d in range(coords.shape[1]):
                 if coords[r, d] != coords[dr, d]:
-                    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], 0, V, B, dec):
+                    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], 0, V, B, dec,
+                                      False):
                         return False
-                    dec[2] = phase; dec[3] = decided; dec[4] = inter
+                    dec[2] = -1
                     return True
             return False
         H = _hops(coords, r, dr)
@@ -529,9 +532,12 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
                     best_o = o; best_v = ov; best_q = q
         if best_o < 0:
             return False
-        dec[0] = best_o; dec[1] = best_v; dec[2] = phase; dec[3] = decided; dec[4] = inter
+        dec[0] = best_o; dec[1] = best_v; dec[2] = -1
         return True
     # VAL / UGAL / CLOS AD: two classes by phase
+    phase = pk.phase[pid]
+    decided = pk.decided[pid]
+    inter = pk.inter[pid]
     if (algo == UGAL or algo == CLOS_AD) and decided == 0:
         # source router decision (§R7)
         if r == dr:
@@ -596,8 +602,8 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     to output (o, ov): the flit leaves its buffer, takes a credit of (o, ov), joins the output queue of
     ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream. A head leaves
     with the header (``nphase``, ``ndecided``, ``ninter``); ``nphase < 0``: the one its packet holds (a VC
-    that holds its output VC, so that its request reads no packet fields). ``cs``: the credit pipes' slot of
-    cycle ``t`` (``t % Tc``)."""
+    that holds its output VC, so that its request reads no packet fields, or a routing that never changes
+    the header, :func:`_decide`). ``cs``: the credit pipes' slot of cycle ``t`` (``t % Tc``)."""
     L = prm.L
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
@@ -611,7 +617,7 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     idx = flit - pid * L
     eject = tp.out_term[r, o] >= 0
     if idx == 0:
-        if nphase < 0:   # the head of a VC that VA allocated: its header is the one VA wrote (§R10)
+        if nphase < 0:   # the header VA wrote (§R10), or one the routing keeps
             if prm.trace_on:   # read back only for the trace's hop record
                 nphase = pk.phase[pid]
                 ndecided = pk.decided[pid]
@@ -675,9 +681,10 @@ SA = 2        # iq: switch allocation of VCs that VA allocated in an earlier cyc
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
+def _va_commit(r, p, v, o, ov, t, prm, tp, rs, pk, dec):
     """A VA grant (§R10): input VC (r, p, v) is bound to output VC (o, ov) until its tail's SA grant, SA may
-    serve it from cycle ``t + dv``, and the routing decision in ``dec`` is committed to the packet's header.
+    serve it from cycle ``t + dv``, and the routing decision in ``dec`` is committed to the packet's header
+    (unless ``dec[2] < 0``: the header leaves as it came, :func:`_decide`).
     A multi-flit packet holds the output VC for that time (wormhole, §R5); a single-flit packet cannot
     interleave with another, so it holds none (as in the single-cycle model)."""
     _list_drop(rs, r, 0, p, v)   # a head in the buffer: from the router's list awaiting a decision ...
@@ -688,9 +695,11 @@ def _va_commit(r, p, v, pid, o, ov, t, prm, tp, rs, pk, dec):
     rs.in_ready[r, p, v] = t + prm.dv
     if prm.L > 1:
         rs.ovc_busy[r, o, ov] = 1
-    pk.phase[pid] = dec[2]
-    pk.decided[pid] = dec[3]
-    pk.inter[pid] = dec[4]
+    if dec[2] >= 0:
+        pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], prm.L)
+        pk.phase[pid] = dec[2]
+        pk.decided[pid] = dec[3]
+        pk.inter[pid] = dec[4]
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -740,7 +749,7 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
                 if grants_o[o] >= S or (mode == COMBINED and out_term[r, o] >= 0 and rs.oq_cnt[r, o] >= ej_depth):
                     continue  # output full this cycle: wait, decision not committed
                 if mode == VA:
-                    _va_commit(r, p, v, pid, o, dec[1], t, prm, tp, rs, pk, dec)
+                    _va_commit(r, p, v, o, dec[1], t, prm, tp, rs, pk, dec)
                     if out_term[r, o] < 0 or prm.E > 0:
                         rs.credit[r, o, dec[1]] -= 1  # q(o) + 1 for the later inputs (undone below)
                         sc.resv[nres] = (o << 8) | dec[1]   # VCs < 2**8 (LIMITS)
@@ -895,8 +904,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                     elif rs.ovc_busy[r, o, 0]:
                         continue  # the ejection port's implicit VC went to an earlier head
                 sc.dec[2] = sc.req_ph[p, v]; sc.dec[3] = sc.req_dc[p, v]; sc.dec[4] = sc.req_in[p, v]
-                _va_commit(r, p, v, packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], prm.L), o, ov, t, prm, tp, rs,
-                           pk, sc.dec)
+                _va_commit(r, p, v, o, ov, t, prm, tp, rs, pk, sc.dec)
             else:
                 if out_term[r, o] < 0:
                     if rs.credit[r, o, ov] <= 0:
@@ -948,23 +956,33 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _log_ejection(pid, t, tp, pk, ej):
-    """Packet ``pid``'s tail left the network in cycle ``t``: record it in ``ej`` and free its slot."""
-    pk.ejected[pid] = t
+def _log_ejection(pid, t, ej):
+    """Packet ``pid``'s tail left the network in cycle ``t``: its slot and cycle join ``ej`` (the caller frees
+    the slot and reads the packet's fields after the call, :func:`collect_ejected`: read here, each from a
+    column last touched when the packet was created, they cost 12% of the kernel at load 0.8)."""
     i = ej.n[0]
     ej.n[0] = i + 1
-    s, d, inter = pk.src[pid], pk.dst[pid], pk.inter[pid]
-    ej.seq[i] = pk.seq[pid]
-    ej.src[i] = s
-    ej.dst[i] = d
-    ej.created[i] = pk.created[pid]
-    ej.injected[i] = pk.injected[pid]
     ej.ejected[i] = t
-    ej.hops[i] = pk.hops[pid]
-    ej.inter0[i] = pk.inter0[pid]
-    ej.minimal[i] = inter == tp.term_router[s] or inter == tp.term_router[d]
     ej.slot[i] = pid
-    pk.seq[pid] = -1
+
+
+@compiled(cache=True, _nrt=False)
+def collect_ejected(ej, pk, term_router):
+    """The records of a call's ``ej.n[0]`` ejected packets (:class:`Ejected`), filled in one pass after the call
+    from the slots the kernel listed: each packet's fields as it left, and ``minimal``."""
+    for i in range(ej.n[0]):
+        pid = ej.slot[i]
+        s = pk.src[pid]
+        d = pk.dst[pid]
+        inter = pk.inter[pid]
+        ej.seq[i] = pk.seq[pid]
+        ej.src[i] = s
+        ej.dst[i] = d
+        ej.created[i] = pk.created[pid]
+        ej.injected[i] = pk.injected[pid]
+        ej.hops[i] = pk.hops[pid]
+        ej.inter0[i] = pk.inter0[pid]
+        ej.minimal[i] = inter == term_router[s] or inter == term_router[d]
 
 
 @compiled(cache=True, _nrt=False)
@@ -997,7 +1015,6 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             pk.inter0[pid] = new.inter[new_ptr]
             pk.hops[pid] = 0
             pk.injected[pid] = -1
-            pk.ejected[pid] = -1
             src.pkt_next[pid] = -1
             if prm.trace_on:
                 pk.nhop[pid] = 0
@@ -1035,7 +1052,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 ej_flits[t - t0] += 1
                 pid = packet_of(flit, L)
                 if flit - pid * L == L - 1:
-                    _log_ejection(pid, t, tp, pk, ej)
+                    _log_ejection(pid, t, ej)
                 moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
         # single-cycle: COMBINED (a call site of its own, compiled for that mode); iq: VA then SA (one call
@@ -1095,7 +1112,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                 pid = packet_of(flit, L)
                 ej_flits[t - t0] += 1
                 if flit - pid * L == L - 1:
-                    _log_ejection(pid, t + Tl, tp, pk, ej)
+                    _log_ejection(pid, t + Tl, ej)
             moved = True
         rs.n_wheel[w0] = 0
         # ---- terminals inject (§R3): one flit per cycle on VC (packet index mod V); the terminals with a
@@ -1182,7 +1199,8 @@ def decide_reference(known: dict) -> bool:
     ``ch_src``, ``ch_dst``, ``port_lanes``, ``tbl``, ``tdist``, ``tcls``, ``up_port``), ``credit``,
     ``ovc_busy``, the packet fields ``pkt_dst``, ``pkt_phase``, ``pkt_decided``, ``pkt_inter``,
     ``pkt_hops`` and the output array ``dec``. Fields a routing does not read may be left out.
-    Returns what :func:`_decide` returns; the decision is in ``known["dec"]``.
+    Returns what :func:`_decide` returns; the decision is in ``known["dec"]``, with the header it leaves with
+    in ``dec[2:5]`` (the packet's own when the routing does not change it).
     """
     z1, z2 = np.zeros(1, np.int64), np.full((1, 1), -1, np.int64)
     z3, z4 = np.zeros((1, 1, 1), np.int64), np.full((1, 1, 1, 1), -1, np.int64)
@@ -1199,5 +1217,8 @@ def decide_reference(known: dict) -> bool:
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
                  sseed=0)
-    return bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), int(known.get("pid", 0)), prm, tp, rs,
-                                pk, known["dec"]))
+    pid, dec = int(known.get("pid", 0)), known["dec"]
+    ok = bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))
+    if ok and dec[2] < 0:   # the header leaves as it came
+        dec[2], dec[3], dec[4] = pk.phase[pid], pk.decided[pid], pk.inter[pid]
+    return ok

@@ -334,12 +334,13 @@ class SimConfig:
 #: 64-bit sequence number, against 112 at 64 bits each). Cycles, terminals, routers and slots fit 32 bits
 #: (the limits: cycles below 2^31, ROUTER_LIMITS for the rest), hop counts and VCs 16, flags 8.
 PACKET_DTYPES = {"src": np.int32, "dst": np.int32, "phase": np.int8, "decided": np.int8, "inter": np.int32,
-                 "hops": np.int16, "nhop": np.int16, "injected": np.int32, "ejected": np.int32, "vc": np.int16,
+                 "hops": np.int16, "nhop": np.int16, "injected": np.int32, "vc": np.int16,
                  "next": np.int32, "created": np.int32, "inter0": np.int32}
 #: bytes a packet slot takes in the ring's fields
 PACKET_BYTES = sum(np.dtype(t).itemsize for t in PACKET_DTYPES.values())
-#: the types of an ejection record's fields (:class:`kernel.Ejected`, written by the kernel as a packet's tail
-#: leaves, so that collecting a call's packets reads contiguous arrays instead of gathering from the ring)
+#: the types of an ejection record's fields (:class:`kernel.Ejected`: the kernel lists a packet's slot and
+#: cycle as its tail leaves, ``kernel.collect_ejected`` gathers the rest from the ring after the call, into
+#: arrays reused from call to call)
 EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": np.int32, "injected": np.int32,
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
@@ -601,7 +602,7 @@ class Simulator:
     def _alloc_packets(self, cap: int) -> None:
         i64 = np.int64
         self.cap = cap
-        # pkt_seq < 0 marks a free slot; the kernel writes every field of a slot when a packet takes it
+        # the kernel writes every field of a slot when a packet takes it (the free slots are self.free's)
         self.pkt_seq = np.full(cap, -1, i64)
         for name, dtype in PACKET_DTYPES.items():
             setattr(self, "pkt_" + name, np.zeros(cap, dtype))
@@ -897,11 +898,13 @@ class Simulator:
         self.t = int(tend)
         if status == kernel.STATUS_WATCHDOG:
             raise SimulationError(self._watchdog_message())
-        # the packets whose tails were ejected in this call (the kernel recorded them and freed their slots);
-        # in sequence order for a caller that reads the records' order (statistics do not)
+        # the packets whose tails were ejected in this call (the kernel listed their slots and cycles, their
+        # fields are gathered here, and their slots are freed below); in sequence order for a caller that reads
+        # the records' order (statistics do not)
         n = int(self.ej.n[0])
         ejf.append(ej[:cycles])
         if n:
+            kernel.collect_ejected(self.ej, self.pk, self.tp.term_router)
             # sinks alone take views in ejection order; else sequence order (a gather, so copies)
             order = slice(None) if sinks and self.on_ejected is None else np.argsort(self.ej.seq[:n], kind="stable")
             rec = {f: getattr(self.ej, f)[:n][order] for f in EJECTED_DTYPES if f != "minimal"}

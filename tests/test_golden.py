@@ -260,7 +260,7 @@ def test_input_pointer_moves_past_the_last_vc_granted_in_round_robin_order(routi
     sim.pkt_seq[slots] = new.seq
     sim.pkt_src[slots], sim.pkt_dst[slots] = new.src, new.dst
     sim.pkt_inter[slots] = sim.pkt_inter0[slots] = new.inter
-    sim.pkt_injected[slots] = sim.pkt_ejected[slots] = sim.pkt_next[slots] = -1
+    sim.pkt_injected[slots] = sim.pkt_next[slots] = -1
     for v, slot in enumerate(slots):
         sim.place_flit(0, 0, v, slot * sim.L)
         sim.tcredit[0, v] -= 1
