@@ -28,7 +28,7 @@ import numpy as np
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 from .native import compiled
 
-__all__ = ["run_cycles", "collect_ejected", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links",
+__all__ = ["run_cycles", "collect_ejected", "take_slots", "SLOT_FREE", "SLOT_TAKEN", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links",
            "Sources", "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32",
            "sink_ready", "stall_threshold"]
 
@@ -68,9 +68,10 @@ Links = namedtuple("Links", "pipe_flit pipe_vc tpipe_flit tpipe_vc cpipe tcpipe 
 #: ``next_vc``: the VC of each terminal's next packet; ``queued[:n_queued[0]]``: the terminals with a packet to
 #: inject.
 Sources = namedtuple("Sources", "sq_head sq_tail sq_flit sq_count pkt_next next_vc queued n_queued")
-#: The packet table (``seq``: creation sequence number; ``inter0``: the header's intermediate router at
-#: creation; a free slot's fields are stale, the caller keeps the free slots) and, when tracing, each packet's
-#: hops (§R9).
+#: The packet table (``seq``: creation sequence number, :data:`SLOT_FREE` for a free slot and
+#: :data:`SLOT_TAKEN` for one a call will create a packet in, :func:`take_slots`; ``inter0``: the header's
+#: intermediate router at creation; a free slot's other fields are stale) and, when tracing, each packet's hops
+#: (§R9).
 Packets = namedtuple("Packets", "seq src dst created phase decided inter inter0 hops nhop injected vc "
                                 "hop_router hop_port hop_vc hop_cycle hop_hdr hop_sent")
 #: The packets a call puts into the ring, sorted by ``cycle``, the cycle each joins its source queue (its
@@ -97,6 +98,9 @@ Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
+#: ``Packets.seq`` of a free ring slot, and of one taken for a packet that a call creates
+SLOT_FREE = -1
+SLOT_TAKEN = -2
 
 
 _M32 = 0xFFFFFFFF
@@ -967,15 +971,42 @@ def _log_ejection(pid, t, ej):
 
 
 @compiled(cache=True, _nrt=False)
+def take_slots(seq, start, out):
+    """The first ``out.size`` free slots of the packet ring (``seq`` :data:`SLOT_FREE`) from slot ``start`` on,
+    wrapping around, into ``out``, each marked :data:`SLOT_TAKEN` (the kernel writes its packet's sequence
+    number in its creation cycle). Returns the slot after the last one taken, where the next call starts, or
+    -1 if the ring has fewer free slots (some then marked taken).
+
+    Slots taken in ring order keep the packets created together side by side, as the kernel reads their fields
+    in creation order (scattered slots cost 17% at load 0.8), without sorting a free list (3% of a run)."""
+    cap = seq.size
+    i = start
+    seen = 0
+    for k in range(out.size):
+        while seq[i] != SLOT_FREE:
+            i = wrap(i + 1, cap)
+            seen += 1
+            if seen >= cap:
+                return -1
+        out[k] = i
+        seq[i] = SLOT_TAKEN
+        i = wrap(i + 1, cap)
+        seen += 1
+    return i
+
+
+@compiled(cache=True, _nrt=False)
 def collect_ejected(ej, pk, term_router):
     """The records of a call's ``ej.n[0]`` ejected packets (:class:`Ejected`), filled in one pass after the call
-    from the slots the kernel listed: each packet's fields as it left, and ``minimal``."""
+    from the slots the kernel listed: each packet's fields as it left, and ``minimal``; their slots are freed
+    (``seq``: :data:`SLOT_FREE`)."""
     for i in range(ej.n[0]):
         pid = ej.slot[i]
         s = pk.src[pid]
         d = pk.dst[pid]
         inter = pk.inter[pid]
         ej.seq[i] = pk.seq[pid]
+        pk.seq[pid] = SLOT_FREE
         ej.src[i] = s
         ej.dst[i] = d
         ej.created[i] = pk.created[pid]
