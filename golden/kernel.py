@@ -28,9 +28,9 @@ import numpy as np
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 from .native import compiled
 
-__all__ = ["run_cycles", "collect_ejected", "take_slots", "SLOT_FREE", "SLOT_TAKEN", "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links",
-           "Sources", "Packets", "Scratch", "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32",
-           "sink_ready", "stall_threshold"]
+__all__ = ["run_cycles", "collect_ejected", "take_slots", "SLOT_FREE", "SLOT_TAKEN", "STATUS_OK",
+           "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources", "Packets", "Scratch", "NewPackets",
+           "Ejected", "decide_reference", "enqueue", "mix32", "sink_ready", "stall_threshold"]
 
 #: Scalars of a run: the routing (``algo``, ``sequential``, ``ncls`` VC classes of ``vpc`` VCs, ``thr``),
 #: ``V`` VCs of ``B`` flits,
@@ -138,6 +138,13 @@ def wrap(i, n):
     """``i % n`` for ``0 <= i < 2n``, without a division: ring indices and round-robin pointers advance by
     less than their modulus, and an integer division costs tens of cycles on every flit's path."""
     return i - n if i >= n else i
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def rr_offset(i, ptr, n):
+    """``(i - ptr) % n`` for ``0 <= i, ptr < n``: the place of ``i`` in a round-robin order starting at ``ptr``."""
+    d = i - ptr
+    return d + (d < 0) * n
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -772,15 +779,14 @@ def _alloc_sequential(r, t, mode, prm, tp, rs, lk, pk, sc):
 
 @compiled(cache=True, inline="always", _nrt=False)
 def _bucket_add(r, o, p, v, j, ptr_out, P, V, sc):
-    """Step 2 of the separable allocator (§R6): input p's selected VC v (its place ``j`` in the input's round-robin
-    order) joins output o's list, kept sorted by the output's round-robin order (rank of the input from
+    """Step 2 of the separable allocator (§R6): input p's selected VC v (its place ``j`` in the input's
+    round-robin order) joins output o's list, kept sorted by the output's round-robin order (rank of the input from
     ``ptr_out``, then ``j``); an output's first request lists it in ``sc.out_list`` (``sc.nout[0]`` of them)."""
     n = sc.bcount[o]
     if n == 0:
         sc.out_list[sc.nout[0]] = o
         sc.nout[0] += 1
-    rank = p - ptr_out[r, o]
-    rank += (rank < 0) * P
+    rank = rr_offset(p, ptr_out[r, o], P)
     key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
     bucket = sc.bucket
     while n > 0 and bucket[o, n - 1] > key:
@@ -840,9 +846,7 @@ def _requests(r, t, mode, prm, tp, rs, pk, sc):
                 sc.req_dc[p, v] = dec[3]
                 sc.req_in[p, v] = dec[4]
             if direct:
-                j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
-                j += (j < 0) * V
-                _bucket_add(r, o, p, v, j, ptr_out, P, V, sc)
+                _bucket_add(r, o, p, v, rr_offset(v, ptr_in[r, p], V), ptr_out, P, V, sc)
             else:
                 sc.req_o[p, v] = o
                 if not sc.inl[p]:   # the input's first request
@@ -923,8 +927,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
             moved = True
             g += 1
             last_p = p
-            j = v - ptr_in[r, p]   # the VC's place in the input's round-robin order
-            j += (j < 0) * V
+            j = rr_offset(v, ptr_in[r, p], V)   # the VC's place in the input's round-robin order
             if last_j[p] < 0:
                 g_list[ng] = p
                 ng += 1

@@ -1089,7 +1089,7 @@ class PacketStats:
     """
 
     def __init__(self, lo: int = 0, hi: int | None = None) -> None:
-        self.lo, self.hi = lo, hi
+        self.lo, self.hi = int(lo), None if hi is None else int(hi)   # Python ints: the tally's one signature
         self.n = self.lat_sum = self.hops_sum = self.min_sum = 0
         self.last_ejected = -1
         self.hist = np.zeros(64, np.int64)
@@ -1100,7 +1100,7 @@ class PacketStats:
             return
         # one compiled pass (radixnet.golden.tally), on the kernel's own dtypes (a native module holds the
         # signatures its workload called: another dtype would switch the process to the JIT)
-        args = [np.ascontiguousarray(rec[f], t) for f, t in (("created", np.int32), ("ejected", np.int32),
+        args = [np.require(rec[f], t, "CWA") for f, t in (("created", np.int32), ("ejected", np.int32),
                                                               ("hops", np.int16), ("min", np.bool_))]
         hi = np.iinfo(np.int32).max if self.hi is None else self.hi
         out = np.array([0, 0, 0, 0, self.last_ejected], np.int64)
