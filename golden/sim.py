@@ -34,12 +34,12 @@ from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clo
 
 from . import kernel
 from .held import HeldRows, held_put, held_take, held_widen, within_quota
-from .sources import PacketDraws, Sources
+from .sources import PacketDraws, Sources, reused
 from .tally import latency_tally
 from .traffic import make_pattern
 
 __all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats",
-           "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "wheel_slots"]
+           "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "wheel_slots", "RECORD_FIELDS", "record_fields"]
 
 
 class SimulationError(RuntimeError):
@@ -345,12 +345,35 @@ EJECTED_DTYPES = {"seq": np.int64, "src": np.int32, "dst": np.int32, "created": 
                   "ejected": np.int32, "hops": np.int16, "inter0": np.int32, "minimal": np.bool_, "slot": np.int64}
 #: bytes an ejection record takes
 EJECTED_BYTES = sum(np.dtype(t).itemsize for t in EJECTED_DTYPES.values())
+#: the fields of the records a sink or caller of :meth:`Simulator.step` receives (``min``: the
+#: :class:`kernel.Ejected` field ``minimal``); a sink with a ``fields`` attribute receives only those it names
+RECORD_FIELDS = tuple("min" if f == "minimal" else f for f in EJECTED_DTYPES if f != "slot")
+#: a record field's name in :class:`kernel.Ejected` where the two differ
+RECORD_GATHERED = {"min": "minimal"}
 #: the largest flit number (ring slot x packet length + flit index) the int32 router state holds
 FLIT_MAX = 2**31 - 1
 #: cycles per kernel call while a source holds packets back (:meth:`Simulator._admit`)
 HOLD_SPAN = 64
 #: the fields of an explicit packet a terminal holds back (:class:`HeldPackets`)
 HELD_DTYPES = {"seq": np.int64, "created": np.int32, "dst": np.int32, "inter": np.int32}
+
+
+def record_fields(sinks, also=()) -> tuple:
+    """The record fields ``sinks`` read and ``also``, in :data:`RECORD_FIELDS` order: the union of the sinks'
+    ``fields`` (all of them for a sink without one). A field no sink reads is not gathered from the packet ring
+    (:func:`kernel.collect_ejected`).
+
+    >>> record_fields([PacketStats(), type("S", (), {"fields": ("src",)})()])
+    ('src', 'created', 'ejected', 'hops', 'min')
+    """
+    names = set(also)
+    for sink in sinks:
+        f = getattr(sink, "fields", RECORD_FIELDS)
+        if not set(f) <= set(RECORD_FIELDS):
+            raise ValueError(f"sink {sink!r}: {sorted(set(f) - set(RECORD_FIELDS))} are not record fields "
+                             f"({', '.join(RECORD_FIELDS)})")
+        names.update(f)
+    return tuple(f for f in RECORD_FIELDS if f in names)
 
 
 def wheel_slots(dst: int) -> int:
@@ -588,6 +611,10 @@ class Simulator:
         #: packets generated after their creation cycle (a backed-up source catching up)
         self.deferred = 0
         self.ej = self._ejected_table(0)   # the kernel's records of ejected packets (grown per call)
+        #: the columns of each kernel call's new packets (sequence numbers, slots, destinations, intermediates),
+        #: reused from call to call (:func:`~radixnet.golden.sources.reused`); each call's are dead once it ends
+        self.pool: dict = {}
+        self.iota = np.arange(0, dtype=np.int64)   # 0, 1, 2, ...: the sequence numbers' offsets
         self.t = 0
         self.next_seq = 0        # packets created so far
         self.collected = 0       # packets ejected and collected so far
@@ -639,10 +666,10 @@ class Simulator:
 
     def _take_slots(self, n: int) -> np.ndarray:
         """``n`` free ring slots, in ring order (:func:`kernel.take_slots`): packets created together sit
-        together in the ring."""
+        together in the ring. The slots are in :attr:`pool`'s array, which the next call overwrites."""
         if n > self.nfree:
             self._grow(self.cap - self.nfree + n)
-        slots = np.empty(n, np.int64)
+        slots = reused(self.pool, "slot", n, np.int64)
         self.slot_at = int(kernel.take_slots(self.pkt_seq, self.slot_at, slots))
         if self.slot_at < 0:
             raise AssertionError(f"the packet ring has fewer than {n} free slots; nfree was {self.nfree}")
@@ -657,9 +684,15 @@ class Simulator:
         return {"join": cycles, "created": cycles, "seq": seq, "src": src, "dst": dst,
                 "inter": inter.astype(np.int64, copy=False)}
 
-    def _number(self, n: int) -> np.ndarray:
-        """Sequence numbers for ``n`` packets generated now (they count packets in the order generated)."""
-        seq = self.next_seq + np.arange(n, dtype=np.int64)
+    def _number(self, n: int, reuse: bool = False) -> np.ndarray:
+        """Sequence numbers for ``n`` packets generated now (they count packets in the order generated);
+        ``reuse``: in :attr:`pool`'s array, which the next such call overwrites."""
+        if not reuse:
+            seq = np.arange(self.next_seq, self.next_seq + n, dtype=np.int64)
+        else:
+            if self.iota.size < n:
+                self.iota = np.arange(2 * n, dtype=np.int64)
+            seq = np.add(self.iota[:n], self.next_seq, out=reused(self.pool, "seq", n, np.int64))
         self.next_seq += n
         return seq
 
@@ -668,12 +701,16 @@ class Simulator:
         in the order generated, destinations (§R3) and intermediate routers (§R7) hashed from each packet's
         cell (:class:`~radixnet.golden.sources.PacketDraws`), the same whichever call generates them."""
         created, src = gen["created"], gen["src"]
-        seq = self._number(src.size)
+        seq = self._number(src.size, reuse=True)
         if src.size:
             self.deferred += int(np.count_nonzero(gen["join"] != created))
-            draws = PacketDraws(gen["key"])
+            draws = PacketDraws(gen["key"], self.pool)
             dst = self.pattern.destinations(src, draws).astype(np.int64, copy=False)
-            inter = self._intermediates(src, dst, draws) if self.cfg._intermediate else self.tables.term_router[src]
+            if self.cfg._intermediate:
+                inter = self._intermediates(src, dst, draws)
+            else:
+                tr = self.tables.term_router
+                inter = np.take(tr, src, out=reused(self.pool, "inter", src.size, tr.dtype))
         else:
             dst = inter = src
         return {"join": gen["join"], "created": created, "seq": seq, "src": src, "dst": dst,
@@ -829,8 +866,10 @@ class Simulator:
         (views of the kernel's table, valid only during the sink call: a sink that keeps them copies them),
         and ``ejected`` is None: a big network's window of records is never held at once, and the records a
         sink sees are in ejection order (statistics do not depend on it; :attr:`on_ejected` sees each
-        call's records in sequence order).
+        call's records in sequence order). A sink with a ``fields`` attribute names the record fields it reads
+        (:data:`RECORD_FIELDS`); with sinks alone, a record holds only the fields some sink names.
         """
+        record_fields(sinks)   # a sink naming a field that is not a record field is refused before any cycle
         chunk = self.chunk_cycles(cycles, load) if load > 0 and batch_cycles is None else cycles
         first_seq = self.next_seq
         recs: list[dict] = []       # each kernel call's records (none kept with sinks)
@@ -904,12 +943,15 @@ class Simulator:
         n = int(self.ej.n[0])
         ejf.append(ej[:cycles])
         if n:
-            kernel.collect_ejected(self.ej, self.pk, self.tp.term_router)
-            # sinks alone take views in ejection order; else sequence order (a gather, so copies)
-            order = slice(None) if sinks and self.on_ejected is None else np.argsort(self.ej.seq[:n], kind="stable")
-            rec = {f: getattr(self.ej, f)[:n][order] for f in EJECTED_DTYPES if f != "minimal"}
-            rec["min"] = self.ej.minimal[:n][order]
-            s = rec.pop("slot")
+            # sinks alone take views in ejection order, of the fields they name; else every field in sequence
+            # order (a gather, so copies)
+            alone = sinks and self.on_ejected is None
+            names = record_fields(sinks, ("created",) if self.below else ()) if alone else RECORD_FIELDS
+            want = sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in names)
+            kernel.collect_ejected(self.ej, self.pk, self.tp.term_router, want)
+            order = slice(None) if alone else np.argsort(self.ej.seq[:n], kind="stable")
+            rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in names}
+            s = self.ej.slot[:n][order]
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)
                 h = self.hop_hdr[s]
@@ -1087,6 +1129,9 @@ class PacketStats:
     >>> float(np.percentile([3, 4, 4, 10], 99))
     9.819999999999999
     """
+
+    #: the record fields it reads (:func:`record_fields`: the others are not gathered for it)
+    fields = ("created", "ejected", "hops", "min")
 
     def __init__(self, lo: int = 0, hi: int | None = None) -> None:
         self.lo, self.hi = int(lo), None if hi is None else int(hi)   # Python ints: the tally's one signature

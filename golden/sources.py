@@ -34,7 +34,8 @@ import numpy as np
 from .native import compiled
 
 __all__ = ["Sources", "PacketDraws", "mix64", "mix64_jit", "seed_base", "threshold", "cell_keys", "catch_up",
-           "draw_span", "by_cycle", "draw_free", "count_cells", "uniforms", "uniform_ints", "FULL"]
+           "draw_span", "by_cycle", "draw_free", "count_cells", "uniforms", "uniform_ints", "uniform_others",
+           "reused", "FULL"]
 
 _C1 = np.uint64(0xBF58476D1CE4E5B9)   # SplitMix64's finalizer (Steele, Lea, Flood 2014)
 _C2 = np.uint64(0x94D049BB133111EB)
@@ -74,6 +75,23 @@ def threshold(p: float) -> np.uint64:
     return np.uint64(min(max(round(float(p) * 2.0**53), 0), 2**53))
 
 
+def reused(pool: dict, key, n: int, dtype) -> np.ndarray:
+    """The first ``n`` entries of ``pool[key]``, an array kept from call to call and grown (at least doubled) when
+    it holds fewer. A column of a few MB rewritten at every kernel call then takes its pages once: a new one
+    gets fresh pages from the operating system each time (glibc maps an array that large and unmaps it when
+    freed), and faulting them in cost 4% of a run at load 0.8 (issue #16).
+
+    >>> pool = {}
+    >>> a = reused(pool, "seq", 3, np.int64); b = reused(pool, "seq", 2, np.int64)
+    >>> np.shares_memory(a, b), reused(pool, "seq", 5, np.int64).size, pool["seq"].size
+    (True, 5, 6)
+    """
+    buf = pool.get(key)
+    if buf is None or buf.size < n:
+        buf = pool[key] = np.empty(max(n, 0 if buf is None else 2 * buf.size), dtype)
+    return buf[:n]
+
+
 class PacketDraws:
     """The per-packet random choices of :class:`radixnet.golden.traffic.Pattern` and the intermediate
     routers, as :class:`numpy.random.Generator`'s ``integers`` and ``random`` (the calls they make), but
@@ -83,6 +101,10 @@ class PacketDraws:
     ----------
     keys : ndarray of uint64
         The packets' cell keys (:func:`cell_keys`); every draw returns one value per packet.
+    pool : dict, optional
+        Arrays reused from one set of packets to the next (:func:`reused`): draw ``j`` returns a view of the
+        pool's array for draw ``j``, which the next :class:`PacketDraws` on the same pool overwrites. Without
+        a pool every draw returns a new array.
 
     Examples
     --------
@@ -92,17 +114,27 @@ class PacketDraws:
     (dtype('int64'), True)
     >>> bool((PacketDraws(d.keys).integers(0, 10, size=5) == x).all())    # a function of the cells alone
     True
+    >>> pool = {}
+    >>> bool((PacketDraws(d.keys, pool).integers(0, 10, size=5) == x).all()), sorted(pool)
+    (True, [(1, '<i8')])
     """
 
-    def __init__(self, keys: np.ndarray) -> None:
+    def __init__(self, keys: np.ndarray, pool: dict | None = None) -> None:
         self.keys = keys
+        self.pool = pool
         self.j = 0
+
+    def _out(self, dtype) -> np.ndarray:
+        """Where draw ``j`` writes its values: the pool's array for it, or a new one."""
+        if self.pool is None:
+            return np.empty(self.keys.shape, dtype)
+        return reused(self.pool, (self.j, np.dtype(dtype).str), self.keys.size, dtype).reshape(self.keys.shape)
 
     def random(self, size=None) -> np.ndarray:
         """Uniform floats in [0, 1), 53 bits."""
         self._check(size)
         self.j += 1
-        out = np.empty(self.keys.shape, np.float64)
+        out = self._out(np.float64)
         uniforms(self.keys, self._inc(), out)
         return out
 
@@ -119,9 +151,24 @@ class PacketDraws:
         if n.size not in (1, self.keys.size) or np.ndim(low):
             raise ValueError("PacketDraws.integers: a scalar low and a scalar or per-packet high")
         self.j += 1
-        out = np.empty(self.keys.shape, np.int64)
+        out = self._out(np.int64)
         uniform_ints(self.keys, self._inc(), int(low), n.reshape(-1), out)
         return out.astype(dtype, copy=False)
+
+    def integers_other(self, n: int, other: np.ndarray) -> np.ndarray:
+        """Uniform integers in ``[0, n)`` other than ``other`` (one per packet): ``integers(0, n - 1)``, one
+        more from ``other`` on (a uniform destination other than the source, in one compiled pass).
+
+        >>> d = PacketDraws(np.arange(6, dtype=np.uint64))
+        >>> x = PacketDraws(d.keys).integers(0, 3, size=6)
+        >>> other = np.array([0, 1, 2, 3, 0, 1])
+        >>> bool((d.integers_other(4, other) == x + (x >= other)).all())
+        True
+        """
+        self.j += 1
+        out = self._out(np.int64)
+        uniform_others(self.keys, self._inc(), int(n), np.asarray(other, np.int64).reshape(-1), out)
+        return out
 
     def _check(self, size) -> None:
         if size is not None and tuple(np.atleast_1d(size)) != self.keys.shape:
@@ -144,6 +191,14 @@ def uniform_ints(keys, inc, low, n, out):
         ni = n[0] if one else n[i]
         v = np.int64((mix64_jit(keys.flat[i] + inc) >> _S11) * 2.0**-53 * ni)
         out.flat[i] = low + min(v, ni - 1)
+
+
+@compiled(cache=True, _nrt=False)
+def uniform_others(keys, inc, n, other, out):
+    """``out[i]``: :func:`uniform_ints` in ``[0, n - 1)``, plus one if that is at least ``other[i]``."""
+    for i in range(keys.size):
+        v = min(np.int64((mix64_jit(keys.flat[i] + inc) >> _S11) * 2.0**-53 * (n - 1)), n - 2)
+        out.flat[i] = v + (v >= other[i])
 
 
 @compiled(cache=True, _nrt=False)

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..gen.network import Network
 from ..gen.params import Param, ParamError
+from .sources import PacketDraws
 
 __all__ = ["Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern", "integers_below"]
 
@@ -129,6 +130,8 @@ class _Uniform(Pattern):
 
     def destinations(self, src, rng):
         src = np.asarray(src, dtype=np.int64)
+        if isinstance(rng, PacketDraws):   # the same numbers, in one compiled pass
+            return rng.integers_other(self.T, src).reshape(src.shape)
         d = rng.integers(0, self.T - 1, size=src.shape, dtype=np.int64)
         return d + (d >= src)
 

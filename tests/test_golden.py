@@ -315,6 +315,40 @@ def test_packet_stats_counts_the_labelled_packets_as_numpy_does(recs, lo, hi):
         assert s.last_ejected == -1 and not s.hist.any()
 
 
+@pytest.mark.parametrize("routing", ["min", "ugal-s"])
+def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(routing):
+    """Simulator.step's sinks: a sink with ``fields`` receives those (the ring is gathered for no other), with
+    the values a sink without ``fields`` receives; a field that is not a record field is refused."""
+    from radixnet.golden.sim import RECORD_FIELDS
+
+    class Keep:
+        def __init__(self, fields=None):
+            if fields is not None:
+                self.fields = fields
+            self.got = []
+
+        def __call__(self, rec):
+            self.got.append({k: v.copy() for k, v in rec.items()})
+
+    runs = {}
+    for fields in (None, ("hops",), ("src", "min")):
+        sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+        sink = Keep(fields)
+        for _ in range(3):
+            sim.step(60, 0.6, sinks=(sink,))
+        runs[fields] = {k: np.concatenate([g[k] for g in sink.got]) for k in sink.got[0]}
+    full = runs[None]
+    assert sorted(full) == sorted(RECORD_FIELDS) and full["seq"].size > 100
+    for fields in (("hops",), ("src", "min")):
+        assert sorted(runs[fields]) == sorted(fields)
+        for f in fields:
+            assert (runs[fields][f] == full[f]).all()
+    sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+    with pytest.raises(ValueError, match="latency"):
+        sim.step(60, 0.6, sinks=(Keep(("latency",)),))
+    assert sim.t == 0
+
+
 @pytest.mark.parametrize("family, params, routing, traffic, load, reasons", [
     ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.9, []),
     ("fbfly", dict(k=8, n=2), "min-ad", "uniform", 0.95, ["latency"]),    # accepts 0.950, latency 37 (~10x)
