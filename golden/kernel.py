@@ -28,7 +28,7 @@ import numpy as np
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 from .native import compiled
 
-__all__ = ["run_cycles", "collect_ejected", "GATHER", "GATHER_ALL", "take_slots", "SLOT_FREE", "SLOT_TAKEN",
+__all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slots", "SLOT_FREE", "SLOT_TAKEN",
            "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources", "Packets", "Scratch",
            "NewPackets", "Ejected", "decide_reference", "enqueue", "mix32", "sink_ready", "stall_threshold"]
 
@@ -340,7 +340,7 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
     return True
 
 
-@compiled(cache=True, _nrt=False)
+@compiled(cache=True, inline="always", _nrt=False)
 def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out, need_q=True):
     """Of the parallel lanes to digit m in dimension d, the one with an available VC and the shortest
     queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available.
@@ -472,6 +472,10 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec):
         return False
     dec[0] = best_o; dec[1] = best_v; dec[2] = -1
     return True
+
+
+#: the routings whose decisions never change a packet's header (:func:`_decide` returns ``dec[2] = -1``)
+KEEPS_HEADER = (TABLE, TCLOS, MIN, MIN_AD)
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -1001,8 +1005,6 @@ def take_slots(seq, start, out):
 #: the fields :func:`collect_ejected` can gather, one bit each of its ``want`` (``ejected`` and ``slot`` the kernel
 #: writes itself)
 GATHER = {"seq": 1, "src": 2, "dst": 4, "created": 8, "injected": 16, "hops": 32, "inter0": 64, "minimal": 128}
-#: every field
-GATHER_ALL = 255
 
 
 @compiled(cache=True, _nrt=False)

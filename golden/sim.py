@@ -614,6 +614,10 @@ class Simulator:
         #: the columns of each kernel call's new packets (sequence numbers, slots, destinations, intermediates),
         #: reused from call to call (:func:`~radixnet.golden.sources.reused`); each call's are dead once it ends
         self.pool: dict = {}
+        #: every packet's intermediate router stays its source's (a routing that draws none and never changes
+        #: the header): every record's ``min`` is True, and is not gathered for a sink
+        self.all_minimal = self.code in kernel.KEEPS_HEADER and not cfg._intermediate
+        self.trues = np.ones(0, np.bool_)
         self.iota = np.arange(0, dtype=np.int64)   # 0, 1, 2, ...: the sequence numbers' offsets
         self.t = 0
         self.next_seq = 0        # packets created so far
@@ -710,7 +714,8 @@ class Simulator:
                 inter = self._intermediates(src, dst, draws)
             else:
                 tr = self.tables.term_router
-                inter = np.take(tr, src, out=reused(self.pool, "inter", src.size, tr.dtype))
+                # every source is a terminal: "clip" never clips, and unlike "raise" writes without a buffer
+                inter = np.take(tr, src, out=reused(self.pool, "inter", src.size, tr.dtype), mode="clip")
         else:
             dst = inter = src
         return {"join": gen["join"], "created": created, "seq": seq, "src": src, "dst": dst,
@@ -947,10 +952,15 @@ class Simulator:
             # order (a gather, so copies)
             alone = sinks and self.on_ejected is None
             names = record_fields(sinks, ("created",) if self.below else ()) if alone else RECORD_FIELDS
-            want = sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in names)
+            constant = {"min"} if self.all_minimal and alone else set()   # the same for every packet
+            want = sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in names if f not in constant)
             kernel.collect_ejected(self.ej, self.pk, self.tp.term_router, want)
             order = slice(None) if alone else np.argsort(self.ej.seq[:n], kind="stable")
-            rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in names}
+            rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in names if f not in constant}
+            if "min" in constant and "min" in names:
+                if self.trues.size < n:
+                    self.trues = np.ones(2 * n, np.bool_)
+                rec["min"] = self.trues[:n]
             s = self.ej.slot[:n][order]
             if self.trace_on:
                 rec["hop"] = np.stack([self.hop_router[s], self.hop_port[s], self.hop_vc[s], self.hop_cycle[s]], -1)

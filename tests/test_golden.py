@@ -344,6 +344,7 @@ def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(rou
         for f in fields:
             assert (runs[fields][f] == full[f]).all()
     sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+    assert sim.all_minimal == (routing == "min")   # min: "min" is not gathered but set, and the same as gathered
     with pytest.raises(ValueError, match="latency"):
         sim.step(60, 0.6, sinks=(Keep(("latency",)),))
     assert sim.t == 0
