@@ -952,12 +952,13 @@ class Simulator:
             # order (a gather, so copies)
             alone = sinks and self.on_ejected is None
             names = record_fields(sinks, ("created",) if self.below else ()) if alone else RECORD_FIELDS
-            constant = {"min"} if self.all_minimal and alone else set()   # the same for every packet
-            want = sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in names if f not in constant)
-            kernel.collect_ejected(self.ej, self.pk, self.tp.term_router, want)
+            set_min = alone and self.all_minimal and "min" in names   # True for every packet: not gathered
+            gathered = [f for f in names if not (set_min and f == "min")]
+            kernel.collect_ejected(self.ej, self.pk, self.tp.term_router,
+                                   sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in gathered))
             order = slice(None) if alone else np.argsort(self.ej.seq[:n], kind="stable")
-            rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in names if f not in constant}
-            if "min" in constant and "min" in names:
+            rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in gathered}
+            if set_min:
                 if self.trues.size < n:
                     self.trues = np.ones(2 * n, np.bool_)
                 rec["min"] = self.trues[:n]
