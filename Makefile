@@ -13,7 +13,7 @@ JOBS    ?= auto
 
 help:
 	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
-	@echo "make test       the default test run (< 20 min on 2 cores)"
+	@echo "make test       the default test run (< 20 min on 2 cores; prints its 25 slowest tests)"
 	@echo "make kernels    compile the golden kernels ahead of time (make setup and make test do it when stale)"
 	@echo "make test-slow  full-size paper reproductions and large builds (-m slow)"
 	@echo "make bench-cosim  co-simulation build and replay speed, before/after the toolchain move (issue 16)"
@@ -43,7 +43,7 @@ kernels:
 	@$(PY) -m radixnet.golden.native_build --check >/dev/null || $(PY) -m radixnet.golden.native_build
 
 test: kernels
-	$(PY) -m pytest -n $(JOBS) -q
+	$(PY) -m pytest -n $(JOBS) -q --durations=25
 
 test-slow: kernels
 	$(PY) -m pytest -n $(JOBS) -q -m slow
