@@ -205,9 +205,9 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     from ..hdl.rtlgen import flat_verilog
     from ..gen.progress import report
     from .hops import idle_counters
-    from .run import SIMULATORS, _check, replay
+    from .run import SIMULATORS, check_option, replay
 
-    _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
+    check_option("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
     t0 = time.perf_counter()
     report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
     ev = router_events(net, router=router, **kw)

@@ -57,7 +57,8 @@ class CosimError(RuntimeError):
     """The simulator failed to build or run, or produced no verdict."""
 
 
-def _check(name: str, ok: bool, allowed: str, got) -> None:
+def check_option(name: str, ok: bool, allowed: str, got) -> None:
+    """A one-line ``ValueError`` naming option ``--name``, what is ``allowed`` and what it ``got``, unless ``ok``."""
     if not ok:
         raise ValueError(f"--{name.replace('_', '-')} must be {allowed}, got {got!r}")
 
@@ -469,18 +470,19 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
 
     from .golden_trace import golden_config
 
-    _check("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
+    check_option("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
     if router_level:
         if packet_length != 1:
             raise ValueError("--packet-length: the router-level co-simulation takes single-flit packets (the trace "
                              "records head-flit grants only); the network level takes any length")
     else:
-        _check("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
+        check_option("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
         if terminals == "axis":
-            _check("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
+            check_option("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
                    "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
                    data_width)
-    _check("fault", fault in FAULTS, "one of " + ", ".join(str(f) for f in FAULTS if f is not None) + " (or none)", fault)
+    check_option("fault", fault in FAULTS,
+                 "one of " + ", ".join(str(f) for f in FAULTS if f is not None) + " (or none)", fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
                         ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,

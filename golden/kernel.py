@@ -166,7 +166,9 @@ def _eject_blocked(r, o, prm, tp, rs):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _hops(coords, a, b):
+def hop_count(coords, a, b):
+    """Minimal hops between routers ``a`` and ``b`` of a flattened butterfly/HyperX: the dimensions where their
+    coordinates differ (Kim et al. §3, the H of UGAL's comparison)."""
     h = 0
     for d in range(coords.shape[1]):
         if coords[a, d] != coords[b, d]:
@@ -175,7 +177,9 @@ def _hops(coords, a, b):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _dor(coords, port_to, r, target):
+def dor_output(coords, port_to, r, target):
+    """Router ``r``'s output toward router ``target`` in dimension order: the port to ``target``'s coordinate in
+    the lowest dimension where they differ; -1 at ``target`` itself."""
     for d in range(coords.shape[1]):
         if coords[r, d] != coords[target, d]:
             return port_to[r, d, coords[target, d]]
@@ -183,7 +187,7 @@ def _dor(coords, port_to, r, target):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _qlen(credit, out_term, r, o, B):
+def queue_length(credit, out_term, r, o, B):
     if out_term[r, o] >= 0:
         return 0
     q = 0
@@ -193,7 +197,7 @@ def _qlen(credit, out_term, r, o, B):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
+def best_ovc(credit, ovc_busy, out_term, r, o, c0, c1):
     """§R5: idle VC of the class with >= 1 credit and the most credits (ties: lowest)."""
     if out_term[r, o] >= 0:
         return 0
@@ -282,7 +286,7 @@ def _path_queue(credit, out_term, out_ch, ch_dst, tbl, r, target, B):
     x = r
     while x != target:
         o = tbl[x, target]
-        total += _qlen(credit, out_term, x, o, B)
+        total += queue_length(credit, out_term, x, o, B)
         x = ch_dst[out_ch[x, o]]
     return total
 
@@ -306,13 +310,13 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
             dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
             return True
         o_min = tbl[r, dr]
-        v_min = _best_ovc(credit, ovc_busy, out_term, r, o_min, c0, c1)
+        v_min = best_ovc(credit, ovc_busy, out_term, r, o_min, c0, c1)
         o_nm = -1
         v_nm = -1
         b = inter
         if b != r and b != dr:
             o_nm = tbl[r, b]
-            v_nm = _best_ovc(credit, ovc_busy, out_term, r, o_nm, c0, c1)
+            v_nm = best_ovc(credit, ovc_busy, out_term, r, o_nm, c0, c1)
         prefer_min = False
         if v_min >= 0 and v_nm >= 0:
             Hm = tdist[r, dr]
@@ -323,8 +327,8 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
                     + _path_queue(credit, out_term, tp.out_ch, tp.ch_dst, tbl, b, dr, B)
                 prefer_min = qm + Hm <= qn + Hn + prm.thr  # global: queued flits plus hops along each route
             else:
-                prefer_min = _qlen(credit, out_term, r, o_min, B) * Hm \
-                    <= _qlen(credit, out_term, r, o_nm, B) * Hn + prm.thr
+                prefer_min = queue_length(credit, out_term, r, o_min, B) * Hm \
+                    <= queue_length(credit, out_term, r, o_nm, B) * Hn + prm.thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     if phase == 0 and r == inter:
         phase = 1
@@ -333,7 +337,7 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
         return True
     target = inter if phase == 0 else dr
     o = tbl[r, target]
-    ov = _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
+    ov = best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
     if ov < 0:
         return False
     dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = 1; dec[4] = inter
@@ -350,10 +354,10 @@ def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_
         o = port_lanes[r, d, m, ln]
         if o < 0:
             continue
-        ov = _best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
+        ov = best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
         if ov < 0:
             continue
-        q = _qlen(credit, out_term, r, o, B) if need_q or port_lanes.shape[3] > 1 else 0
+        q = queue_length(credit, out_term, r, o, B) if need_q or port_lanes.shape[3] > 1 else 0
         if not found or q < lane_out[2]:
             lane_out[0] = o; lane_out[1] = ov; lane_out[2] = q
             found = True
@@ -450,7 +454,7 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec):
             going_up = True
             break
     if not going_up:
-        ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
+        ov = best_ovc(credit, ovc_busy, out_term, r, o, 0, V)
         if ov < 0:
             return False
         dec[0] = o; dec[1] = ov; dec[2] = -1
@@ -462,10 +466,10 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec):
         u = up_port[r, i]
         if u < 0:
             break
-        ov = _best_ovc(credit, ovc_busy, out_term, r, u, 0, V)
+        ov = best_ovc(credit, ovc_busy, out_term, r, u, 0, V)
         if ov < 0:
             continue
-        q = _qlen(credit, out_term, r, u, prm.B)
+        q = queue_length(credit, out_term, r, u, prm.B)
         if best_o < 0 or q < best_q:
             best_o = u; best_v = ov; best_q = q
     if best_o < 0:
@@ -506,7 +510,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
             cls = pk.hops[pid]
             if cls >= ncls:
                 cls = ncls - 1
-        ov = _best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
+        ov = best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
         if ov < 0:
             return False
         dec[0] = o; dec[1] = ov; dec[2] = -1
@@ -532,7 +536,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
                     dec[2] = -1
                     return True
             return False
-        H = _hops(coords, r, dr)
+        H = hop_count(coords, r, dr)
         cls = coords.shape[1] - H
         best_o = -1
         best_v = -1
@@ -559,9 +563,9 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
             o = tp.eject_port[dt]
             dec[0] = o; dec[1] = 0; dec[2] = 1; dec[3] = 1; dec[4] = r
             return True
-        Hm = _hops(coords, r, dr)
-        o_min = _dor(coords, port_to, r, dr)
-        v_min = _best_ovc(credit, ovc_busy, out_term, r, o_min, vpc, 2 * vpc)
+        Hm = hop_count(coords, r, dr)
+        o_min = dor_output(coords, port_to, r, dr)
+        v_min = best_ovc(credit, ovc_busy, out_term, r, o_min, vpc, 2 * vpc)
         o_nm = -1
         v_nm = -1
         Hn = 0
@@ -569,9 +573,9 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
         if algo == UGAL:
             b = inter
             if b != r and b != dr:
-                o_nm = _dor(coords, port_to, r, b)
-                Hn = _hops(coords, r, b) + _hops(coords, b, dr)
-                v_nm = _best_ovc(credit, ovc_busy, out_term, r, o_nm, 0, vpc)
+                o_nm = dor_output(coords, port_to, r, b)
+                Hn = hop_count(coords, r, b) + hop_count(coords, b, dr)
+                v_nm = best_ovc(credit, ovc_busy, out_term, r, o_nm, 0, vpc)
         else:
             jmax = -1
             for d in range(coords.shape[1]):
@@ -583,17 +587,17 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
                     o = port_to[r, d, m]
                     if o < 0 or o == o_min:
                         continue
-                    ov = _best_ovc(credit, ovc_busy, out_term, r, o, 0, vpc)
+                    ov = best_ovc(credit, ovc_busy, out_term, r, o, 0, vpc)
                     if ov < 0:
                         continue
-                    q = _qlen(credit, out_term, r, o, B)
+                    q = queue_length(credit, out_term, r, o, B)
                     if o_nm < 0 or q < best_q or (q == best_q and o < o_nm):
                         o_nm = o; v_nm = ov; best_q = q
             if o_nm >= 0:
                 b = tp.ch_dst[tp.out_ch[r, o_nm]]
-                Hn = 1 + _hops(coords, b, dr)
+                Hn = 1 + hop_count(coords, b, dr)
         prefer_min = v_min >= 0 and v_nm >= 0 and \
-            _qlen(credit, out_term, r, o_min, B) * Hm <= _qlen(credit, out_term, r, o_nm, B) * Hn + thr
+            queue_length(credit, out_term, r, o_min, B) * Hm <= queue_length(credit, out_term, r, o_nm, B) * Hn + thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     # VAL, or UGAL/CLOS AD after the decision: DOR to the intermediate in phase 0, then to the destination
     if phase == 0 and r == inter:
@@ -603,8 +607,8 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
         dec[0] = o; dec[1] = 0; dec[2] = phase; dec[3] = decided; dec[4] = inter
         return True
     target = inter if phase == 0 else dr
-    o = _dor(coords, port_to, r, target)
-    ov = _best_ovc(credit, ovc_busy, out_term, r, o, phase * vpc, (phase + 1) * vpc)
+    o = dor_output(coords, port_to, r, target)
+    ov = best_ovc(credit, ovc_busy, out_term, r, o, phase * vpc, (phase + 1) * vpc)
     if ov < 0:
         return False
     dec[0] = o; dec[1] = ov; dec[2] = phase; dec[3] = decided; dec[4] = inter
@@ -910,7 +914,7 @@ def _arbitrate(r, t, mode, prm, tp, rs, lk, pk, sc):
                 if prm.L > 1:
                     if out_term[r, o] < 0:
                         c0 = 0 if prm.ncls == 1 else (ov // vpc) * vpc
-                        ov = _best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
+                        ov = best_ovc(rs.credit, rs.ovc_busy, out_term, r, o, c0, c0 + vpc)
                         if ov < 0:
                             continue  # every VC of the class went to earlier grants of this cycle
                     elif rs.ovc_busy[r, o, 0]:
@@ -1010,8 +1014,8 @@ GATHER = {"seq": 1, "src": 2, "dst": 4, "created": 8, "injected": 16, "hops": 32
 @compiled(cache=True, _nrt=False)
 def collect_ejected(ej, pk, term_router, want):
     """The records of a call's ``ej.n[0]`` ejected packets (:class:`Ejected`), filled in one pass after the call
-    from the slots the kernel listed: of each packet the fields ``want`` names (bits of :data:`GATHER`) as it
-    left, and ``minimal``; their slots are freed (``seq``: :data:`SLOT_FREE`).
+    from the slots the kernel listed: of each packet the fields ``want`` names (bits of :data:`GATHER`, ``minimal``
+    among them) as it left; their slots are freed (``seq``: :data:`SLOT_FREE`) whatever ``want`` is.
 
     A field no reader takes is not gathered: the packet's fields were last touched when it was created, so each
     one read here is a cache miss per packet (streaming statistics read four of the eight, issue #16)."""

@@ -26,7 +26,7 @@ comparisons as logic. It computes, for one head flit:
   ``inter_is_dest`` (``b = d``) and ``hops_cbd`` = ``H(c, b) + H(b, d)``
   (``val``/``ugal`` phase 0 and UGAL's non-minimal hop count).
 
-This is ``_hops``, ``_dor`` and the productive-dimension loop of
+This is ``hop_count``, ``dor_output`` and the productive-dimension loop of
 ``radixnet.golden.kernel`` as combinational logic.
 
 Network ports

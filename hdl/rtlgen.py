@@ -131,9 +131,9 @@ def flat_verilog(component, name: str) -> str:
     """
     from amaranth._toolchain.yosys import find_yosys
 
-    from .verilog import _check_name
+    from .verilog import check_name
 
-    _check_name("flat_verilog", name)
+    check_name("flat_verilog", name)
     text = rtlil.convert(component, name=name, emit_src=False)
     yosys = find_yosys(lambda ver: ver >= (0, 40))
     script = [f"read_rtlil <<rtlil\n{text}\nrtlil", f"hierarchy -top {name}", "proc -nomux -norom",

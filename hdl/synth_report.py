@@ -227,7 +227,7 @@ def _yosys_version(exe: str) -> str:
 
 def _run_yosys(exe: str, verilog_text: str, top: str, timeout: float):
     """Yosys synth + stat + ltp; returns (SynthStats, depth, cpu seconds, peak MB)."""
-    from .verilog import SynthError, ToolError, _parse_stat
+    from .verilog import SynthError, ToolError, parse_stat
 
     with tempfile.TemporaryDirectory(prefix="radixnet-synthrep-") as tmp:
         Path(tmp, f"{top}.v").write_text(verilog_text)
@@ -250,7 +250,7 @@ def _run_yosys(exe: str, verilog_text: str, top: str, timeout: float):
         stat = Path(tmp, "stat.txt").read_text() if Path(tmp, "stat.txt").exists() else ""
         ltp = Path(tmp, "ltp.txt").read_text() if Path(tmp, "ltp.txt").exists() else ""
     warnings = tuple(ln.strip() for ln in output.splitlines() if "Warning:" in ln)
-    stats = _parse_stat(top, stat, warnings)
+    stats = parse_stat(top, stat, warnings)
     mt = re.search(r"Longest topological path in \S+ \(length=(\d+)\)", ltp)
     if mt is None:
         raise SynthError(f"synth_report: no longest path in Yosys ltp for {top}:\n{ltp}")
@@ -438,9 +438,9 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         if args.radix != sorted(set(args.radix)):
             args.radix = sorted(set(args.radix))
-        from .verilog import ToolError, _tool
+        from .verilog import ToolError, find_tool
         try:
-            yosys = _tool(args.yosys, "--yosys")
+            yosys = find_tool(args.yosys, "--yosys")
         except ToolError as exc:
             raise UsageError(f"synth_report: error: {exc}") from None
     except UsageError as exc:

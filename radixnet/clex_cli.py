@@ -21,6 +21,7 @@ import argparse
 import json
 from typing import Any, Sequence
 
+from radixnet.cli import Parser
 from radixnet.gen.params import Param, validate
 
 __all__ = ["cmd_clex", "PARAMS"]
@@ -39,14 +40,8 @@ PARAMS = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        from radixnet.cli import UsageError
-        raise UsageError(f"radixnet clex: error: {message}")
-
-
-def _parser() -> _Parser:
-    p = _Parser(prog="radixnet clex",
+def _parser() -> Parser:
+    p = Parser(prog="radixnet clex",
                 description="Message-level simulation of CLEX routing A(l) (Lenzen & Wattenhofer, §II-D, §III): "
                             "per-level rounds, loads and hops as in Tables I-IV.")
     for prm in PARAMS:

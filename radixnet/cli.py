@@ -29,14 +29,16 @@ class UsageError(Exception):
     """Bad command-line input; reported as one line, exit status 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line :class:`UsageError` exceptions (``PROG: error: ...``, exit 2)."""
+
     def error(self, message: str) -> None:  # one line, no usage dump
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-def _family_parser(name: str) -> _Parser:
+def _family_parser(name: str) -> Parser:
     fam = get_family(name)
-    p = _Parser(prog=f"radixnet topo {name}", description=f"{fam.summary}. {fam.reference}")
+    p = Parser(prog=f"radixnet topo {name}", description=f"{fam.summary}. {fam.reference}")
     for prm in fam.params:
         default = "required" if prm.default is REQUIRED else (
             "derived" if prm.default is None else
@@ -105,7 +107,7 @@ def _cmd_topo(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(report, sort_keys=False))
     else:
-        _print_table(report)
+        print_report(report)
     return 0
 
 
@@ -140,7 +142,8 @@ def topo_network(name: str, values: dict[str, Any], args: argparse.Namespace):
     return build(name, max_memory=args.max_memory, **values)
 
 
-def _print_table(report: dict[str, Any]) -> None:
+def print_report(report: dict[str, Any]) -> None:
+    """Print ``report`` one ``key  value`` line per entry (a dict value as ``a=b`` pairs, ``None`` left out)."""
     w = max(len(k) for k in report)
     for k, v in report.items():
         if isinstance(v, dict):
@@ -290,7 +293,8 @@ def check_routing(args: argparse.Namespace) -> None:
         resolve(routing.strip(), net)
 
 
-def _peek_topo(argv: Sequence[str]) -> str:
+def peek_topo(argv: Sequence[str]) -> str:
+    """The ``--topo`` value in ``argv`` before parsing (its family's parameters become options), default fbfly."""
     for i, a in enumerate(argv):
         if a == "--topo" and i + 1 < len(argv):
             return argv[i + 1]
@@ -300,10 +304,10 @@ def _peek_topo(argv: Sequence[str]) -> str:
 
 
 def _cmd_sim(argv: Sequence[str]) -> int:
-    topo = _peek_topo(argv)
+    topo = peek_topo(argv)
     if topo not in family_names():
         raise UsageError(f"radixnet sim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
-    p = _Parser(prog="radixnet sim", description="Simulate a network cycle by cycle (docs/router-spec.md); "
+    p = Parser(prog="radixnet sim", description="Simulate a network cycle by cycle (docs/router-spec.md); "
                                                  "measurement per Kim et al. §3.2.")
     add_sim_args(p, topo)
     from radixnet.golden.sim import BATCH_LIMIT
@@ -356,7 +360,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        _print_table(report)
+        print_report(report)
     return 0
 
 
@@ -398,7 +402,7 @@ def _cmd_study(argv: Sequence[str]) -> int:
         for st in STUDIES.values():
             print(f"  {st.name:<10} {st.doc}")
         return 0
-    p = _Parser(prog=f"radixnet study {argv[0]}", description="Regenerate a paper figure and check its claims.")
+    p = Parser(prog=f"radixnet study {argv[0]}", description="Regenerate a paper figure and check its claims.")
     p.add_argument("--out", required=True, help="output directory (resumes if it holds earlier points)")
     p.add_argument("--k", type=_int_arg("k"), default=None, help="kim-*: routers per dimension [default 32]")
     p.add_argument("--n", type=_int_arg("n"), default=None, help="2dfb-fig4: dimensions [default 1]")

@@ -61,11 +61,11 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
     argparse.ArgumentParser
         A parser whose errors raise :class:`radixnet.cli.UsageError` (one line).
     """
-    from radixnet.cli import _Parser, add_sim_args
+    from radixnet.cli import Parser, add_sim_args
     from radixnet.cosim.run import SIMULATORS
     from radixnet.hdl.router import FAULTS
 
-    p = _Parser(prog=prog, description="Replay the golden model's packets into the generated RTL "
+    p = Parser(prog=prog, description="Replay the golden model's packets into the generated RTL "
                                        "(Verilator + cocotb) and compare every packet's exit port "
                                        "and cycle and every hop of its path; refuse a run that never "
                                        "exercised backpressure (exit 3) unless --allow-idle.")
@@ -125,12 +125,12 @@ def parse_cosim(argv: Sequence[str]):
     radixnet.cli.UsageError, radixnet.gen.ParamError, radixnet.gen.routing.DeadlockError
         Bad input, one line (:func:`radixnet.cli.main`: exit status 2).
     """
-    from radixnet.cli import UsageError, _peek_topo, sim_config
+    from radixnet.cli import UsageError, peek_topo, sim_config
     from radixnet.cosim.run import NEEDS_INTER, check_network
     from radixnet.gen import ParamError, family_names
 
     argv = list(argv)
-    topo = _peek_topo(argv)
+    topo = peek_topo(argv)
     if topo not in family_names():
         raise UsageError(f"radixnet cosim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
     args = cosim_parser(topo).parse_args(argv)

@@ -26,8 +26,8 @@ __all__ = ["cmd_cosim_matrix"]
 
 
 def _parser():
-    from radixnet.cli import _Parser
-    p = _Parser(prog="radixnet cosim-matrix",
+    from radixnet.cli import Parser
+    p = Parser(prog="radixnet cosim-matrix",
                 description="Run a list of co-simulation configurations (radixnet cosim's options, from a TOML or "
                             "JSON file) and write one verdict table; resumable: finished verdicts are kept in "
                             "DIR/verdicts.jsonl.")

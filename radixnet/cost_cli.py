@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from radixnet.cli import UsageError, _Parser, _print_table, size_arg
+from radixnet.cli import UsageError, Parser, print_report, size_arg
 from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 
@@ -44,9 +44,9 @@ def _list() -> None:
         print(f"  {p.name:<23} {default!s:<8} {p.help}")
 
 
-def _parser(name: str) -> _Parser:
+def _parser(name: str) -> Parser:
     fam = get_family(name)
-    p = _Parser(prog=f"radixnet cost {name}",
+    p = Parser(prog=f"radixnet cost {name}",
                 description=f"Cost and power of a {fam.summary} (Kim et al. 2007 §4, §5.3).")
     for prm in fam.params:
         default = "required" if prm.default is REQUIRED else (
@@ -102,7 +102,7 @@ def _text(rep) -> None:
         "cable lengths": f"L_avg {rep.lengths['l_avg']:.2f} m, global {rep.lengths['l_avg_global']:.2f} m, max "
                          f"{rep.lengths['l_max']:.2f} m (inter-router cables, without the overhead)",
     }
-    _print_table(head)
+    print_report(head)
     print("links (unidirectional channels):")
     print(f"  {'kind':<9} {'medium':<11} {'length class':<22} {'channels':>10} {'signals':>11} "
           f"{'avg m':>7} {'$':>12}")

@@ -21,15 +21,15 @@ import sys
 import time
 from typing import Any, Sequence
 
-from radixnet.cli import UsageError, _Parser, _peek_topo, add_sim_args, sim_config
+from radixnet.cli import UsageError, Parser, peek_topo, add_sim_args, sim_config
 from radixnet.gen import ParamError, family_names
 
 __all__ = ["cmd_sweep"]
 
 
-def _parser(topo: str) -> _Parser:
+def _parser(topo: str) -> Parser:
     from radixnet.gen.routing import ROUTINGS
-    p = _Parser(prog="radixnet sweep",
+    p = Parser(prog="radixnet sweep",
                 description="Sweep offered load for one or more routings (radixnet sim's arguments otherwise); "
                             "resumable: finished points are kept in DIR/points.jsonl.")
     add_sim_args(p, topo)
@@ -117,7 +117,7 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
 
     argv = list(argv)
-    topo = _peek_topo(argv)
+    topo = peek_topo(argv)
     if topo not in family_names():
         raise UsageError(f"radixnet sweep: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
     args = _parser(topo).parse_args(argv)

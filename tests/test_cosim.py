@@ -163,7 +163,7 @@ ADAPTIVE_POOL = [
 ]
 
 
-def _patterns(family, params):
+def cosim_patterns(family, params):
     """Traffic patterns for a random configuration of a design: uniform, and complement where the terminal count
     is a power of two. No random permutation: one the network carries without contention never backs up, and
     every co-simulation must exercise backpressure (the vacuity rule); ``test_patterns`` covers permutations."""
@@ -179,7 +179,7 @@ def test_random_adaptive_configurations(case, load, length, seed, pick):
     """Seeded random configurations of the adaptive routers: routing, allocator, V and B from the designs
     above, with random traffic pattern, packet length and seed, and a load near saturation."""
     family, params, kw = ADAPTIVE_POOL[case]
-    patterns = _patterns(family, params)
+    patterns = cosim_patterns(family, params)
     traffic = patterns[pick % len(patterns)]
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed, traffic=traffic,
             terminals="flit", **kw)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, TTN_NA,  # noqa: E402
-                        _patterns, assert_match, assert_router_match, run, run_router)
+                        cosim_patterns, assert_match, assert_router_match, run, run_router)
 
 from radixnet.gen import build  # noqa: E402
 
@@ -65,7 +65,7 @@ def test_random_adaptive_configurations(case, load, length, seed, pick):
     """Seeded random configurations of the adaptive routers (greedy and sequential VA) under ``iq``, near
     saturation."""
     family, params, kw = ADAPTIVE_POOL[case]
-    patterns = _patterns(family, params)
+    patterns = cosim_patterns(family, params)
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed,
             traffic=patterns[pick % len(patterns)], terminals="flit", **kw, **IQ)
     assert_match(v, na=RANDOM_NA)

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, _patterns,  # noqa: E402
+from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, cosim_patterns,  # noqa: E402
                         assert_match, assert_router_match, run, run_router)
 
 from radixnet.gen import build  # noqa: E402
@@ -148,7 +148,7 @@ def test_sequential_fault_is_caught(router_model):
 def test_random_adaptive_configurations(case, load, length, seed, pick, model):
     """Seeded random configurations of the adaptive routers (greedy and sequential) with speedup 2."""
     family, params, kw = ADAPTIVE_POOL[case]
-    patterns = _patterns(family, params)
+    patterns = cosim_patterns(family, params)
     v = run(family, params, load=load, cycles=120, packet_length=length, seed=seed,
             traffic=patterns[pick % len(patterns)], terminals="flit", speedup=2, router_model=model, **kw)
     assert_match(v, na=RANDOM_NA)

@@ -1,6 +1,6 @@
 """Algorithmic HyperX route computation and the adaptive decision units (issue 4; hdl/route_hyperx.py,
 hdl/route_adaptive.py, docs/route-units.md), in the Amaranth simulator against the golden kernel's own
-functions (``_hops``, ``_dor``, ``_decide`` / ``_decide_2dfb`` through ``.py_func``) on random router
+functions (``hop_count``, ``dor_output``, ``_decide`` / ``_decide_2dfb`` through ``.py_func``) on random router
 states: queue lengths and VC availability come from QueueLength / OutputVCSelect on random credits and
 busy bits, so the whole §R5/§R7 choice (port, VC, header) is compared. Deliberately wrong variants are
 caught by the same comparison; Verilator lint and Yosys synthesis of one radix-7 fbfly instance each."""
@@ -65,8 +65,8 @@ def run(dut, bench):
 
 # ------------------------------------------------------------------ HyperXRoute
 def spec_route(tables, r, t, b):
-    """_hops / _dor of the golden kernel plus the productive ports, for destination terminal t, inter b."""
-    hops, dor = kernel._hops.py_func, kernel._dor.py_func
+    """hop_count / dor_output of the golden kernel plus the productive ports, for destination terminal t, inter b."""
+    hops, dor = kernel.hop_count.py_func, kernel.dor_output.py_func
     c, pl = tables.coords, tables.port_lanes
     dr = int(tables.term_router[t])
     prod = {int(p) for j in range(c.shape[1]) if c[r, j] != c[dr, j] for p in pl[r, j, c[dr, j]] if p >= 0}
@@ -79,7 +79,7 @@ def spec_route(tables, r, t, b):
 
 @pytest.mark.parametrize("name", sorted(ROUTE_NETS))
 def test_hyperx_route_matches_golden(name):
-    """Every destination terminal (and the out-of-range ids up to 2**dest_bits) against _hops/_dor."""
+    """Every destination terminal (and the out-of-range ids up to 2**dest_bits) against hop_count/dor_output."""
     net, tables, _, r, _ = network(name)
     dut = HyperXRoute(net, r)
     R, T = net.num_routers, net.num_terminals

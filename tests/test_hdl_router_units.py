@@ -28,8 +28,8 @@ needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="
 needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (make setup)")
 
 # the golden kernel's §R5/§R7 functions as plain Python (numba dispatchers expose .py_func)
-best_ovc = kernel._best_ovc.py_func
-qlen = kernel._qlen.py_func
+best_ovc = kernel.best_ovc.py_func
+qlen = kernel.queue_length.py_func
 
 
 def run(dut, bench, *, clock=True):
@@ -340,7 +340,7 @@ def spec_best_ovc(credits, busy, lo, hi):
     (1, 1, 2), (2, 1, 3), (2, 2, 2), (3, 1, 2), (3, 3, 2), (4, 2, 2), (4, 4, 1), (6, 3, 1),
 ])
 def test_output_vc_select_exhaustive(n_vcs, n_classes, credit_bits):
-    """Every credit vector, busy vector and class (including out-of-range classes) against _best_ovc."""
+    """Every credit vector, busy vector and class (including out-of-range classes) against best_ovc."""
     dut = OutputVCSelect(n_vcs, credit_bits, n_classes=n_classes)
     vpc = n_vcs // n_classes
     cases = list(itertools.product(itertools.product(range(2 ** credit_bits), repeat=n_vcs),

@@ -14,7 +14,7 @@ from radixnet.gen.router_model import ROUTER_MODELS, get_router_model, zero_load
 from radixnet.golden.sim import SimConfig, Simulator
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_routing_families import _net, _pairs, drain  # noqa: E402  (one small instance per family)
+from test_routing_families import family_net, routing_pairs, drain  # noqa: E402  (one small instance per family)
 
 MODELS = list(ROUTER_MODELS)
 
@@ -75,11 +75,11 @@ def test_iq_zero_load_example_of_the_spec():
 
 
 @pytest.mark.parametrize("speedup", [1, 2])
-@pytest.mark.parametrize("family,routing", _pairs(True))
+@pytest.mark.parametrize("family,routing", routing_pairs(True))
 def test_every_accepted_pair_delivers_everything_under_iq(family, routing, speedup):
     """Every routing of every family runs under the iq model at speedup 1 and 2: all packets delivered,
     no watchdog (§R8), and no faster than the spec's timeline allows."""
-    net = _net(family)
+    net = family_net(family)
     cfg = SimConfig(net, routing=routing, traffic="uniform", seed=4, vc_depth=6, speedup=speedup,
                     router_model="iq")
     sim = Simulator(cfg)

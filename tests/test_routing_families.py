@@ -25,7 +25,7 @@ from radixnet.golden.sim import SimConfig, Simulator, TraceWriter
 from radixnet.golden.traffic import make_pattern
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_ttn import TABLE1, _dor_hops  # noqa: E402  (the routed distances of Fig. 4, computed independently)
+from test_ttn import TABLE1, paper_dor_hops  # noqa: E402  (the routed distances of Fig. 4, computed independently)
 
 
 def drain(sim, load, cycles, limit=400):
@@ -164,7 +164,7 @@ def test_hdor_hops_are_the_papers_routed_distances(key):
     net = build(f, m=m, L=L, q=q)
     t = compile_hdor(net)
     k2 = (2 ** m) ** 2
-    assert np.array_equal(t.dist[:k2], _dor_hops(f, m, L, q))
+    assert np.array_equal(t.dist[:k2], paper_dor_hops(f, m, L, q))
     _, diameter, avg, *_ = TABLE1[key]
     assert int(t.dist.max()) == diameter
     if q == 0:   # docs/ttn-metrics.md: the q = 0 averages match Table 1 exactly (q = 1 differs by the placement)
@@ -419,14 +419,14 @@ export(build("torus", dims=[5]), "edgelist", str(_EDGES))
 SMALL["file"] = {"path": str(_EDGES)}
 
 
-def _net(family):
+def family_net(family):
     return build(family, **SMALL[family])
 
 
-def _pairs(accepted):
+def routing_pairs(accepted):
     out = []
     for fam in family_names():
-        ok = set(accepted_routings(_net(fam)))
+        ok = set(accepted_routings(family_net(fam)))
         out += [(fam, r) for r in ROUTINGS if (r in ok) == accepted]
     return out
 
@@ -441,7 +441,7 @@ def _cli(family):
 def test_every_family_has_a_small_instance_and_accepted_routings_match_resolve():
     assert set(SMALL) == set(family_names())
     for fam in family_names():
-        net = _net(fam)
+        net = family_net(fam)
         for r in ROUTINGS:
             try:
                 resolve(r, net)
@@ -451,9 +451,9 @@ def test_every_family_has_a_small_instance_and_accepted_routings_match_resolve()
             assert took == (r in accepted_routings(net)), (fam, r)
 
 
-@pytest.mark.parametrize("family,routing", _pairs(True))
+@pytest.mark.parametrize("family,routing", routing_pairs(True))
 def test_every_accepted_pair_is_deadlock_free_and_delivers_everything(family, routing):
-    net = _net(family)
+    net = family_net(family)
     cfg = SimConfig(net, routing=routing, traffic="uniform", seed=4, vc_depth=4).validate()  # checks the CDG
     kind = resolve(routing, net).table
     if kind == "clos-adaptive":
@@ -468,7 +468,7 @@ def test_every_accepted_pair_is_deadlock_free_and_delivers_everything(family, ro
     assert sum(r["seq"].size for r in recs) == sim.next_seq
 
 
-@pytest.mark.parametrize("family,routing", _pairs(False))
+@pytest.mark.parametrize("family,routing", routing_pairs(False))
 def test_every_refused_pair_is_one_line_and_exit_2(family, routing, capsys):
     assert main(["sim", *_cli(family), "--routing", routing, "--load", "0.1"]) == 2
     err = capsys.readouterr().err

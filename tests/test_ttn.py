@@ -60,7 +60,7 @@ def _dist_stats(net):
     return int(D.max()), tot / (N * (N - 1)), tot / N ** 2
 
 
-def _dor_hops(f, m, L, q):
+def paper_dor_hops(f, m, L, q):
     """Hops of the paper's routing (Fig. 4) from every router of BM 0 to every router.
 
     Top-down: for level L..2, y then x: go to the outlet of that level, dimension
@@ -105,7 +105,7 @@ def _dor_hops(f, m, L, q):
 
 
 def _dor_stats(key):
-    h = _dor_hops(*key)
+    h = paper_dor_hops(*key)
     N = h.shape[1]
     tot = float(h.sum()) * (N // h.shape[0])
     return int(h.max()), tot / (N * (N - 1)), tot / N ** 2
@@ -356,7 +356,7 @@ def test_table1_diameter_and_average_distance(key):
 def test_eq5_level4_bound():
     """TTN(2,4,0) (65,536 nodes): routing diameter within Eq. 5 (39); our level-4
     edge slots give 38."""
-    h = _dor_hops("ttn", 2, 4, 0)
+    h = paper_dor_hops("ttn", 2, 4, 0)
     assert int(h.max()) == 38 <= _eq5(4)
 
 
