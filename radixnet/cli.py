@@ -63,6 +63,22 @@ def _family_parser(name: str) -> Parser:
     return p
 
 
+def family_argument(argv: Sequence[str], prog: str) -> tuple[str, list[str]]:
+    """The family a ``FAMILY [--PARAM V ...]`` command (``prog``) names and the arguments after it; the family may
+    also be given as ``--topo FAMILY`` or ``--topo=FAMILY``, the spelling of ``sim``, ``sweep`` and ``cosim``.
+
+    >>> family_argument(["--topo", "fbfly", "--k", "4"], "radixnet topo"), family_argument(["torus"], "radixnet topo")
+    (('fbfly', ['--k', '4']), ('torus', []))
+    """
+    if argv[0] == "--topo":
+        if len(argv) == 1:
+            raise UsageError(f"{prog}: error: --topo needs a family (one of {', '.join(family_names())})")
+        return argv[1], list(argv[2:])
+    if argv[0].startswith("--topo="):
+        return argv[0].split("=", 1)[1], list(argv[1:])
+    return argv[0], list(argv[1:])
+
+
 def _cmd_topo(argv: Sequence[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: radixnet topo list | radixnet topo FAMILY [--PARAM V ...] [--metrics] [--json] "
@@ -74,7 +90,7 @@ def _cmd_topo(argv: Sequence[str]) -> int:
         for n, s in rows:
             print(f"{n:<{w}}  {s}")
         return 0
-    name, rest = argv[0], list(argv[1:])
+    name, rest = family_argument(argv, "radixnet topo")
     if name not in family_names():
         raise UsageError(f"radixnet topo: error: unknown family {name!r} (one of {', '.join(family_names())})")
     parser = _family_parser(name)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from radixnet.cli import UsageError, Parser, print_report, size_arg
+from radixnet.cli import UsageError, Parser, family_argument, print_report, size_arg
 from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 
@@ -125,13 +125,13 @@ def cmd_cost(argv: Sequence[str]) -> int:
     if argv[0] == "list":
         _list()
         return 0
-    name = argv[0]
+    name, rest = family_argument(argv, "radixnet cost")
     if name not in family_names():
         raise UsageError(f"radixnet cost: error: unknown family {name!r} (one of {', '.join(family_names())})")
     if name not in PACKAGINGS:
         raise UsageError(f"radixnet cost: error: {name} has no packaging (families with one: "
                          f"{', '.join(packaging_names())}): {NO_PACKAGING}")
-    args = _parser(name).parse_args(argv[1:])
+    args = _parser(name).parse_args(rest)
     params = _cost_params(args.cost)  # every check before any work
     if args.bandwidth == "random-bisection" and name not in ("fbfly", "hyperx", "hypercube", "2dfb"):
         raise ParamError("bandwidth", f"random-bisection needs the most loaded channel, known exactly here for the "

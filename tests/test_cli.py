@@ -76,6 +76,9 @@ def test_topo_list_names_every_family():
     (["topo", "slimfly", "--q", "6"], "--q:"),
     (["topo", "hyperx", "--dims", "2000,2000,2000"], "at most"),
     (["topo", "nosuch"], "unknown family"),
+    (["topo", "--topo"], "--topo needs a family"),
+    (["cost", "--topo"], "--topo needs a family"),
+    (["cost", "--topo=nosuch"], "unknown family 'nosuch'"),
     (["topo", "torus", "--export", "svg", "/tmp/x"], "--export:"),
     (["frobnicate"], "unknown command"),
 ])
@@ -84,6 +87,17 @@ def test_bad_input_is_one_line_and_exit_2(argv, needle):
     assert code == 2
     assert err.count("\n") == 1 and needle in err, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["topo", "cost"])
+def test_a_family_command_also_takes_topo_as_sim_does(command, capsys):
+    """``radixnet topo FAMILY`` and ``cost FAMILY`` also take the family as ``--topo FAMILY`` (``sim``'s spelling),
+    with the same result."""
+    outs = []
+    for head in (["fbfly"], ["--topo", "fbfly"], ["--topo=fbfly"]):
+        assert main([command, *head, "--k", "4", "--n", "2", "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["family"] == "fbfly" and outs[0]["terminals"] == 16 and outs[0] == outs[1] == outs[2]
 
 
 def test_family_help_lists_parameters():
