@@ -20,13 +20,35 @@ radixnet.gen.params.ParamError: --k: must be an integer >= 2 (got 1)
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["Param", "ParamError", "validate", "REQUIRED", "check_out_dir", "check_out_file", "ROUTER_LIMITS"]
+__all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file", "ROUTER_LIMITS"]
+
+
+class UsageError(Exception):
+    """Bad command-line input; every command prints it as one line and exits with status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line :class:`UsageError` exceptions, ``NAME: error: ...``.
+
+    Parameters
+    ----------
+    name : str, optional
+        The command's name in its errors (default: ``prog``).
+    """
+
+    def __init__(self, *args, name: str | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = name or self.prog
+
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(f"{self.name}: error: {message}")
 
 
 class ParamError(ValueError):

@@ -70,6 +70,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..gen.params import Parser, UsageError
+
 __all__ = ["DESIGNS", "SCRIPT", "Variant", "variants", "run_variant", "render", "main", "sources", "code_digest",
            "write_between_markers", "run_parallel",
            "cached_row", "store_row"]
@@ -82,10 +84,6 @@ _ELABORATE = threading.Lock()  # Amaranth elaboration, one at a time (Yosys runs
 #: The Yosys script (``{top}`` filled in); :func:`radixnet.hdl.verilog.synth`'s plus ``ltp``. Part of the cache key.
 SCRIPT = ("read_verilog -sv -noassert -noassume {top}.v; synth -flatten -top {top}; "
           "tee -q -o stat.txt stat; tee -q -o ltp.txt ltp -noff")
-
-
-class UsageError(Exception):
-    """A bad command-line argument (exit status 2)."""
 
 
 @dataclass
@@ -394,11 +392,6 @@ def run_parallel(items, work, *, jobs: int, name_of) -> tuple[list, int]:
     return [results[i] for i in sorted(results)], failed
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(f"synth_report: error: {message}")
-
-
 def _int_at_least(lo: int, what: str):
     def parse(s: str) -> int:
         try:
@@ -411,8 +404,8 @@ def _int_at_least(lo: int, what: str):
     return parse
 
 
-def _parser() -> _Parser:
-    p = _Parser(prog="python -m radixnet.hdl.synth_report",
+def _parser() -> Parser:
+    p = Parser(name="synth_report", prog="python -m radixnet.hdl.synth_report",
                 description="Yosys cells, flip-flops and logic depth of the crossbar and allocator variants.")
     p.add_argument("--radix", nargs="+", type=_int_at_least(2, "--radix"), default=[8, 16, 32],
                    help="router radices (default 8 16 32; 64 takes tens of minutes and GBs per row)")

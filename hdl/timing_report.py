@@ -62,6 +62,8 @@ from pathlib import Path
 from amaranth import Module, Signal, Value
 from amaranth.lib import wiring
 
+from ..gen.params import Parser, UsageError
+
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
            "path_stages"]
 
@@ -118,10 +120,6 @@ class RegisteredIO(wiring.Component):
                     m.d.sync += reg.eq(theirs)
                     m.d.comb += ours.eq(reg)
         return m
-
-
-class UsageError(Exception):
-    """A bad command-line argument."""
 
 
 @dataclass(frozen=True)
@@ -341,11 +339,6 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
     return "\n".join(lines) + "\n"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:   # one line, no usage dump
-        raise UsageError(f"timing_report: error: {message}")
-
-
 def _radix(s: str) -> int:
     try:
         v = int(s)
@@ -356,11 +349,11 @@ def _radix(s: str) -> int:
     return v
 
 
-def _parser() -> _Parser:
+def _parser() -> Parser:
     from .router import RTL_MODELS, RTL_SPEEDUPS
     from .rtlgen import positive_arg
 
-    p = _Parser(prog="python -m radixnet.hdl.timing_report",
+    p = Parser(name="timing_report", prog="python -m radixnet.hdl.timing_report",
                 description="ECP5 post-route Fmax and resources, Xilinx 7-series counts, of router cores.")
     p.add_argument("--radix", nargs="+", type=_radix, default=[8, 16], help="router radices (even; 8 16)")
     p.add_argument("--models", nargs="+", choices=RTL_MODELS, default=list(RTL_MODELS), help="router models")

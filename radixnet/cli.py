@@ -17,23 +17,12 @@ import sys
 from typing import Any, Sequence
 
 from radixnet.gen import ParamError, family_names, get_family
-from radixnet.gen.params import REQUIRED
+from radixnet.gen.params import REQUIRED, Parser, UsageError
 from radixnet.gen.routing import DeadlockError
 from radixnet.golden.cluster import SchedulerLost
 from radixnet.golden.native import NativeUnavailable
 
 __all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg"]
-
-
-class UsageError(Exception):
-    """Bad command-line input; reported as one line, exit status 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line :class:`UsageError` exceptions (``PROG: error: ...``, exit 2)."""
-
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(f"{self.prog}: error: {message}")
 
 
 def _family_parser(name: str) -> Parser:
