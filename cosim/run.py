@@ -479,8 +479,8 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
         check_option("terminals", terminals in TERMINALS, "one of " + ", ".join(TERMINALS), terminals)
         if terminals == "axis":
             check_option("data_width", isinstance(data_width, int) and data_width >= 32 and data_width % 8 == 0,
-                   "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
-                   data_width)
+                         "a multiple of 8, at least 32 (AXI4-Stream tdata; a packet's id rides in its first 4 bytes)",
+                         data_width)
     check_option("fault", fault in FAULTS,
                  "one of " + ", ".join(str(f) for f in FAULTS if f is not None) + " (or none)", fault)
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,

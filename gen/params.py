@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file", "ROUTER_LIMITS"]
+__all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file",
+           "ROUTER_LIMITS"]
 
 
 class UsageError(Exception):

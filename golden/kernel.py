@@ -188,6 +188,8 @@ def dor_output(coords, port_to, r, target):
 
 @compiled(cache=True, inline="always", _nrt=False)
 def queue_length(credit, out_term, r, o, B):
+    """§R7 q(o): the flits router ``r`` sent on output ``o`` that the next router has not credited back (``B`` a
+    VC's depth); 0 for an ejection port."""
     if out_term[r, o] >= 0:
         return 0
     q = 0

@@ -406,7 +406,7 @@ def _int_at_least(lo: int, what: str):
 
 def _parser() -> Parser:
     p = Parser(name="synth_report", prog="python -m radixnet.hdl.synth_report",
-                description="Yosys cells, flip-flops and logic depth of the crossbar and allocator variants.")
+               description="Yosys cells, flip-flops and logic depth of the crossbar and allocator variants.")
     p.add_argument("--radix", nargs="+", type=_int_at_least(2, "--radix"), default=[8, 16, 32],
                    help="router radices (default 8 16 32; 64 takes tens of minutes and GBs per row)")
     p.add_argument("--designs", nargs="+", choices=DESIGNS, default=list(DESIGNS), metavar="DESIGN",

@@ -354,7 +354,7 @@ def _parser() -> Parser:
     from .rtlgen import positive_arg
 
     p = Parser(name="timing_report", prog="python -m radixnet.hdl.timing_report",
-                description="ECP5 post-route Fmax and resources, Xilinx 7-series counts, of router cores.")
+               description="ECP5 post-route Fmax and resources, Xilinx 7-series counts, of router cores.")
     p.add_argument("--radix", nargs="+", type=_radix, default=[8, 16], help="router radices (even; 8 16)")
     p.add_argument("--models", nargs="+", choices=RTL_MODELS, default=list(RTL_MODELS), help="router models")
     p.add_argument("--allocators", nargs="+", choices=list(ALLOCATORS), default=list(ALLOCATORS),

@@ -21,8 +21,7 @@ import argparse
 import json
 from typing import Any, Sequence
 
-from radixnet.cli import Parser
-from radixnet.gen.params import Param, validate
+from radixnet.gen.params import Param, Parser, validate
 
 __all__ = ["cmd_clex", "PARAMS"]
 
@@ -42,8 +41,8 @@ PARAMS = (
 
 def _parser() -> Parser:
     p = Parser(prog="radixnet clex",
-                description="Message-level simulation of CLEX routing A(l) (Lenzen & Wattenhofer, §II-D, §III): "
-                            "per-level rounds, loads and hops as in Tables I-IV.")
+               description="Message-level simulation of CLEX routing A(l) (Lenzen & Wattenhofer, §II-D, §III): "
+                           "per-level rounds, loads and hops as in Tables I-IV.")
     for prm in PARAMS:
         p.add_argument("--" + prm.name, dest=prm.name, default=None, metavar="V",
                        help=f"{prm.help} [{prm.allowed()}; default {prm.default}]")

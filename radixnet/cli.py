@@ -22,7 +22,8 @@ from radixnet.gen.routing import DeadlockError
 from radixnet.golden.cluster import SchedulerLost
 from radixnet.golden.native import NativeUnavailable
 
-__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg"]
+__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg",
+           "add_sim_args", "family_argument", "peek_topo", "print_report", "Parser", "UsageError"]
 
 
 def _family_parser(name: str) -> Parser:
@@ -313,7 +314,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     if topo not in family_names():
         raise UsageError(f"radixnet sim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
     p = Parser(prog="radixnet sim", description="Simulate a network cycle by cycle (docs/router-spec.md); "
-                                                 "measurement per Kim et al. §3.2.")
+                                                "measurement per Kim et al. §3.2.")
     add_sim_args(p, topo)
     from radixnet.golden.sim import BATCH_LIMIT
     p.add_argument("--load", type=_float_arg("load"), default=None,

@@ -66,9 +66,9 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
     from radixnet.hdl.router import FAULTS
 
     p = Parser(prog=prog, description="Replay the golden model's packets into the generated RTL "
-                                       "(Verilator + cocotb) and compare every packet's exit port "
-                                       "and cycle and every hop of its path; refuse a run that never "
-                                       "exercised backpressure (exit 3) unless --allow-idle.")
+                                      "(Verilator + cocotb) and compare every packet's exit port "
+                                      "and cycle and every hop of its path; refuse a run that never "
+                                      "exercised backpressure (exit 3) unless --allow-idle.")
     add_sim_args(p, topo)
     p.set_defaults(routing="sp")
     p.set_defaults(vc_depth=DEFAULT_VC_DEPTH)

@@ -28,9 +28,9 @@ __all__ = ["cmd_cosim_matrix"]
 def _parser():
     from radixnet.cli import Parser
     p = Parser(prog="radixnet cosim-matrix",
-                description="Run a list of co-simulation configurations (radixnet cosim's options, from a TOML or "
-                            "JSON file) and write one verdict table; resumable: finished verdicts are kept in "
-                            "DIR/verdicts.jsonl.")
+               description="Run a list of co-simulation configurations (radixnet cosim's options, from a TOML or "
+                           "JSON file) and write one verdict table; resumable: finished verdicts are kept in "
+                           "DIR/verdicts.jsonl.")
     p.add_argument("--matrix", required=True, metavar="FILE",
                    help="the configurations: TOML [[config]] tables (and an optional [defaults] table) or a JSON "
                         "list; keys are radixnet cosim's options (vc_depth or vc-depth) plus name "

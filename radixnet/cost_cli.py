@@ -47,7 +47,7 @@ def _list() -> None:
 def _parser(name: str) -> Parser:
     fam = get_family(name)
     p = Parser(prog=f"radixnet cost {name}",
-                description=f"Cost and power of a {fam.summary} (Kim et al. 2007 §4, §5.3).")
+               description=f"Cost and power of a {fam.summary} (Kim et al. 2007 §4, §5.3).")
     for prm in fam.params:
         default = "required" if prm.default is REQUIRED else (
             "derived" if prm.default is None else

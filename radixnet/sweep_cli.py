@@ -30,8 +30,8 @@ __all__ = ["cmd_sweep"]
 def _parser(topo: str) -> Parser:
     from radixnet.gen.routing import ROUTINGS
     p = Parser(prog="radixnet sweep",
-                description="Sweep offered load for one or more routings (radixnet sim's arguments otherwise); "
-                            "resumable: finished points are kept in DIR/points.jsonl.")
+               description="Sweep offered load for one or more routings (radixnet sim's arguments otherwise); "
+                           "resumable: finished points are kept in DIR/points.jsonl.")
     add_sim_args(p, topo)
     p._option_string_actions["--routing"].help = (  # a list here, one routing in `radixnet sim`
         "comma-separated routings, each one of " + ", ".join(ROUTINGS) + " [default min]")
