@@ -9,14 +9,22 @@ APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:cc
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup kernels test test-slow clean help synth-report timing-report
+.PHONY: setup kernels lint test test-slow clean help synth-report timing-report
 
 help:
-	@echo "make setup      install system packages (apt) and .venv with radixnet and its test extras"
-	@echo "make test       the default test run (< 20 min on 2 cores; prints its 25 slowest tests)"
-	@echo "make kernels    compile the golden kernels ahead of time (make setup and make test do it when stale)"
-	@echo "make test-slow  full-size paper reproductions and large builds (-m slow)"
-	@echo "make bench-cosim  co-simulation build and replay speed, before/after the toolchain move (issue 16)"
+	@echo "make setup          install system packages (apt) and .venv with radixnet and its test extras"
+	@echo "make test           make lint, then the default test run (< 20 min on 2 cores; prints its 25 slowest tests)"
+	@echo "make lint           ruff: pyflakes and import order over the package, tests and benchmarks ([tool.ruff])"
+	@echo "make kernels        compile the golden kernels ahead of time (make setup and make test do it when stale)"
+	@echo "make test-slow      full-size paper reproductions and large builds (-m slow)"
+	@echo "make rtl TOPO=F     a network's Verilog in build/rtl/F [ARGS=\"--k 4 --n 2 --axis\"] [ROUTING= ROUTER_MODEL= SPEEDUP= VCS= DEPTH= EGRESS_DEPTH=]"
+	@echo "make cosim TOPO=F   the RTL against the golden model [ARGS=...] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS=...]"
+	@echo "make synth-report   Yosys cells, flip-flops, logic depth of crossbars and allocators [RADIX=\"8 16 32\"]"
+	@echo "make timing-report  ECP5 place and route, Xilinx counts of the router cores [RADIX=\"8 16\"] [TIMING_SPEEDUPS=\"1 2\"]"
+	@echo "make mutate         plant each RTL bug of cosim/mutations.toml and tabulate the kills [MUTATE_ARGS=...]"
+	@echo "make bench-cosim    co-simulation build and replay speed: cocotb 1.9.2 on Debian's Verilator 5.006 against this .venv"
+	@echo "make clean          remove build/, .pytest_cache, sim_build"
+	@echo "make help           this list"
 
 setup:
 	@missing=""; \
@@ -42,7 +50,12 @@ setup:
 kernels:
 	@$(PY) -m radixnet.golden.native_build --check >/dev/null || $(PY) -m radixnet.golden.native_build
 
-test: kernels
+# ruff over the package, tests and benchmarks; rules and exclusions in pyproject.toml [tool.ruff] (build/ and
+# .venv/ excluded)
+lint:
+	$(PY) -m ruff check .
+
+test: lint kernels
 	$(PY) -m pytest -n $(JOBS) -q --durations=25
 
 test-slow: kernels

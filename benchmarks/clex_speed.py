@@ -6,7 +6,7 @@ Run on demand (not a test)::
 
 Runs A(4) on C(1/4, 4) with k = 32 (1,048,576 nodes) and 28 messages per node (29,360,128 messages),
 Lenzen & Wattenhofer §III-A, and prints the wall time (after a small warm-up run that compiles the
-numba kernels) and the per-level table. The issue's budget is 10 minutes on the 2-core machine.
+numba kernels) and the per-level table. The budget is 10 minutes on a 2-core machine (docs/clex-sim.md).
 ``--tables`` also runs the other three configurations of Tables II-IV (64^3 dense, and both light
 runs of §III-B) and the torus comparison of every run, which is what docs/clex-sim.md quotes.
 """
@@ -21,6 +21,7 @@ import resource
 import time
 
 from radixnet.golden.clex import simulate, torus_comparison
+
 from machine import cpu_model  # benchmarks/machine.py
 
 BUDGET_S = 600.0

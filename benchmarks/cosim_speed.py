@@ -1,4 +1,4 @@
-"""Co-simulation speed: cold Verilator build seconds and simulated cycles/s, before and after (issue 16).
+"""Co-simulation speed: cold Verilator build seconds and simulated cycles/s, before and after the toolchain move.
 
 Run on demand (not a test)::
 
@@ -12,12 +12,12 @@ Each configuration is built cold (a new build directory, ccache off unless ``--c
   wheel and cocotb 2.x), once per level of ``--opt`` (``RADIXNET_VERILATOR_OPT``, default the project's);
 * ``before`` (with ``--before PYTHON``): the interpreter of another environment holding the same radixnet
   source, e.g. ``build/venv-before`` that ``make bench-cosim`` makes with cocotb 1.9.2 and no wheel, so that
-  its builds use Debian's Verilator 5.006 (the toolchain before issue 16).
+  its builds use Debian's Verilator 5.006 (the toolchain before the move, docs/cosim.md "Speed").
 
 Legs run in turn for each configuration (the machine's load falls on all of them alike). Every row prints the
 leg's toolchain, the build seconds, the replay's cycles/s and both as ratios against the first leg, and
-whether the replay matched the golden model packet for packet. The default configurations are the issue's
-three: the fbfly k=4 switch top, a radix-32 switch (the 32-ary 1-flat's one router behind AXI4-Stream ports)
+whether the replay matched the golden model packet for packet. The three default configurations are
+the fbfly k=4 switch top, a radix-32 switch (the 32-ary 1-flat's one router behind AXI4-Stream ports)
 and the 64-port 2DFB element (its radix-22 router, router level); ``--all`` adds the rest.
 """
 
@@ -32,8 +32,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-#: the issue's three configurations: label -> (family, parameters, cosim options)
-ISSUE = {
+#: the three default configurations: label -> (family, parameters, cosim options)
+DEFAULT = {
     "fbfly k=4 n=2 switch top, V=2 B=4, axis": ("fbfly", {"k": 4, "n": 2}, dict(vcs=2, vc_depth=4)),
     "radix-32 switch (fbfly k=32 n=1), V=2 B=4, axis": ("fbfly", {"k": 32, "n": 1}, dict(vcs=2, vc_depth=4)),
     "2dfb k=8 n=1 (64 ports), 2dfb-adaptive, one radix-22 router": (
@@ -56,7 +56,7 @@ MORE = {
     "fbfly k=32 n=2, one radix-63 router, V=2 B=4, iq": ("fbfly", {"k": 32, "n": 2},
                                                           dict(vcs=2, vc_depth=4, router=-1, router_model="iq")),
 }
-CONFIGS = {**ISSUE, **MORE}
+CONFIGS = {**DEFAULT, **MORE}
 
 
 def child(label: str, root: str, cycles: int, load: float) -> dict:
@@ -105,7 +105,7 @@ def main() -> None:
                     help="interpreter of the 'before' environment (make bench-cosim makes build/venv-before)")
     ap.add_argument("--opt", default=None,
                     help="comma-separated gcc levels for this environment's legs, e.g. --opt=-O0,-O1 [the project's]")
-    ap.add_argument("--all", action="store_true", help="every configuration, not only the issue's three")
+    ap.add_argument("--all", action="store_true", help="every configuration, not only the three default ones")
     ap.add_argument("--only", default=None, help="the configurations whose label contains this")
     ap.add_argument("--ccache", action="store_true", help="let ccache serve the builds (they are no longer cold)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -119,7 +119,7 @@ def main() -> None:
 
     legs = ([("before", args.before, None)] if args.before else []) + \
         [("after" if args.before else "this", sys.executable, o) for o in (args.opt.split(",") if args.opt else [None])]
-    labels = [k for k in (CONFIGS if args.all else ISSUE) if not args.only or args.only in k]
+    labels = [k for k in (CONFIGS if args.all else DEFAULT) if not args.only or args.only in k]
     print(f"# co-simulation speed on {cpu_model()}, {os.cpu_count()} cores; load {args.load}, {args.cycles} cycles "
           f"of traffic; cold builds ({'ccache on' if args.ccache else 'ccache off'})")
     print("| configuration | leg | toolchain | build s | cycles/s | build x first | speed x first | packets |")

@@ -4,16 +4,16 @@ Run on demand (not a test)::
 
     .venv/bin/python benchmarks/golden_speed.py [--cycles 4000] [--booksim PATH/TO/booksim]
 
-Reference (issue 16, re-measured on an idle machine of this class, an AMD EPYC): BookSim2
+Reference (re-measured on an idle machine of this class, an AMD EPYC): BookSim2
 (commit 28f4329, -O3), flatfly k=32 n=1 c=32, 2 VCs x 16 flits, iSLIP,
 internal speedup 2, minimal routing, uniform random, single-flit packets,
 Bernoulli injection: 565 cycles/s at load 0.3 and 213 at 0.8,
-single-threaded (issue 3 had 510 and 140). radixnet's matching
+single-threaded (an earlier measurement gave 510 and 140). radixnet's matching
 configuration is the 32-ary 2-flat with `min`, 2 VCs x 16 flits, speedup 2.
 The machine a session gets is not always that one: ``--booksim`` times a
 BookSim2 binary here first (:data:`BOOKSIM_CFG`, alternating with radixnet)
 and compares with that.
-The target (issue 16) is at least 20x the reference at both loads and 8x on the
+The target is at least 20x the reference at both loads and 8x on the
 saturated worst case, with the same accepted throughput, one core against one.
 
 For every configuration the run is warmed up, then timed over ``--cycles``
@@ -32,6 +32,7 @@ import time
 from radixnet.gen import build
 from radixnet.golden import kernel
 from radixnet.golden.sim import PacketStats, SimConfig, Simulator
+
 from machine import cpu_model  # benchmarks/machine.py
 
 BOOKSIM = {0.3: 565.0, 0.8: 213.0}
@@ -47,9 +48,9 @@ injection_rate = {load}; sim_type = latency; warmup_periods = 3; sample_period =
 sim_count = 1; seed = {seed};
 """
 #: BookSim2 on the saturated worst case (same configuration, R_i -> R_(i+1) at offered 0.8): not measured here;
-#: derived from issue 16's side-by-side ratio (1.4x) and radixnet's 847 cycles/s of that time (stop 24)
+#: derived from an earlier side-by-side run, in which radixnet's 847 cycles/s were 1.4x BookSim2's
 BOOKSIM_SATURATED = 847.0 / 1.4
-#: BookSim2's peak memory for the 1024-node runs (issue 16: 23-34 MB; 111 MB at 4096 terminals)
+#: BookSim2's peak memory for the 1024-node runs (measured beside the reference: 23-34 MB; 111 MB at 4096 terminals)
 BOOKSIM_MB = {"32-ary 2-flat, N=1024": 34.0, "16-ary 3-flat, N=4096": 111.0}
 
 
@@ -197,7 +198,7 @@ def main() -> None:
           "\n'kernel' is the share of wall time in the compiled cycle kernel, the rest is Python per chunk;"
           "\n'peak MB' is the whole process's peak resident memory (each case runs in a process of its own),"
           f"\nagainst BookSim2's {BOOKSIM_MB} MB; 'WC 0.8' is the saturated worst case (MIN carries 1/32),"
-          f"\nagainst {BOOKSIM_SATURATED:.0f} cycles/s derived from issue 16's ratio, not measured here.")
+          f"\nagainst {BOOKSIM_SATURATED:.0f} cycles/s derived from an earlier side-by-side ratio, not measured here.")
 
 
 if __name__ == "__main__":

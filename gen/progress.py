@@ -1,4 +1,4 @@
-"""Progress displays for long runs, shared by every command (issue #14).
+"""Progress displays for long runs, shared by every command: what a run is doing and how long it will take.
 
 The engines (the golden simulator, CLEX, the static metrics, the RTL generator, the co-simulation)
 report their progress through one callable, ``progress(phase, done, total=None, info="")``, and know
@@ -61,8 +61,14 @@ class Progress:
         self.console = console if console is not None else Console(stderr=True)
         if not self.console.is_terminal:
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress as RichProgress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         self.bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[info]}"),
                                 console=self.console, transient=True)

@@ -1,7 +1,7 @@
 """The compiled per-packet loops of the explicit packets terminals hold back (:class:`radixnet.golden.sim.HeldPackets`).
 
 A terminal whose explicit packets (batch mode) outgrow the packet ring's quota holds its later packets back
-(issue #16, :meth:`radixnet.golden.sim.Simulator._admit`; a Bernoulli source instead stops drawing,
+(:meth:`radixnet.golden.sim.Simulator._admit`; a Bernoulli source instead stops drawing,
 :mod:`radixnet.golden.sources`): each terminal's held packets are one ring-buffer row of
 ``cap`` entries per field, its first packet at column ``head[s]`` and ``count[s]`` packets in creation
 order. The loops here append packets behind their terminal's, remove the first few of each terminal,

@@ -1,4 +1,4 @@
-"""Simulation studies of the papers' remaining figures and tables (issue #15 item 3).
+"""Simulation studies of the papers' remaining figures and tables (docs/studies.md).
 
 Each study writes its sweeps (``points.jsonl``, ``<routing>.csv``, ``latency.png`` ... through
 :class:`radixnet.golden.sweep.Sweep`, so it resumes where it stopped), a comparison figure (PNG and

@@ -7,7 +7,7 @@ the same cell (:class:`PacketDraws`). A packet therefore does not depend on when
 source whose queue is backed up need not generate its packets ahead of time: it keeps a *frontier*
 ``fr[s]``, the first cycle whose coin it has not drawn, and draws on only when its queue in the packet ring
 has room (BookSim2's ``_qtime``, trafficmanager.cpp ``_Inject``). A saturated source's backlog is then one
-integer, not a queue that grows with the run (issue #16), and every packet is created, routed and timed as
+integer, not a queue that grows with the run (docs/performance.md), and every packet is created, routed and timed as
 if every source queue were unbounded (``tests/test_golden.py``, ``test_lazy_sources_change_no_cycle``).
 
 The injection rate can change between calls (``Simulator.step`` with another load): :class:`Sources` keeps
@@ -79,7 +79,7 @@ def reused(pool: dict, key, n: int, dtype) -> np.ndarray:
     """The first ``n`` entries of ``pool[key]``, an array kept from call to call and grown (at least doubled) when
     it holds fewer. A column of a few MB rewritten at every kernel call then takes its pages once: a new one
     gets fresh pages from the operating system each time (glibc maps an array that large and unmaps it when
-    freed), and faulting them in cost 4% of a run at load 0.8 (issue #16).
+    freed), and faulting them in cost 4% of a run at load 0.8 (measured).
 
     >>> pool = {}
     >>> a = reused(pool, "seq", 3, np.int64); b = reused(pool, "seq", 2, np.int64)

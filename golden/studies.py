@@ -37,7 +37,6 @@ from typing import Any, Callable
 from ..gen import ParamError, build
 from ..gen.params import check_out_dir
 from ..gen.router_model import get_router_model
-
 from . import cluster, cost_studies, paper_studies
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, parse_loads, plot, write_csvs

@@ -49,7 +49,6 @@ from typing import Any, Callable, Hashable, Iterable
 
 from ..gen import ParamError
 from ..gen.params import check_out_dir
-
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
 __all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "LocalPool", "PointStore", "Sweep", "draw_walls",

@@ -2,7 +2,7 @@
 
 A kernel call's ejection records (a few hundred thousand packets per window of a loaded 1024-terminal
 network) go through one pass here instead of a dozen numpy passes (a mask, the latencies, four sums, the
-maximum, a bincount), each allocating an array of the records' length: issue #16 measured numpy's at 3% of a
+maximum, a bincount), each allocating an array of the records' length: numpy's passes measured 3% of a
 run at load 0.8. The caller allocates every array, so the pass runs without numba's runtime (``_nrt=False``).
 
 Examples

@@ -1,4 +1,4 @@
-"""NetFPGA-style AXI4-Stream terminal ports for a router's injection and ejection ports (issue 4).
+"""NetFPGA-style AXI4-Stream terminal ports for a router's injection and ejection ports (docs/axis-ports.md).
 
 A terminal talks AXI4-Stream; the router talks flits (router-spec §R2-§R4).
 :class:`AxisIngress` turns the beats of a slave stream ``s_axis_*`` into the
@@ -146,7 +146,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, onehot_index, reject, ptr_width
+from .arbiter import check_int, onehot_index, ptr_width, reject
 from .credits import CreditCounter
 from .flit import HOPS_BITS, flit_layout as _flit_layout
 

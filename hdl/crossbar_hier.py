@@ -123,7 +123,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import RoundRobinArbiter, check_int, next_ptr, onehot_index, or_all, reject, rr_first, ptr_width
+from .arbiter import RoundRobinArbiter, check_int, next_ptr, onehot_index, or_all, ptr_width, reject, rr_first
 from .crossbar import Crossbar
 
 __all__ = ["HierarchicalCrossbar", "default_sub"]

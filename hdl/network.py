@@ -1,4 +1,4 @@
-"""Network top: every router of a :class:`radixnet.gen.Network` wired per its channels (issue 4, item 2).
+"""Network top: every router of a :class:`radixnet.gen.Network` wired per its channels (``network_top.v``, docs/rtl.md).
 
 One module holds the routers (:class:`~radixnet.hdl.router.Router`, ``sp``
 table routing, greedy allocator, ``S = 1``) and the links between them, and

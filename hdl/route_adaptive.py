@@ -65,7 +65,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, lowest_one, reject, ptr_width
+from .arbiter import check_int, lowest_one, ptr_width, reject
 from .flit import HOPS_BITS
 from .route_hyperx import hyperx_logic, hyperx_router, select_onehot
 

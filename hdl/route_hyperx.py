@@ -72,7 +72,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject, ptr_width
+from .arbiter import check_int, ptr_width, reject
 
 __all__ = ["HyperXRoute", "hyperx_logic", "hyperx_router", "select_onehot"]
 

@@ -77,7 +77,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject, ptr_width
+from .arbiter import check_int, ptr_width, reject
 from .flit import HOPS_BITS
 
 __all__ = ["RouteCompute", "RouteDecode", "pack_rom_word", "rom_word_bits"]

@@ -87,7 +87,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, onehot_index, reject, ptr_width
+from .arbiter import check_int, onehot_index, ptr_width, reject
 
 __all__ = ["IMPLS", "Allocation", "SequentialAllocator", "build", "seq_alloc_model", "rotate"]
 

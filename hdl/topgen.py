@@ -458,7 +458,7 @@ def lint_files(paths, top: str, *, waivers=None, strict=(), verilator: str = "ve
     radixnet.hdl.verilog.ToolError
         If Verilator is missing or times out.
     """
-    from .verilog import WAIVERS, LintError, ToolError, check_name, module_spans, names_port, lint_verilator
+    from .verilog import WAIVERS, LintError, ToolError, check_name, lint_verilator, module_spans, names_port
 
     check_name("lint_files", top)
     waivers = WAIVERS if waivers is None else waivers

@@ -69,9 +69,8 @@ def _report(argv: Sequence[str]) -> tuple[dict[str, Any], argparse.Namespace]:
     args = _parser().parse_args(list(argv))
     values = {prm.name: getattr(args, prm.name) for prm in PARAMS if getattr(args, prm.name) is not None}
     p = validate(PARAMS, values)
-    from radixnet.golden.clex import (clex_all_to_all, simulate, torus_all_to_all, torus_comparison,
-                                      torus_dims)
     from radixnet.gen.progress import Progress
+    from radixnet.golden.clex import clex_all_to_all, simulate, torus_all_to_all, torus_comparison, torus_dims
     with Progress("clex", quiet=args.quiet) as progress:
         res = simulate(p["k"], p["levels"], p["messages"], seed=p["seed"], light=args.light,
                        destinations=p["destinations"], copies=p["copies"], threads=p["threads"],

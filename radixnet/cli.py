@@ -382,6 +382,7 @@ STUDY_RESERVED = ("out", "jobs", "on_point", "router_model", "scheduler")
 def study_parameters(name: str) -> dict[str, Any]:
     """The parameters ``--set`` may give study ``name``, with their defaults (from its function's signature)."""
     import inspect
+
     from radixnet.golden.studies import STUDIES
     sig = inspect.signature(STUDIES[name].run)
     return {k: v.default for k, v in sig.parameters.items()
@@ -416,7 +417,7 @@ def _cmd_study(argv: Sequence[str]) -> int:
                    "--scheduler: points in flight at most [default: twice the cluster's worker threads]")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the study's sweeps on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` "
-                        "(README: Running on a cluster) [default: local processes]")
+                        "(docs/cluster.md) [default: local processes]")
     from radixnet.gen.router_model import ROUTER_MODELS
     p.add_argument("--router-model", default="single-cycle", metavar="M",
                    help="router pipeline the study simulates (docs/router-spec.md §R10): one of "
@@ -513,8 +514,7 @@ def version() -> str:
     str
         ``importlib.metadata.version("radixnet")``, or ``unknown`` when radixnet is not installed.
     """
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    from importlib.metadata import PackageNotFoundError, version as dist_version
     try:
         return dist_version("radixnet")
     except PackageNotFoundError:  # pragma: no cover - run from a source tree without installing

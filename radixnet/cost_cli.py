@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from radixnet.cli import UsageError, Parser, family_argument, print_report, size_arg
+from radixnet.cli import Parser, UsageError, family_argument, print_report, size_arg
 from radixnet.gen import ParamError, family_names, get_family
 from radixnet.gen.params import REQUIRED
 

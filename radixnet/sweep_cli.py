@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from radixnet.cli import UsageError, Parser, peek_topo, add_sim_args, sim_config
+from radixnet.cli import Parser, UsageError, add_sim_args, peek_topo, sim_config
 from radixnet.gen import ParamError, family_names
 
 __all__ = ["cmd_sweep"]
@@ -44,7 +44,7 @@ def _parser(topo: str) -> Parser:
                         "in flight at most [default: twice the cluster's worker threads]")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the points on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` (the "
-                        "client here writes DIR/points.jsonl; README: Running on a cluster) [default: local processes]")
+                        "client here writes DIR/points.jsonl; docs/cluster.md) [default: local processes]")
     p.add_argument("--simulate-all", action="store_true",
                    help="simulate every load, also above a routing's first saturated load (by default those are "
                         "recorded as skipped, and which ones depends on what ran in parallel); points.jsonl then "
@@ -112,8 +112,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     """
     import dataclasses
 
-    from radixnet.golden.cluster import cluster_line, connect, parse_address
     from radixnet.gen.progress import ItemProgress
+    from radixnet.golden.cluster import cluster_line, connect, parse_address
     from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
 
     argv = list(argv)

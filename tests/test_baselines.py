@@ -15,10 +15,10 @@ import pytest
 from scipy.sparse.csgraph import shortest_path
 
 from radixnet.gen import ParamError, build, get_family
-from radixnet.gen.family import knowledge
 from radixnet.gen.families.butterfly import butterfly_route_port
 from radixnet.gen.families.dragonfly import group_multiplicity
 from radixnet.gen.families.graphfile import read_graph, write_edgelist
+from radixnet.gen.family import knowledge
 
 
 def _dist(net):

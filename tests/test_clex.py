@@ -8,8 +8,8 @@ import pytest
 from scipy.sparse.csgraph import shortest_path
 
 from radixnet.gen import ParamError, build, get_family
-from radixnet.gen.family import MAX_CHANNELS, MAX_ROUTERS, knowledge
 from radixnet.gen.families.clex import clex_degree, clex_diameter_bound, clex_size
+from radixnet.gen.family import MAX_CHANNELS, MAX_ROUTERS, knowledge
 
 SMALL = [(2, 2), (3, 2), (4, 2), (2, 3), (3, 3), (4, 3), (2, 4), (3, 4), (2, 5), (5, 1)]
 

@@ -232,7 +232,7 @@ def test_parse_address_normal_form():
 
 def test_simulate_all_gives_the_local_points_exactly(dask_cluster, tmp_path):
     """``--simulate-all``: no load is skipped, so the cluster's points.jsonl holds exactly the local run's
-    results (issue 17's "same points.jsonl values"), whatever was in flight."""
+    results (the same points.jsonl values however the points were spread), whatever was in flight."""
     args = [*SMALL, "--routing", "min,val", "--loads", "0.4,0.6", "--no-plot", "--quiet", "--simulate-all"]
     assert main(["sweep", *args, "--out", str(tmp_path / "local"), "--jobs", "1"]) == 0
     assert main(["sweep", *args, "--out", str(tmp_path / "dask"), "--scheduler", dask_cluster.scheduler_address]) == 0

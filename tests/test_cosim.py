@@ -1,4 +1,4 @@
-"""Co-simulation (issue 6): the generated RTL against the golden model, packet for packet, cycle for cycle.
+"""Co-simulation (docs/cosim.md): the generated RTL against the golden model, packet for packet, cycle for cycle.
 
 Each test runs the golden model, replays its packets into the Verilator build of
 the switch top (AXI4-Stream terminal ports; one test uses the bare network top
@@ -15,56 +15,29 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from radixnet.gen import build
 
+# tests/test_cosim_iq.py imports these names from this module too
+from helpers.cosim import (  # noqa: F401
+    ADAPTIVE_POOL,
+    CACHE,
+    RANDOM_NA,
+    ROOT,
+    SEQUENTIAL_CASES,
+    TINY,
+    TTN_NA,
+    assert_match,
+    assert_router_match,
+    cosim_patterns,
+    run,
+    run_router,
+)
+
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
-
-ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "build" / "cosim"
-
-
-def run(family, params, **kw):
-    from radixnet.cosim.run import cosim_network
-    return cosim_network(build(family, **params), build_root=CACHE, **kw)
-
-
-def assert_exercised(v, na=None, idle_ok=None):
-    """The run drove the network into backpressure (stalls, full buffers, output VCs out of credits: the
-    vacuity rule of radixnet.cosim.hops) and reached every coverage bin, except the bin families ``na``
-    names and the counters ``idle_ok`` names (name -> why the configuration cannot reach it)."""
-    na, idle_ok = dict(na or {}), dict(idle_ok or {})
-    assert all(na.values()) and all(idle_ok.values()), "say why"
-    idle = [k for k in v["idle"] if k not in idle_ok]
-    assert not idle, f"vacuous run: {idle} zero"
-    missed = [b for b in v["missed_bins"] if b.split(":")[0] not in na]
-    assert not missed, f"coverage bins missed: {missed}"
-    assert set(na) <= set(v["coverage"]), na
-
-
-def assert_match(v, na=None, idle_ok=None):
-    """Every packet and every hop of it as the golden model says, and the run exercised (:func:`assert_exercised`)."""
-    from radixnet.cosim.run import describe_mismatch
-    assert v["packets"] > 0
-    first = describe_mismatch(v["first"][0]) if v["first"] else ""
-    assert v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, first
-    assert v["hop_mismatches"] == 0 and not v["observe_errors"], first or v["observe_errors"][:1]
-    assert v["rtl_checks_failed"] == 0, v["rtl_checks"]     # the design's own Asserts held
-    assert v["hops_compared"] >= v["packets"]
-    assert_exercised(v, na, idle_ok)
-
-
-#: why a random draw need not reach a bin family (the fixed configurations reach them all)
-RANDOM_NA = {family: "a random draw of 120 cycles is for breadth; the fixed configurations reach this bin "
-                     "family" for family in ("input_vc", "contention", "vc_class", "adaptive", "sequential")}
-
-
-TINY = ("fbfly", {"k": 2, "n": 2})          # 2 routers of radix 3, 4 terminals: builds in ~25 s
 
 
 def test_tiny_network_matches_below_saturation():
@@ -123,17 +96,6 @@ def test_min_ad_on_parallel_lanes():
                                                    "next element ejects it at once: no downstream buffer fills"})
 
 
-SEQUENTIAL_CASES = [
-    ("fbfly", {"k": 2, "n": 3}, "ugal-s",
-     dict(traffic="complement", load=0.9, vcs=4, vc_depth=2, packet_length=3, ugal_threshold=0)),
-    # four VCs: with two, the iq model's VA rarely grants two heads of one router in a cycle, and a decision on
-    # the state an earlier grant left (the sequential bin, radixnet.cosim.hops) never happened
-    ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", load=0.9, vcs=4, vc_depth=2, packet_length=2)),
-    ("2dfb", {"k": 3, "n": 1}, "2dfb-adaptive",
-     dict(traffic="2dfb-adversarial", load=0.9, vcs=2, vc_depth=2, threshold=1)),
-]
-
-
 @pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
 def test_sequential_allocator_routings(family, params, routing, kw):
     """UGAL-S and CLOS AD (Kim §3.1) and the 2DFB priority-flag algorithm (Thamarakuzhi & Chandy,
@@ -150,25 +112,6 @@ def test_sequential_allocator_routings(family, params, routing, kw):
         a, b = net.coords[net.inj_router[p["src"]]], net.coords[net.ej_router[p["dst"]]]
         return len(p["hops"]) - 1 == int((a != b).sum()) if routing == "2dfb-adaptive" else p["min"]
     assert 0.1 < sum(not minimal(p) for p in pk) / len(pk) < 0.9
-
-
-# designs the tests above build (flit terminals), so the random configurations below reuse their builds
-ADAPTIVE_POOL = [
-    ("fbfly", {"k": 2, "n": 3}, dict(routing="min-ad", vcs=2, vc_depth=3)),
-    ("fbfly", {"k": 2, "n": 3}, dict(routing="ugal", vcs=2, vc_depth=2, ugal_threshold=0)),
-    ("fbfly", {"k": 2, "n": 3}, dict(routing="val", vcs=2, vc_depth=3)),
-    *[(f, p, dict(routing=r, **{k: v for k, v in kw.items() if k in ("vcs", "vc_depth", "ugal_threshold",
-                                                                     "threshold")}))
-      for f, p, r, kw in SEQUENTIAL_CASES],
-]
-
-
-def cosim_patterns(family, params):
-    """Traffic patterns for a random configuration of a design: uniform, and complement where the terminal count
-    is a power of two. No random permutation: one the network carries without contention never backs up, and
-    every co-simulation must exercise backpressure (the vacuity rule); ``test_patterns`` covers permutations."""
-    T = build(family, **params).num_terminals
-    return ["uniform"] + (["complement"] if T & (T - 1) == 0 else [])
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -211,31 +154,12 @@ def test_unsupported_routing_is_refused():
         cosim_network(build(*TINY[:1], **TINY[1]), routing="val", build_root=CACHE)
 
 
-def run_router(family, params, **kw):
-    from radixnet.cosim.router_level import cosim_router
-    return cosim_router(build(family, **params), build_root=CACHE, **kw)
-
-
-def assert_router_match(v, na=None, idle_ok=None):
-    """Every flit the router sent and every credit it returned as the golden model says, and the run exercised
-    the router (:func:`assert_exercised`: its terminals stalled, its buffers filled, its outputs ran out of
-    credits, and its bins)."""
-    assert v["packets"] > 100
-    assert v["mismatches"] == 0 and v["credit_mismatches"] == 0 and v["error"] == 0, v["first"][:1]
-    assert v["rtl_checks_failed"] == 0, v["rtl_checks"]
-    assert_exercised(v, na, idle_ok)
-
-
 def test_router_level_slimfly_q5():
     """One Slim Fly q = 5 router (radix 11), every port driven from the whole network's golden run."""
     v = run_router("slimfly", {"q": 5}, load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6)
     assert_router_match(v)
 
 
-#: hdor on the 256-router TTN saturates near a tenth of capacity: at the busiest router the ejection port and one
-#: BM output were each fed by two inputs over the run, never by two at once (the other outputs did arbitrate)
-TTN_NA = {"contention": "hdor saturates the TTN near load 0.1; two of the busiest router's outputs never had two "
-                        "inputs ready at once in 400 cycles"}
 TABLE_CLASS_CASES = [
     ("torus", {"dims": [4, 4]}, "dor", dict(load=0.8, cycles=300, vc_depth=2), None),   # dateline classes (§R7d)
     ("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2), TTN_NA),               # hierarchical DOR, 4 classes
@@ -267,7 +191,7 @@ def test_router_level_adaptive_routings(family, params, routing, kw):
 def test_router_level_2dfb_64_port_switch():
     """A switching element of the 8-ary 1-dim 2DFB (the 64-port switch; radix 22: 8 terminals, 7
     neighbours x 2 lanes) with the priority-flag algorithm and the sequential allocator. ``T_h = 1`` (the
-    README's command): with ``T_h = 2`` every queue stayed under the threshold, no packet left the direct
+    command docs/cosim.md shows): with ``T_h = 2`` every queue stayed under the threshold, no packet left the direct
     link, and no output ran out of credits."""
     v = run_router("2dfb", {"k": 8, "n": 1}, routing="2dfb-adaptive", traffic="2dfb-adversarial", load=0.9,
                    cycles=200, vc_depth=2, threshold=1)
@@ -278,7 +202,7 @@ def test_router_level_2dfb_64_port_switch():
 @pytest.mark.parametrize("model", ["single-cycle", "iq"])
 @pytest.mark.parametrize("params", [{"k": 64, "n": 1}, {"k": 32, "n": 2}], ids=["radix64", "kim-radix63"])
 def test_router_level_high_radix(params, model):
-    """High radix (issue 11): the 64-ary 1-flat's router and Kim's radix-63 router of the 32-ary 2-flat
+    """High radix (docs/cosim.md "High radix"): the 64-ary 1-flat's router and Kim's radix-63 router of the 32-ary 2-flat
     (32 terminals, 31 neighbours), V = 2, under both router models; each is under 10 MB of Verilog."""
     v = run_router("fbfly", params, load=0.6, cycles=200, vcs=2, vc_depth=4, seed=3, router_model=model)
     one = {"credit_zero_cycles": "the 64-ary 1-flat is one router whose outputs all eject to ideal sinks"}

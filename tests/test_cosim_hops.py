@@ -1,4 +1,4 @@
-"""The per-hop comparison, the backpressure counters and the coverage bins of radixnet.cosim.hops (issue 13).
+"""The per-hop comparison, the backpressure counters and the coverage bins of radixnet.cosim.hops (docs/cosim.md).
 
 No simulator: the tracker is fed the port observations of small hand-made runs whose counters, bins and paths
 are worked out in the comments, and the observe ports of the RTL tops are checked to exist only on request.

@@ -1,4 +1,4 @@
-"""``radixnet cosim-matrix`` (issue 17 item 3, cosim/matrix.py): bad matrices refused in one line before any
+"""``radixnet cosim-matrix`` (cosim/matrix.py, docs/cluster.md): bad matrices refused in one line before any
 work; a matrix on a loopback Dask cluster and resumed; a fault's MISMATCH in local worker processes; a worker
 killed mid-configuration loses nothing and records nothing twice; Ctrl-C cancels the rest.
 
@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import sys
 import time
 from pathlib import Path
 

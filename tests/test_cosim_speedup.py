@@ -1,4 +1,4 @@
-"""Co-simulation with speedup 2 (router-spec §R1, §R2, §R6; issue 11): two grants per input and per output.
+"""Co-simulation with speedup 2 (router-spec §R1, §R2, §R6, §R8b): two grants per input and per output.
 
 With ``S = 2`` an input may send two flits a cycle (from two VCs) and an output
 accept two; the link still carries one, so the rest wait in the output's §R2
@@ -12,22 +12,30 @@ vacuously).
 
 from __future__ import annotations
 
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, cosim_patterns,  # noqa: E402
-                        assert_match, assert_router_match, run, run_router)
+from radixnet.gen import build
 
-from radixnet.gen import build  # noqa: E402
+from helpers.cosim import (
+    ADAPTIVE_POOL,
+    CACHE,
+    RANDOM_NA,
+    ROOT,
+    SEQUENTIAL_CASES,
+    TINY,
+    assert_match,
+    assert_router_match,
+    cosim_patterns,
+    run,
+    run_router,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
 
@@ -47,11 +55,13 @@ def exercised(family, params, *, router_model, **kw):
     return twice, queued
 
 
-# slow (87 s, its own build on a fresh machine): issue 11's command as typed; by default test_greedy_va_second_vc
-# co-simulates a network under iq with speedup 2, test_cli_iq_speedup_1 the cosim command under iq
+# slow (87 s, its own build on a fresh machine): docs/rtl.md's iq speedup-2 command as typed; by default
+# test_greedy_va_second_vc co-simulates a network under iq with speedup 2, test_cli_iq_speedup_1 the cosim
+# command under iq
 @pytest.mark.slow
 def test_cli_done_when_iq_speedup_2():
-    """Issue 11's command: ``radixnet cosim --topo fbfly --k 4 --n 2 --router-model iq --speedup 2 --load 0.6``."""
+    """The command docs/rtl.md shows for the iq router at speedup 2:
+    ``radixnet cosim --topo fbfly --k 4 --n 2 --router-model iq --speedup 2 --load 0.6``."""
     r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--topo", "fbfly", "--k", "4", "--n", "2",
                         "--router-model", "iq", "--speedup", "2", "--load", "0.6", "--build-dir", str(CACHE)],
                        capture_output=True, text=True, cwd=ROOT, timeout=1200)

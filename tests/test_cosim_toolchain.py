@@ -1,12 +1,20 @@
-"""The co-simulation toolchain's settings (issue 16): the C++ level, the options it brings, the build key, and
-the design checks read back from a simulator's log."""
+"""The co-simulation toolchain's settings (docs/cosim.md "Speed"): the C++ level, the options it brings, the build
+key, and the design checks read back from a simulator's log."""
 
 from __future__ import annotations
 
 import pytest
 
-from radixnet.cosim.run import (AUTO_O1_CYCLES, PLANNED_CYCLES, CosimError, build_key, cxx_opt, planned_cycles,
-                                rtl_check_failures, verilator_args)
+from radixnet.cosim.run import (
+    AUTO_O1_CYCLES,
+    PLANNED_CYCLES,
+    CosimError,
+    build_key,
+    cxx_opt,
+    planned_cycles,
+    rtl_check_failures,
+    verilator_args,
+)
 
 SPLIT = "--output-split"
 

@@ -8,8 +8,17 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import ParamError, build
-from radixnet.gen.cost import (COST_PARAMS, PACKAGINGS, CostParams, evaluate, floor_grid, kim_design, kim_network,
-                               mean_hops, ur_load_max)
+from radixnet.gen.cost import (
+    COST_PARAMS,
+    PACKAGINGS,
+    CostParams,
+    evaluate,
+    floor_grid,
+    kim_design,
+    kim_network,
+    mean_hops,
+    ur_load_max,
+)
 from radixnet.golden.studies import STUDIES, run_study
 
 

@@ -119,7 +119,7 @@ def test_cli_egress_options(capsys):
     # the other two corners in `make test-slow` (a cold Verilator build each; the default run stays in budget)
     pytest.param("single-cycle", 2, (1,), marks=pytest.mark.slow), pytest.param("iq", 1, (1, 2), marks=pytest.mark.slow)])
 def test_axis_sinks_that_drop_tready_at_random(tmp_path, model, S, seeds):
-    """Issue 12's "Done when": every terminal's AXI sink drops ``m_axis_tready`` at random (40 % of the
+    """Sinks that push back (spec §R3a): every terminal's AXI sink drops ``m_axis_tready`` at random (40 % of the
     cycles), with 2-beat egress FIFOs; the switch matches the golden model cycle for cycle (every packet's
     bytes, exit port and last-beat cycle) and loses nothing, for several seeds."""
     from radixnet.cosim.run import cosim_network
@@ -131,7 +131,7 @@ def test_axis_sinks_that_drop_tready_at_random(tmp_path, model, S, seeds):
                           build_root=tmp_path.parent / "egress-builds")
         assert v["packets"] > 150 and v["mismatches"] == 0 and v["stray_flits"] == 0 and v["error"] == 0, v["first"]
         assert v["sink_stall_cycles"] > 100   # the sinks did push back
-        # every hop compared, the network backed up to the sources, every coverage bin reached (issue 13)
+        # every hop compared, the network backed up to the sources, every coverage bin reached (docs/cosim.md)
         assert v["hop_mismatches"] == 0 and v["hops_compared"] >= v["packets"] and not v["observe_errors"]
         assert not v["idle"] and not v["missed_bins"], (v["idle"], v["missed_bins"])
 

@@ -1,5 +1,5 @@
-"""Issue 14 (hardening): hypothesis draws command lines for every subcommand and family, good values and
-bad, and files with garbage, and runs each in-process through ``radixnet.cli.main``.
+"""Hardening (bad input: one line, exit 2): hypothesis draws command lines for every subcommand and family, good
+values and bad, and files with garbage, and runs each in-process through ``radixnet.cli.main``.
 
 Every run must end with exit status 0 or 2 (1 only where documented: a simulation the watchdog stopped), never
 with an exception (a traceback), with exactly one line on stderr when it is 2, and within
@@ -23,13 +23,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from radixnet.cli import main
 from radixnet.gen import build, family_names
-from radixnet.gen.export import FORMATS as EXPORT_FORMATS
-from radixnet.gen.export import export
+from radixnet.gen.export import FORMATS as EXPORT_FORMATS, export
 from radixnet.gen.router_model import ROUTER_MODELS
 from radixnet.gen.routing import ROUTINGS
 from radixnet.golden.studies import STUDIES

@@ -366,7 +366,7 @@ def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(rou
     ("fbfly", dict(k=8, n=2), "ugal-s", "worst-case", 0.52, ["backlog", "throughput", "latency"]),
     ("fbfly", dict(k=8, n=2), "val", "uniform", 0.45, []),
     ("2dfb", dict(k=8, n=1), "min", "2dfb-random", 0.6, []),
-    ("2dfb", dict(k=8, n=1), "min", "2dfb-random", 0.7, ["latency"]),     # latency 76, p99 616 (issue #15)
+    ("2dfb", dict(k=8, n=1), "min", "2dfb-random", 0.7, ["latency"]),     # latency 76, p99 616 (docs/studies.md)
 ])
 def test_saturation_rules_agree_with_a_reader_of_the_curve(family, params, routing, traffic, load, reasons):
     """docs/studies.md "Saturation": a point is saturated when its backlog grows, it does not drain,

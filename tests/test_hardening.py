@@ -1,4 +1,4 @@
-"""Issue 14 (hardening): the regression corpus. Each case ends in one line on stderr naming the option and
+"""Hardening: the regression corpus. Each case ends in one line on stderr naming the option and
 exit status 2, with no traceback and nothing written; valid uses at the new bounds still run.
 
 The CLI runs in-process (``radixnet.cli.main``) except for the parallel sweeps, which run as a subprocess

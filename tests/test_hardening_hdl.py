@@ -1,4 +1,4 @@
-"""Hardening of ``radixnet rtl`` and ``radixnet cosim`` (issue 14): one line and exit 2 on bad input, checked
+"""Hardening of ``radixnet rtl`` and ``radixnet cosim``: one line and exit 2 on bad input, checked
 before any work; output paths checked up front; builds in a path with a space; the Icarus switch top."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""AXI4-Stream terminal ports (issue 4): AxisIngress -> behavioural router port -> AxisEgress.
+"""AXI4-Stream terminal ports (docs/axis-ports.md): AxisIngress -> behavioural router port -> AxisEgress.
 
 The router port model (written here from docs/router-spec.md §R2/§R3) holds V input VC buffers of
 B flits: a flit sent on the injection link in cycle t is written at the end of t, can be ejected
@@ -15,8 +15,14 @@ from amaranth import Module
 from amaranth.sim import Simulator
 
 from radixnet.hdl.arbiter import ptr_width
-from radixnet.hdl.axis import (AxisEgress, AxisIngress, axis_flit_layout, connect_router_port, payload_layout,
-                               tuser_layout)
+from radixnet.hdl.axis import (
+    AxisEgress,
+    AxisIngress,
+    axis_flit_layout,
+    connect_router_port,
+    payload_layout,
+    tuser_layout,
+)
 from radixnet.hdl.rtlgen import flat_verilog
 from radixnet.hdl.verilog import WAIVERS, lint, synth
 

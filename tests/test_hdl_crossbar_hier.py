@@ -13,8 +13,7 @@ from collections import deque
 import pytest
 from amaranth.lib import data
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.hdl.arbiter import ptr_width
 from radixnet.hdl.crossbar_hier import HierarchicalCrossbar, default_sub

@@ -1,4 +1,4 @@
-"""Algorithmic HyperX route computation and the adaptive decision units (issue 4; hdl/route_hyperx.py,
+"""Algorithmic HyperX route computation and the adaptive decision units (hdl/route_hyperx.py,
 hdl/route_adaptive.py, docs/route-units.md), in the Amaranth simulator against the golden kernel's own
 functions (``hop_count``, ``dor_output``, ``_decide`` / ``_decide_2dfb`` through ``.py_func``) on random router
 states: queue lengths and VC availability come from QueueLength / OutputVCSelect on random credits and
@@ -21,8 +21,8 @@ from radixnet.golden import kernel
 from radixnet.hdl.arbiter import ptr_width
 from radixnet.hdl.route_adaptive import ClosAdDecide, MinAdDecide, PriorityFlagDecide, UgalDecide
 from radixnet.hdl.route_hyperx import HyperXRoute
-from radixnet.hdl.vc_select import OutputVCSelect, QueueLength
 from radixnet.hdl.rtlgen import flat_verilog
+from radixnet.hdl.vc_select import OutputVCSelect, QueueLength
 from radixnet.hdl.verilog import WAIVERS, lint, synth
 
 needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
@@ -35,7 +35,7 @@ NETS = {
     "fbfly3x3": ("fbfly", dict(k=3, n=3), 5, 0),   # 2 dimensions (router (2, 1)), radix 7
     "2dfb8x1": ("2dfb", dict(k=8, n=1), 3, 2),     # 1 dimension, 2 lanes, radix 22
     "2dfb4x2": ("2dfb", dict(k=4, n=2), 6, 4),     # 2 dimensions (router (2, 1)), 2 lanes, radix 16
-    # beyond the brief's four: mixed radices 3 x 4, two lanes in dimension 1 only, 3 terminals per router
+    # beyond the four above: mixed radices 3 x 4, two lanes in dimension 1 only, 3 terminals per router
     "hyperx3x4": ("hyperx", dict(dims=[3, 4], mult=[2, 1], c=3), 7, 1),
 }
 ROUTE_NETS = {**NETS, "hypercube3": ("hypercube", dict(n=3), 5, 0)}   # HyperXRoute only (c = 1)

@@ -1,4 +1,4 @@
-"""Router top (issue 4, third increment): ``sp`` table routing, greedy allocator, S = 1.
+"""Router top (docs/rtl-checks.md "Router top"): ``sp`` table routing, greedy allocator, S = 1.
 
 The Router runs in the Amaranth simulator against a small Python model of docs/router-spec.md
 §R2/§R5/§R6 (written here, cycle by cycle, from the same start-of-cycle state rule as the golden
@@ -18,9 +18,9 @@ from amaranth.sim import Simulator
 
 from radixnet.gen import build
 from radixnet.gen.routing import compile_table
-from radixnet.hdl.rtlgen import flat_verilog, generate, main as rtlgen_main
 from radixnet.hdl.flit import flit_widths
 from radixnet.hdl.router import Router
+from radixnet.hdl.rtlgen import flat_verilog, generate, main as rtlgen_main
 from radixnet.hdl.verilog import lint, synth
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Router units (issue 4, second increment): flit layout, input unit, table route computation,
+"""Router units (docs/rtl-checks.md "Router units"): flit layout, input unit, table route computation,
 output VC choice and queue length, each in the Amaranth simulator against docs/router-spec.md
 (and the golden kernel's own functions where they exist), then Verilator lint and Yosys synthesis."""
 
@@ -9,8 +9,7 @@ from collections import deque
 import numpy as np
 import pytest
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.gen import build
 from radixnet.gen.routing import TABLE, compile_table

@@ -10,8 +10,7 @@ import shutil
 import pytest
 from amaranth import Cat, Const, Module, Signal
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.hdl import seq_alloc
 from radixnet.hdl.arbiter import ptr_width

@@ -1,4 +1,4 @@
-"""RTL building blocks (issue 4): each unit in the Amaranth simulator against a Python
+"""RTL building blocks (docs/rtl.md): each unit in the Amaranth simulator against a Python
 model of docs/router-spec.md, then its Verilog through Verilator lint and Yosys synthesis."""
 
 import os
@@ -9,8 +9,7 @@ import pytest
 from amaranth import ClockDomain, Module
 from amaranth.lib import data
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.hdl.arbiter import RoundRobinArbiter, RoundRobinMultiArbiter, ptr_width
 from radixnet.hdl.credits import CreditCounter

@@ -1,4 +1,4 @@
-"""Independent references for the pieces the golden model and the RTL share (issue 13, item 4).
+"""Independent references for the pieces the golden model and the RTL share (docs/cosim.md).
 
 Co-simulation compares the RTL with the golden model, but both read the same route tables
 (``radixnet.gen.routing``: ``compile_table``, ``compile_dor``, ``compile_hdor``, ``compile_dest_tag``,
@@ -40,15 +40,25 @@ import numpy as np
 import pytest
 from amaranth import Cat, Elaboratable, Module
 from amaranth.sim import Simulator
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from radixnet.cosim import tuser_ref
 from radixnet.cosim.tuser_ref import decode_tuser, default_encoding, encode_tuser, high_bits
 from radixnet.gen import build, family_names
 from radixnet.gen.families.ttn import outlets
-from radixnet.gen.routing import (CLOS_AD, MIN_AD, PRIO, UGAL, VAL, accepted_routings, clos_up_ports,
-                                  compile_dor_table, compile_hdor, compile_hyperx, resolve)
+from radixnet.gen.routing import (
+    CLOS_AD,
+    MIN_AD,
+    PRIO,
+    UGAL,
+    VAL,
+    accepted_routings,
+    clos_up_ports,
+    compile_dor_table,
+    compile_hdor,
+    compile_hyperx,
+    resolve,
+)
 from radixnet.golden import kernel
 from radixnet.golden.sim import SimConfig
 from radixnet.hdl.axis import AxisEgress, AxisIngress, tuser_layout

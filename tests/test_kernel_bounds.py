@@ -1,7 +1,7 @@
 """The golden model's compiled code indexes arrays only in bounds, never with a negative number.
 
 The compiled functions are lowered without negative-index wraparound (:func:`radixnet.golden.native.
-no_wraparound`, issue 16): ``a[-1]`` would read before the array instead of its last element. These
+no_wraparound`, DEVELOPERS.md): ``a[-1]`` would read before the array instead of its last element. These
 tests prove that no run of the covered configurations indexes out of bounds: in a fresh process with
 its own numba cache, ``NUMBA_BOUNDSCHECK=1`` makes every access check its index against ``[0, n)``
 (numba checks after the wraparound step, which is then gone, so a negative index is refused too) and

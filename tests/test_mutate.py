@@ -1,4 +1,4 @@
-"""Mutation testing as a tool (issue 13 item 5): the catalogue, and a small sample of the run end to end.
+"""Mutation testing as a tool (docs/cosim.md): the catalogue, and a small sample of the run end to end.
 
 The whole catalogue against the default checks is slow (``make mutate``, about an hour); here every
 catalogue entry is checked to still apply to the sources (its find text occurs exactly once), and three
@@ -17,8 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from radixnet.cosim.mutate import (CATALOGUE, DEFAULT_CHECKS, MutateError, Mutant, apply, classify, load_catalogue,
-                                   package_path)
+from radixnet.cosim.mutate import (
+    CATALOGUE,
+    DEFAULT_CHECKS,
+    Mutant,
+    MutateError,
+    apply,
+    classify,
+    load_catalogue,
+    package_path,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CAT = load_catalogue()

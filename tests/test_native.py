@@ -50,7 +50,7 @@ print(json.dumps({"mode": native.STATE.mode, "misses": native.STATE.misses,
 def test_native_process_never_imports_numba():
     """The benchmark's configurations (min routing, uniform and saturated worst case, both router models, a
     batch after them) run on the native module alone: no call misses a built signature, and neither numba
-    nor llvmlite is imported (their ~120 MB are what the module saves, issue 16)."""
+    nor llvmlite is imported (their ~120 MB are what the module saves, docs/performance.md)."""
     p = python(SIM, "native")
     assert p.returncode == 0, p.stderr[-2000:]
     r = json.loads(p.stdout.splitlines()[-1])

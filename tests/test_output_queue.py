@@ -6,8 +6,7 @@ from collections import deque
 
 import pytest
 from amaranth.sim import Simulator
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.hdl.flit import flit_layout
 from radixnet.hdl.output_queue import OutputQueue

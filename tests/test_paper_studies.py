@@ -1,4 +1,4 @@
-"""The simulation studies of issue #15 item 3 (radixnet.golden.paper_studies): reduced sizes by default, the
+"""The studies of the papers' remaining figures (radixnet.golden.paper_studies): reduced sizes by default, the
 papers' sizes under ``-m slow``. The reduced runs check that each study runs, writes its files, resumes, and
 that the claims which the reduced network can show hold; the full runs check the claims docs/studies.md
 reports as holding."""
@@ -10,10 +10,16 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import build
-from radixnet.golden.paper_studies import (bisection_cut, fig6_networks, fig12_configs, slimfly_partners,
-                                           tapered_clos, ttn_networks)
-from radixnet.golden.studies import STUDIES, run_study
+from radixnet.golden.paper_studies import (
+    bisection_cut,
+    fig6_networks,
+    fig12_configs,
+    slimfly_partners,
+    tapered_clos,
+    ttn_networks,
+)
 from radixnet.golden.sim import SimConfig, Simulator
+from radixnet.golden.studies import STUDIES, run_study
 
 
 def by_text(res, *words):

@@ -1,4 +1,5 @@
-"""Progress on every long run (issue #14, item 5), and the bounded kernel calls of big simulations.
+"""Progress on every long run (gen/progress.py, docs/simulation.md "Progress"), and the bounded kernel calls
+of big simulations.
 
 The display (:class:`radixnet.gen.progress.Progress`) draws only on a terminal: the end-to-end tests
 set ``FORCE_COLOR=1``, which makes rich treat standard error as one, and check that each command names
@@ -102,9 +103,9 @@ def test_rtl_progress_counts_routers(tmp_path):
 
 def test_big_injection_is_split_into_bounded_kernel_calls(monkeypatch):
     """A window that would create more than PACKETS_PER_CALL packets runs as several kernel calls, so the
-    packet ring holds one call's packets and those in flight, not a whole window's (issue #14: a
+    packet ring holds one call's packets and those in flight, not a whole window's (a
     262,144-terminal flattened butterfly at load 0.3 makes 39 million packets per window), and the run's
-    result is the same to the last field (issue #16: the sources hash each packet from its cell)."""
+    result is the same to the last field (the sources hash each packet from its cell)."""
     net = build("fbfly", k=8, n=2)                 # 64 terminals
     monkeypatch.setattr(Simulator, "CAP0", 256)    # the ring starts small and grows to what a call needs
     cfg = SimConfig(net, seed=3, window=400, measure=400, max_warmup=2)

@@ -1,43 +1,38 @@
-"""Routing per topology family (issue 5): dor, hdor, dest-tag, clos-adaptive, the Slim Fly worst case, and
+"""Routing per topology family (docs/simulation.md): dor, hdor, dest-tag, clos-adaptive, the Slim Fly worst case, and
 every (family, routing) pair the CLI offers (docs/router-spec.md §R7d)."""
 
-import atexit
 import io
 import json
-import shutil
-import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from radixnet.cli import main
 from radixnet.gen import ParamError, build, family_names
-from radixnet.gen.export import export
 from radixnet.gen.families.butterfly import butterfly_route_port
 from radixnet.gen.families.ttn import outlets
-from radixnet.gen.routing import (ROUTINGS, DeadlockError, accepted_routings, channel_dependencies,
-                                  check_clos_adaptive, check_deadlock_free, clos_adaptive_dependencies,
-                                  compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table,
-                                  compile_hdor, compile_table, resolve)
+from radixnet.gen.routing import (
+    ROUTINGS,
+    DeadlockError,
+    accepted_routings,
+    channel_dependencies,
+    check_clos_adaptive,
+    check_deadlock_free,
+    clos_adaptive_dependencies,
+    compile_clos_adaptive,
+    compile_dest_tag,
+    compile_dor,
+    compile_dor_table,
+    compile_hdor,
+    compile_table,
+    resolve,
+)
 from radixnet.golden.sim import SimConfig, Simulator, TraceWriter
 from radixnet.golden.traffic import make_pattern
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_ttn import TABLE1, paper_dor_hops  # noqa: E402  (the routed distances of Fig. 4, computed independently)
-
-
-def drain(sim, load, cycles, limit=400):
-    """Inject for ``cycles`` cycles, then run without injection until every packet has left."""
-    recs = []
-    sim.on_ejected = recs.append
-    sim.step(cycles, load)
-    for _ in range(limit):
-        if sim.collected == sim.next_seq:
-            break
-        sim.step(100)
-    return recs
+# tests/test_router_model.py imports drain, family_net and routing_pairs from this module too
+from helpers.routing import SMALL, drain, family_net, routing_pairs  # noqa: F401
+from helpers.ttn import TABLE1, paper_dor_hops  # the routed distances of Fig. 4, computed independently
 
 
 def traced(cfg, load, cycles):
@@ -406,31 +401,6 @@ def test_min_saturates_well_below_ugal_l_on_the_slim_fly_worst_case():
 
 
 # =========================================================== 6. every (family, routing) pair
-SMALL = {
-    "fbfly": {"k": 3, "n": 3}, "hyperx": {"dims": [3, 2]}, "2dfb": {"k": 3, "n": 2}, "hypercube": {"n": 3},
-    "torus": {"dims": [3, 4]}, "mesh": {"dims": [3, 3]}, "slimfly": {"q": 5}, "clex": {"k": 3, "levels": 2},
-    "ttn": {"m": 1, "L": 2, "q": 0}, "tesh": {"m": 1, "L": 2, "q": 1}, "butterfly": {"k": 3, "n": 3},
-    "clos": {"k": 3, "n": 3}, "dragonfly": {"p": 2},
-}
-_FILE_DIR = Path(tempfile.mkdtemp(prefix="radixnet-routing-families-"))
-atexit.register(shutil.rmtree, _FILE_DIR, True)
-_EDGES = _FILE_DIR / "ring.edges"
-export(build("torus", dims=[5]), "edgelist", str(_EDGES))
-SMALL["file"] = {"path": str(_EDGES)}
-
-
-def family_net(family):
-    return build(family, **SMALL[family])
-
-
-def routing_pairs(accepted):
-    out = []
-    for fam in family_names():
-        ok = set(accepted_routings(family_net(fam)))
-        out += [(fam, r) for r in ROUTINGS if (r in ok) == accepted]
-    return out
-
-
 def _cli(family):
     args = ["--topo", family]
     for k, v in SMALL[family].items():

@@ -2,13 +2,19 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from radixnet.cli import main
 from radixnet.gen import build
-from radixnet.gen.routing import (DeadlockError, channel_dependencies, check_deadlock_free, compile_dor_table,
-                                  compile_table, is_acyclic, uniform_channel_load)
+from radixnet.gen.routing import (
+    DeadlockError,
+    channel_dependencies,
+    check_deadlock_free,
+    compile_dor_table,
+    compile_table,
+    is_acyclic,
+    uniform_channel_load,
+)
 from radixnet.golden.sim import SimConfig, Simulator
 
 SMALL = {
@@ -72,7 +78,7 @@ def test_dimension_order_on_hyperx_is_acyclic():
 
 
 def test_slimfly_q5_uniform_near_the_minimal_routing_bound():
-    """Issue 5: Slim Fly q = 5 under uniform random traffic saturates near the bound computed from the
+    """Slim Fly q = 5 under uniform random traffic saturates near the bound computed from the
     most loaded channel of its minimal routes."""
     net = build("slimfly", q=5)
     bound = 1 / uniform_channel_load(net, compile_table(net)).max()

@@ -8,8 +8,8 @@ import pytest
 from scipy.sparse.csgraph import shortest_path
 
 from radixnet.gen import build
-from radixnet.gen.family import get_family, knowledge
 from radixnet.gen.families.slimfly import allowed_q, slimfly_tables
+from radixnet.gen.family import get_family, knowledge
 from radixnet.gen.params import ParamError
 
 QS = [3, 4, 7, 8, 9, 11, 13, 16, 17, 19]   # primes and prime powers, all three deltas
