@@ -6,12 +6,12 @@ Run on demand (not a test), before and after a change to ``golden/``::
     # ... change the kernel ...
     .venv/bin/python benchmarks/golden_digest.py --compare /tmp/before.txt
 
-It runs 81 short simulations (every HyperX routing under both router models, single- and multi-flit
+It runs 125 short simulations (every HyperX routing under each router model, single- and multi-flit
 packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and worst-case
-traffic, the 2DFB priority routing, table routings on a torus, a Clos and a dragonfly, traces on, the
-32-ary reference configuration) and hashes each one's ejection records, flits ejected per cycle,
-channel counts and hop traces; then nine ``run_load`` results (warm-up, measurement, drain, the
-saturation verdict). ``--compare`` prints every configuration whose digest differs and exits 1.
+traffic, the 2DFB priority routing, table routings on a torus, a Clos, a dragonfly and, under
+``hiradix``, a Slim Fly, traces on, the 32-ary reference configuration) and hashes each one's ejection
+records, flits ejected per cycle, channel counts and hop traces; then twelve ``run_load`` results (warm-up,
+measurement, drain, the saturation verdict). ``--compare`` prints every configuration whose digest differs and exits 1.
 """
 
 from __future__ import annotations
@@ -45,11 +45,26 @@ def cases():
     ref = dict(routing="min", vcs=2, vc_depth=16, speedup=2)
     yield "fbfly", {"k": 32, "n": 2}, ref, 0.3, False
     yield "fbfly", {"k": 32, "n": 2}, {**ref, "traffic": "worst-case"}, 0.8, False
+    # the hiradix model (router-spec §R11): every HyperX routing as above, and the other families' routings
+    for rt in ("min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"):
+        for L, E, S in ((1, 0, 1), (4, 0, 2), (3, 2, 1)):
+            for tr, load in (("uniform", 0.4), ("worst-case", 0.9)):
+                yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix", packet_length=L,
+                       egress_depth=E, sink_stall=0.3 if E else 0.0, speedup=S, traffic=tr), load, False)
+    yield "fbfly", {"k": 3, "n": 3}, dict(routing="ugal-s", router_model="hiradix", packet_length=2), 0.5, True
+    yield "fbfly", {"k": 3, "n": 3}, dict(routing="min-ad", router_model="hiradix"), 0.5, True
+    yield "2dfb", {"k": 8, "n": 1}, dict(routing="2dfb-adaptive", router_model="hiradix"), 0.6, True
+    yield "2dfb", {"k": 3, "n": 2}, dict(routing="2dfb-adaptive", router_model="hiradix", packet_length=2), 0.9, False
+    yield "torus", {}, dict(routing="dor", router_model="hiradix", link_latency=2), 0.3, True
+    yield "clos", {}, dict(routing="clos-adaptive", router_model="hiradix"), 0.5, False
+    yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix", packet_length=3), 0.7, True
+    yield "slimfly", {"q": 5}, dict(routing="ugal-s", router_model="hiradix"), 0.9, False
 
 
 LOAD_CASES = [("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s")),
               ("fbfly", {"k": 4, "n": 2}, dict(routing="min", traffic="worst-case")),
-              ("fbfly", {"k": 8, "n": 2}, dict(routing="min-ad", router_model="iq", packet_length=3))]
+              ("fbfly", {"k": 8, "n": 2}, dict(routing="min-ad", router_model="iq", packet_length=3)),
+              ("fbfly", {"k": 8, "n": 2}, dict(routing="ugal-s", router_model="hiradix", packet_length=2))]
 
 
 def digests() -> dict[str, str]:

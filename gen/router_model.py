@@ -17,6 +17,11 @@ Two presets:
     routing: VC allocation, switch allocation and switch traversal one cycle
     each, then the link. One hop costs four cycles; a credit is usable upstream
     two cycles after the flit left the input buffer.
+``hiradix``
+    VC and switch allocation combined, but split into a registered input stage
+    (RI) and output stage (GO), the grant registered before switch traversal
+    (ST) applies it (router-spec §R11): every stage reads registers only. One
+    hop costs four cycles, as ``iq``.
 
 Examples
 --------
@@ -27,6 +32,8 @@ Examples
 9
 >>> zero_load_latency(get_router_model("single-cycle"), hops=1, packet_length=1, link_latency=1)
 3
+>>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
+12
 """
 
 from __future__ import annotations
@@ -61,6 +68,10 @@ class RouterModel:
         is usable upstream ``link_latency + credit_delay`` cycles after its flit left the input buffer.
     summary : str
         One line for ``--help`` and reports.
+    allocation : str
+        How allocation is organised: ``"combined"`` (VA and SA one stage, §R6), ``"va-sa"`` (VA, then SA,
+        §R10) or ``"split"`` (combined VA/SA split into a registered input stage RI and output stage GO,
+        the grant applied by ST in the next cycle, §R11).
     """
 
     name: str
@@ -70,11 +81,17 @@ class RouterModel:
     st_final_delay: int
     credit_delay: int
     summary: str
+    allocation: str = "combined"
 
     @property
     def pipelined(self) -> bool:
         """True when VC allocation is a stage of its own (VA before SA), §R10."""
-        return self.vc_alloc_delay > 0
+        return self.vc_alloc_delay > 0 and self.allocation == "va-sa"
+
+    @property
+    def split(self) -> bool:
+        """True for the split allocator of §R11 (RI | GO | ST)."""
+        return self.allocation == "split"
 
     def traversal_delay(self) -> int:
         """Cycles from an SA grant to the flit being sent on its link (§R10: SA, then ST)."""
@@ -99,7 +116,11 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("single-cycle", 0, 0, 0, 0, 0,
                 "route, allocate and traverse the crossbar in one cycle (spec §R2); 1 cycle per hop"),
     RouterModel("iq", 0, 1, 1, 1, 1,
-                "input-queued VC router, lookahead routing, VA | SA | ST | link (spec §R10); 4 cycles per hop"),
+                "input-queued VC router, lookahead routing, VA | SA | ST | link (spec §R10); 4 cycles per hop",
+                "va-sa"),
+    RouterModel("hiradix", 0, 1, 1, 1, 1,
+                "allocation split into registered input and output stages, RI | GO | ST | link (spec §R11); "
+                "4 cycles per hop", "split"),
 )}
 
 
@@ -120,4 +141,5 @@ def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, lin
     creation cycle), ``hops + 1`` router traversals each followed by a link (the last one the
     ejection link), and ``packet_length - 1`` cycles for the body flits to follow the head.
     """
-    return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1
+    extra = 1 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's ST
+    return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1 + extra

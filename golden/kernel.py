@@ -11,12 +11,15 @@ The arrays travel in named groups (:class:`Params`, :class:`Topo`,
 :class:`Scratch`), so a new piece of state is one field of one group.
 Flits are encoded as ``pid * L + index`` (head: index 0, tail: index L-1).
 
-Two router models share every routing decision (§R10): ``single-cycle``
+Three router models share every routing decision (§R10, §R11): ``single-cycle``
 allocates VC and switch together and traverses in the grant cycle
 (:func:`_allocate` in mode COMBINED); ``iq`` runs VC allocation (mode VA) a
 cycle before switch allocation (mode SA) and delays the flit by the traversal
 stages in its output queue. The same separable and sequential allocators serve
-every mode.
+every mode. ``hiradix`` (:func:`_hiradix`) splits the combined allocation into
+a registered input stage (RI: :func:`_hr_ri`, :func:`_hr_chain`) and output
+stage (GO: :func:`_hr_go`) whose grants switch traversal applies a cycle later
+(ST: :func:`_hr_st`, with :func:`_grant`).
 """
 
 from __future__ import annotations
@@ -37,8 +40,10 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: speedup ``S``, ``L`` flits per packet, link latency ``Tl``, credit latency ``Tc`` (§R10), VA stage
 #: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
-#: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``.
-Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed")
+#: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``; ``split``: the ``hiradix`` model
+#: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link).
+Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
+                               "split")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
@@ -52,9 +57,14 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: instead of every VC: ``act[r, 0, :n_act[r, 0]]`` the heads awaiting a routing decision, ``act[r, 1,
 #: :n_act[r, 1]]`` the VCs holding an output VC (``in_active``), as ``p << 8 | v``; ``act_pos[r, p, v]``: a
 #: VC's place in its list. Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
+#: ``hiradix`` (§R11): ``qadd[r, o]`` the requests a sequential RI made for output o in this cycle so far (added
+#: to q(o), zero between RIs); the request register ``rq[r, :rq_n[r]]`` (RI's lanes of the last cycle, each
+#: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`) and the grant register
+#: ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
+#: ``(o, p, v, ov, phase, decided, inter)``); other models keep them empty.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos")
+                                "act n_act act_pos qadd rq rq_n gr gr_n")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -93,8 +103,10 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
+#: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC
+#: has a request in the request register; ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
-                                "in_list inl out_list nin nout g_list resv tcs n_sa")
+                                "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -196,6 +208,15 @@ def queue_length(credit, out_term, r, o, B):
     for v in range(credit.shape[2]):
         q += B - credit[r, o, v]
     return q
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _qlen(credit, qadd, out_term, r, o, B):
+    """§R7 q(o) as the routing decisions read it: :func:`queue_length`, plus (``hiradix`` sequential RI, §R11.2)
+    one flit per request that the lanes served earlier in this RI made for ``o`` (``qadd``, zero otherwise)."""
+    if out_term[r, o] >= 0:
+        return 0
+    return queue_length(credit, out_term, r, o, B) + qadd[r, o]
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -329,8 +350,8 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
                     + _path_queue(credit, out_term, tp.out_ch, tp.ch_dst, tbl, b, dr, B)
                 prefer_min = qm + Hm <= qn + Hn + prm.thr  # global: queued flits plus hops along each route
             else:
-                prefer_min = queue_length(credit, out_term, r, o_min, B) * Hm \
-                    <= queue_length(credit, out_term, r, o_nm, B) * Hn + prm.thr
+                prefer_min = _qlen(credit, rs.qadd, out_term, r, o_min, B) * Hm \
+                    <= _qlen(credit, rs.qadd, out_term, r, o_nm, B) * Hn + prm.thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     if phase == 0 and r == inter:
         phase = 1
@@ -347,7 +368,7 @@ def _decide_table_nonmin(r, pid, prm, tp, rs, pk, dt, dr, dec):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out, need_q=True):
+def _best_lane(credit, qadd, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_out, need_q=True):
     """Of the parallel lanes to digit m in dimension d, the one with an available VC and the shortest
     queue (ties: lowest lane). Writes (port, vc, q) into lane_out; returns False if none is available.
     ``need_q`` False: the caller reads no q, which is then computed only to compare parallel lanes."""
@@ -359,7 +380,7 @@ def _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, m, c0, c1, B, lane_
         ov = best_ovc(credit, ovc_busy, out_term, r, o, c0, c1)
         if ov < 0:
             continue
-        q = queue_length(credit, out_term, r, o, B) if need_q or port_lanes.shape[3] > 1 else 0
+        q = _qlen(credit, qadd, out_term, r, o, B) if need_q or port_lanes.shape[3] > 1 else 0
         if not found or q < lane_out[2]:
             lane_out[0] = o; lane_out[1] = ov; lane_out[2] = q
             found = True
@@ -406,7 +427,7 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
             forced = i
         if h1 == 1:
             break  # the priority flag forces this direct link, whatever its queue (Algorithm 1 lines 16-22)
-        if _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec) and dec[2] <= Th:
+        if _best_lane(credit, rs.qadd, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec) and dec[2] <= Th:
             dec[2] = 0; dec[3] = 1; dec[4] = r  # h1 cleared; decided; inter unused
             return True
     if h1 == 0:
@@ -416,7 +437,7 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
             own = coords[r, i]
             for s in range(tp.dims[i] - 2, -1, -1):
                 m = s if s < own else s + 1
-                if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
+                if not _best_lane(credit, rs.qadd, ovc_busy, out_term, port_lanes, r, i, m, c0, c1, B, dec):
                     continue
                 if ch_dst[out_ch[r, dec[0]]] == came:
                     continue
@@ -431,7 +452,7 @@ def _decide_2dfb(r, pid, p, dr, dt, prm, tp, rs, pk, dec):
     # every router can hold flits that wait for the next queue to fall under T_h)
     if forced < 0:
         return False
-    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, forced, coords[dr, forced], c0, c1, B, dec):
+    if not _best_lane(credit, rs.qadd, ovc_busy, out_term, port_lanes, r, forced, coords[dr, forced], c0, c1, B, dec):
         return False
     dec[2] = 0; dec[3] = 1; dec[4] = r
     return True
@@ -471,7 +492,7 @@ def _decide_clos(r, dr, dt, prm, tp, rs, dec):
         ov = best_ovc(credit, ovc_busy, out_term, r, u, 0, V)
         if ov < 0:
             continue
-        q = queue_length(credit, out_term, r, u, prm.B)
+        q = _qlen(credit, rs.qadd, out_term, r, u, prm.B)
         if best_o < 0 or q < best_q:
             best_o = u; best_v = ov; best_q = q
     if best_o < 0:
@@ -532,7 +553,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
             # dimension order; of parallel lanes (a dilated channel) the least loaded available one
             for d in range(coords.shape[1]):
                 if coords[r, d] != coords[dr, d]:
-                    if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], 0, V, B, dec,
+                    if not _best_lane(credit, rs.qadd, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], 0, V, B, dec,
                                       False):
                         return False
                     dec[2] = -1
@@ -545,7 +566,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
         best_q = 0
         for d in range(coords.shape[1]):
             if coords[r, d] != coords[dr, d]:
-                if not _best_lane(credit, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], cls * vpc,
+                if not _best_lane(credit, rs.qadd, ovc_busy, out_term, port_lanes, r, d, coords[dr, d], cls * vpc,
                                   (cls + 1) * vpc, B, dec):
                     continue
                 o = dec[0]; ov = dec[1]; q = dec[2]
@@ -592,14 +613,14 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
                     ov = best_ovc(credit, ovc_busy, out_term, r, o, 0, vpc)
                     if ov < 0:
                         continue
-                    q = queue_length(credit, out_term, r, o, B)
+                    q = _qlen(credit, rs.qadd, out_term, r, o, B)
                     if o_nm < 0 or q < best_q or (q == best_q and o < o_nm):
                         o_nm = o; v_nm = ov; best_q = q
             if o_nm >= 0:
                 b = tp.ch_dst[tp.out_ch[r, o_nm]]
                 Hn = 1 + hop_count(coords, b, dr)
         prefer_min = v_min >= 0 and v_nm >= 0 and \
-            queue_length(credit, out_term, r, o_min, B) * Hm <= queue_length(credit, out_term, r, o_nm, B) * Hn + thr
+            _qlen(credit, rs.qadd, out_term, r, o_min, B) * Hm <= _qlen(credit, rs.qadd, out_term, r, o_nm, B) * Hn + thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     # VAL, or UGAL/CLOS AD after the decision: DOR to the intermediate in phase 0, then to the destination
     if phase == 0 and r == inter:
@@ -972,6 +993,280 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return False
 
 
+# ---- the hiradix model (§R11): RI | GO | ST, every stage reading registers only
+
+#: the fields of a request register entry (``Routers.rq[r, i]``)
+RQ_FIELDS = ("p", "v", "o", "ov", "head", "lane", "phase", "decided", "inter")
+#: the fields of a grant register entry (``Routers.gr[r, i]``)
+GR_FIELDS = ("o", "p", "v", "ov", "phase", "decided", "inter")
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_st(r, t, prm, tp, rs, lk, pk, sc):
+    """§R11.4 ST of router ``r`` in cycle ``t``: the grants GO registered in ``t - 1`` applied in each output's
+    grant order (:func:`_grant`: the front flit leaves its buffer, takes a credit, joins the output queue to
+    leave on the link from ``t + dst``; a head commits RI's decision, binds and holds with ``L > 1``; a tail
+    unbinds and releases). The flit popped is the VC's front flit, and its own index says head, body or tail."""
+    gr = rs.gr
+    n = rs.gr_n[r]
+    for i in range(n):
+        _grant(r, gr[r, i, 1], gr[r, i, 2], gr[r, i, 0], gr[r, i, 3], gr[r, i, 4], gr[r, i, 5], gr[r, i, 6], t,
+               sc.tcs[0], prm, tp, rs, lk, pk)
+    rs.gr_n[r] = 0
+    return n > 0
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_go(r, prm, tp, rs, sc):
+    """§R11.3 GO of router ``r``: the request register's requests, per output ranked by input from
+    ``ptr_out[o]`` and by lane, granted up to ``S`` per output on the view (the state after this cycle's ST)
+    with the output's earlier grants of this cycle counted (a credit each, a hold for a head of a packet
+    longer than a flit; counted in ``credit`` and ``ovc_busy`` while the output is served, then undone: GO
+    changes no state, it registers). A head to a network port is given the idle VC of its class with the most
+    credits. The grants go into the grant register, in grant order per output."""
+    P, V, S, L = rs.buf.shape[1], prm.V, prm.S, prm.L
+    ej_depth = V * prm.B
+    vpc = prm.vpc
+    rq, gr, out_term, credit, ovc_busy = rs.rq, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
+    bucket, bcount = sc.bucket, sc.bcount
+    sc.nout[0] = 0
+    for i in range(rs.rq_n[r]):
+        p = rq[r, i, 0]
+        v = rq[r, i, 1]
+        sc.req_v[p, v] = rq[r, i, 3]
+        sc.req_hd[p, v] = rq[r, i, 4]
+        sc.req_ph[p, v] = rq[r, i, 6]
+        sc.req_dc[p, v] = rq[r, i, 7]
+        sc.req_in[p, v] = rq[r, i, 8]
+        _bucket_add(r, rq[r, i, 2], p, v, rq[r, i, 5], rs.ptr_out, P, V, sc)   # rank by input, then lane
+    ng = 0
+    for i in range(sc.nout[0]):
+        o = sc.out_list[i]
+        n = bcount[o]
+        bcount[o] = 0
+        eject = out_term[r, o] >= 0
+        takes = not eject or prm.E > 0   # the output VC has credits (network port, or E >= 1, §R3a)
+        g0 = ng
+        last_p = -1
+        for e in range(n):
+            if ng - g0 >= S:
+                break
+            p = (bucket[o, e] >> 16) & 0xFFFF
+            v = bucket[o, e] & 0xFFFF
+            ov = sc.req_v[p, v]
+            hd = sc.req_hd[p, v]
+            if eject:
+                ov = 0
+                if rs.oq_cnt[r, o] + (ng - g0) >= ej_depth:
+                    continue   # the ejection queue (its flits after this cycle's ST, and earlier grants) is full
+                if hd and ovc_busy[r, o, 0]:
+                    continue   # a packet holds the port (or an earlier head of this cycle, L > 1)
+            elif hd:
+                ov = best_ovc(credit, ovc_busy, out_term, r, o, (ov // vpc) * vpc, (ov // vpc + 1) * vpc)
+                if ov < 0:
+                    continue   # no idle VC of the class with a credit left
+            if takes:
+                if credit[r, o, ov] <= 0:
+                    continue
+                credit[r, o, ov] -= 1   # counted for the later grants of this output (undone below)
+            if hd and L > 1:
+                ovc_busy[r, o, ov] = 1
+            gr[r, ng, 0] = o
+            gr[r, ng, 1] = p
+            gr[r, ng, 2] = v
+            gr[r, ng, 3] = ov
+            gr[r, ng, 4] = sc.req_ph[p, v]
+            gr[r, ng, 5] = sc.req_dc[p, v]
+            gr[r, ng, 6] = sc.req_in[p, v]
+            ng += 1
+            last_p = p
+        if last_p >= 0:
+            rs.ptr_out[r, o] = wrap(last_p + 1, P)
+        for k in range(g0, ng):   # GO changes no state: its grants take effect at ST
+            ov = gr[r, k, 3]
+            if takes:
+                credit[r, o, ov] += 1
+            if L > 1 and sc.req_hd[gr[r, k, 1], gr[r, k, 2]]:
+                ovc_busy[r, o, ov] = 0
+    rs.gr_n[r] = ng
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_ri(r, prm, tp, rs, pk, sc):
+    """§R11.2 RI of router ``r`` on the view: each input VC's eligibility (with u(v), whether it has a request
+    in the request register that GO decides in this cycle), up to ``S`` eligible VCs per input selected round
+    robin from ``ptr_in[p]`` (which moves past the last one selected), registered as lanes ``0..S-1``. Sequential
+    routings: the selected lanes are served in order (inputs from ``ptr_seq``, lanes in order), each head
+    deciding again on the view with one more flit in ``q`` per earlier request of this RI at the output, and no
+    output taking more than ``S`` requests (a lane that would is not registered: it waits)."""
+    V, S, L = prm.V, prm.S, prm.L
+    rq, out_term, dec = rs.rq, tp.out_term, sc.dec
+    n_old = rs.rq_n[r]
+    for i in range(n_old):
+        sc.hu[rq[r, i, 0], rq[r, i, 1]] = 1
+    nin = 0
+    for k in range(2):
+        for i in range(rs.n_act[r, k]):
+            pv = rs.act[r, k, i]
+            p = pv >> 8
+            v = pv & 0xFF
+            if k == 1:   # bound to an output VC (§R11.4)
+                o = rs.in_o[r, p, v]
+                ov = rs.in_ov[r, p, v]
+                if sc.hu[p, v]:
+                    # the front flit is requested: the next one, if the front is no tail, a second flit is here
+                    # and the output VC holds two credits (none needed at an ejection port with E = 0)
+                    if rs.bcnt[r, p, v] < 2:
+                        continue
+                    flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
+                    if flit - packet_of(flit, L) * L == L - 1:
+                        continue
+                    if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < 2:
+                        continue
+                elif _no_credit(r, o, ov, prm, tp, rs):
+                    continue
+                sc.req_v[p, v] = ov
+                sc.req_hd[p, v] = 0
+                sc.req_ph[p, v] = -1   # the packet keeps its header (_grant)
+                sc.req_dc[p, v] = 0
+                sc.req_in[p, v] = 0
+            else:        # a head: never requested while an earlier request of its VC is undecided
+                if sc.hu[p, v]:
+                    continue
+                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
+                if not _decide(r, p, pid, prm, tp, rs, pk, dec):
+                    continue
+                o = dec[0]
+                if out_term[r, o] >= 0 and _eject_blocked(r, o, prm, tp, rs):
+                    continue  # ejection port held by another packet (§R5) or out of credits (§R3a)
+                sc.req_v[p, v] = dec[1]
+                sc.req_hd[p, v] = 1
+                sc.req_ph[p, v] = dec[2]
+                sc.req_dc[p, v] = dec[3]
+                sc.req_in[p, v] = dec[4]
+            sc.req_o[p, v] = o
+            if not sc.inl[p]:
+                sc.inl[p] = 1
+                sc.in_list[nin] = p
+                nin += 1
+    for i in range(n_old):
+        sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
+    seq = prm.sequential
+    n = 0
+    for i in range(nin):
+        p = sc.in_list[i]
+        sc.inl[p] = 0
+        k = 0
+        last = -1
+        for j in range(V):
+            v = wrap(rs.ptr_in[r, p] + j, V)
+            o = sc.req_o[p, v]
+            sc.req_o[p, v] = -1
+            if o < 0 or k >= S:
+                continue
+            if seq:
+                sc.sel[p, k] = v
+            else:
+                rq[r, n, 0] = p
+                rq[r, n, 1] = v
+                rq[r, n, 2] = o
+                rq[r, n, 3] = sc.req_v[p, v]
+                rq[r, n, 4] = sc.req_hd[p, v]
+                rq[r, n, 5] = k
+                rq[r, n, 6] = sc.req_ph[p, v]
+                rq[r, n, 7] = sc.req_dc[p, v]
+                rq[r, n, 8] = sc.req_in[p, v]
+                n += 1
+            k += 1
+            last = v
+        if seq:
+            sc.nsel[p] = k
+        if last >= 0:
+            rs.ptr_in[r, p] = wrap(last + 1, V)
+    if seq:
+        n = _hr_chain(r, prm, tp, rs, pk, sc, nin)
+    rs.rq_n[r] = n
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_chain(r, prm, tp, rs, pk, sc, nin):
+    """§R11.2, sequential routings: the selected lanes (``sc.sel``) served in order, inputs from ``ptr_seq``
+    (advancing every cycle), each input's lanes in lane order; a head decides again on the view plus one flit
+    in ``q`` per request the lanes before it made for that output (``qadd``); an output with ``S`` requests
+    in this RI takes no more (the lane waits, its decision not committed); a bound lane requests its output
+    and counts the same way. Returns the requests registered."""
+    P, S, L = rs.buf.shape[1], prm.S, prm.L
+    rq, out_term, dec, grants_o = rs.rq, tp.out_term, sc.dec, sc.grants_o
+    start = rs.ptr_seq[r]
+    rs.ptr_seq[r] = wrap(start + 1, P)
+    if nin == 0:
+        return 0
+    for o in range(P):
+        grants_o[o] = 0
+    n = 0
+    for i in range(P):
+        p = wrap(start + i, P)
+        for k in range(sc.nsel[p]):
+            v = sc.sel[p, k]
+            if rs.in_active[r, p, v]:
+                o = rs.in_o[r, p, v]
+                ov = rs.in_ov[r, p, v]
+                hd = 0
+                ph = -1
+                dc = 0
+                inter = 0
+            else:
+                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
+                if not _decide(r, p, pid, prm, tp, rs, pk, dec):
+                    continue
+                o = dec[0]
+                if out_term[r, o] >= 0 and _eject_blocked(r, o, prm, tp, rs):
+                    continue
+                ov = dec[1]
+                hd = 1
+                ph = dec[2]
+                dc = dec[3]
+                inter = dec[4]
+            if grants_o[o] >= S:
+                continue   # the output has S requests in this RI: wait, decision not committed
+            grants_o[o] += 1
+            rs.qadd[r, o] += 1
+            rq[r, n, 0] = p
+            rq[r, n, 1] = v
+            rq[r, n, 2] = o
+            rq[r, n, 3] = ov
+            rq[r, n, 4] = hd
+            rq[r, n, 5] = k
+            rq[r, n, 6] = ph
+            rq[r, n, 7] = dc
+            rq[r, n, 8] = inter
+            n += 1
+        sc.nsel[p] = 0
+    for o in range(P):
+        rs.qadd[r, o] = 0
+    return n
+
+
+@compiled(cache=True, _nrt=False)
+def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
+    """Router ``r`` in cycle ``t`` under ``hiradix`` (§R11): ST applies the grant register, then GO decides the
+    request register and RI makes new requests, both on the state ST left (the view; GO registers its grants
+    without applying them, so RI does not see them, and RI reads the request register GO decides only for
+    u(v)). True when a flit moved."""
+    moved = False
+    if rs.gr_n[r] > 0:
+        moved = _hr_st(r, t, prm, tp, rs, lk, pk, sc)
+    if rs.rq_n[r] > 0:
+        _hr_go(r, prm, tp, rs, sc)
+    if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+        _hr_ri(r, prm, tp, rs, pk, sc)
+    else:   # no flit: no request (each request's flit is still in its buffer)
+        rs.rq_n[r] = 0
+        if prm.sequential:
+            rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
+    return moved
+
+
 @compiled(cache=True, inline="always", _nrt=False)
 def _log_ejection(pid, t, ej):
     """Packet ``pid``'s tail left the network in cycle ``t``: its slot and cycle join ``ej`` (the caller frees
@@ -1020,7 +1315,7 @@ def collect_ejected(ej, pk, term_router, want):
     among them) as it left; their slots are freed (``seq``: :data:`SLOT_FREE`) whatever ``want`` is.
 
     A field no reader takes is not gathered: the packet's fields were last touched when it was created, so each
-    one read here is a cache miss per packet (streaming statistics read four of the eight, issue #16)."""
+    one read here is a cache miss per packet (streaming statistics read four of the eight)."""
     for i in range(ej.n[0]):
         pid = ej.slot[i]
         if want & 1:
@@ -1121,7 +1416,10 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         # start-of-cycle state: SA serves only VCs allocated before this cycle (in_ready), and VA sees no
         # credit or VC that SA changes in this cycle
         sc.tcs[0] = t % Tc
-        if prm.dv == 0:
+        if prm.split:   # hiradix (§R11): per router ST, GO, RI
+            for r in range(R):
+                moved |= _hiradix(r, t, prm, tp, rs, lk, pk, sc)
+        elif prm.dv == 0:
             for r in range(R):
                 moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
         else:
@@ -1270,14 +1568,15 @@ def decide_reference(known: dict) -> bool:
     tp = Topo(**{f: known.get(f, shapes.get(f, z1)) for f in Topo._fields})
     V, B = int(known["V"]), int(known["B"])
     rs = Routers(**{f: z1 for f in Routers._fields})._replace(
-        buf=np.zeros((1, 1, V, B), np.int64), credit=known["credit"], ovc_busy=known["ovc_busy"])
+        buf=np.zeros((1, 1, V, B), np.int64), credit=known["credit"], ovc_busy=known["ovc_busy"],
+        qadd=np.zeros(np.shape(known["credit"])[:2], np.int64))
     pk = Packets(**{f: z1 for f in Packets._fields})._replace(
         dst=known["pkt_dst"], phase=known["pkt_phase"], decided=known["pkt_decided"], inter=known["pkt_inter"],
         hops=known["pkt_hops"])
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
-                 sseed=0)
+                 sseed=0, split=False)
     pid, dec = int(known.get("pid", 0)), known["dec"]
     ok = bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))
     if ok and dec[2] < 0:   # the header leaves as it came

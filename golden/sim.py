@@ -28,10 +28,25 @@ from ..gen.params import ROUTER_LIMITS, Param
 from ..gen.progress import report
 from ..gen.resources import MEMORY_FRACTION, format_bytes, memory_limit
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
-from ..gen.routing import (PRIO, TUGAL_G, TUGAL_L, TVAL, HyperXTables, check_clos_adaptive, check_deadlock_free,
-                           compile_clos_adaptive, compile_dest_tag, compile_dor, compile_dor_table, compile_hdor,
-                           compile_hyperx, compile_table, get_routing, resolve, ROUTINGS)
-
+from ..gen.routing import (
+    PRIO,
+    ROUTINGS,
+    TUGAL_G,
+    TUGAL_L,
+    TVAL,
+    HyperXTables,
+    check_clos_adaptive,
+    check_deadlock_free,
+    compile_clos_adaptive,
+    compile_dest_tag,
+    compile_dor,
+    compile_dor_table,
+    compile_hdor,
+    compile_hyperx,
+    compile_table,
+    get_routing,
+    resolve,
+)
 from . import kernel
 from .held import HeldRows, held_put, held_take, held_widen, within_quota
 from .sources import PacketDraws, Sources, reused
@@ -100,8 +115,10 @@ class SimConfig:
     speedup : int
         Router speedup S (§R1).
     router_model : str or RouterModel
-        The router pipeline (§R10): ``single-cycle`` (route, allocate and traverse in one cycle) or ``iq``
-        (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each).
+        The router pipeline (§R10): ``single-cycle`` (route, allocate and traverse in one cycle), ``iq``
+        (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each) or
+        ``hiradix`` (combined allocation split into a registered input stage and output stage, the grant
+        applied by switch traversal a cycle later, §R11).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
     seed : int
@@ -236,7 +253,10 @@ class SimConfig:
         # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
         W = wheel_slots(self.model.traversal_delay())
-        parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 6 + 2 * W) + w * P * P * V,
+        # hiradix (§R11): the request (9 fields) and grant (7 fields) registers, S lanes per port, and the
+        # requests of a sequential RI per output (every model)
+        regs = 16 * S if self.model.split else 0
+        parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 7 + 2 * W + regs) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 3 * w * T + 12 * w * per_call,
                  "tables": 3 * w * R * R if getattr(self, "_table", None) is not None else w * R * 64}
@@ -330,7 +350,7 @@ class SimConfig:
         return ncls
 
 
-#: the packet ring's fields and their types (issue 16: compact packet state, 48 bytes a packet with its
+#: the packet ring's fields and their types (compact packet state, 48 bytes a packet with its
 #: 64-bit sequence number, against 112 at 64 bits each). Cycles, terminals, routers and slots fit 32 bits
 #: (the limits: cycles below 2^31, ROUTER_LIMITS for the rest), hop counts and VCs 16, flags 8.
 PACKET_DTYPES = {"src": np.int32, "dst": np.int32, "phase": np.int8, "decided": np.int8, "inter": np.int32,
@@ -573,6 +593,14 @@ class Simulator:
         # holding an output VC) and each VC's place in its list
         self.act, self.n_act = np.zeros((R, 2, P * V), i32), np.zeros((R, 2), i32)
         self.act_pos = np.zeros((R, P, V), i32)
+        # hiradix (§R11): per router the request register (RI -> GO) and the grant register (GO -> ST), up to S
+        # lanes per input and S grants per output (kernel.RQ_FIELDS, kernel.GR_FIELDS); a sequential RI's
+        # requests so far per output (added to q). Other models keep the registers empty.
+        S = int(cfg.speedup)
+        nreg = P * S if model.split else 1
+        self.rq, self.rq_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
+        self.gr, self.gr_n = np.zeros((R, nreg, len(kernel.GR_FIELDS)), i32), np.zeros(R, i32)
+        self.qadd = np.zeros((R, P), i32)
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
         self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)
@@ -587,8 +615,9 @@ class Simulator:
                             vpc=int(V // cfg._ncls),
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
                             S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
-                            dst=model.traversal_delay(), watchdog=int(cfg.watchdog), trace_on=self.trace_on,
-                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed))
+                            dst=model.st_final_delay if model.split else model.traversal_delay(),
+                            watchdog=int(cfg.watchdog), trace_on=self.trace_on,
+                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split)
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,
@@ -601,7 +630,8 @@ class Simulator:
                             req_v=z(P, V), req_ph=z(P, V), req_dc=z(P, V), req_in=z(P, V),
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
                             in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), nout=z(1), g_list=z(P), resv=z(P * V),
-                            tcs=z(1), n_sa=z(1))
+                            tcs=z(1), n_sa=z(1), req_hd=z(P, V), hu=z(P, V), sel=z(P, max(1, min(V, S))),
+                            nsel=z(P))
         self._alloc_packets(self.CAP0)
         self.nfree = self.CAP0   # free ring slots (pkt_seq kernel.SLOT_FREE), taken in ring order from slot_at
         self.slot_at = 0

@@ -1,0 +1,213 @@
+"""The ``hiradix`` router model in the golden simulator (docs/router-spec.md §R11): RI | GO | ST | link.
+
+The zero-load timeline of §R11.5 against ``zero_load_latency``; conservation of flits and credits and no
+deadlock at high load for table, greedy adaptive and sequential routings; the throughput two VCs buy
+(§R11.5: one VC sends a single-flit packet every other cycle); and short scenarios worked by hand from
+§R11.2-§R11.4 checked against the trace (§R9: a hop at its ST cycle, ``sent`` when it takes the link)."""
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from radixnet.cli import main
+from radixnet.gen import build
+from radixnet.gen.router_model import get_router_model, zero_load_latency
+from radixnet.golden.sim import SimConfig, Simulator, TraceWriter
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_router_model import lone_packets  # noqa: E402
+
+HR = get_router_model("hiradix")
+
+
+def test_the_preset_is_split_and_not_pipelined():
+    assert HR.split and not HR.pipelined
+    assert (HR.routing_delay, HR.vc_alloc_delay, HR.sw_alloc_delay, HR.st_final_delay, HR.credit_delay) == \
+        (0, 1, 1, 1, 1)
+    # §R11.5: L = 1 as iq; L > 1 one cycle more (the first body waits for its head's ST)
+    assert zero_load_latency(HR, 1, 1, 1) == zero_load_latency(get_router_model("iq"), 1, 1, 1) == 9
+    assert zero_load_latency(HR, 1, 3, 1) == zero_load_latency(get_router_model("iq"), 1, 3, 1) + 1 == 12
+
+
+@pytest.mark.parametrize("speedup", [1, 2])
+@pytest.mark.parametrize("length", [1, 3])
+@pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
+                                                ("fbfly", dict(k=4, n=3), "ugal", 1),
+                                                ("fbfly", dict(k=3, n=3), "clos-ad", 1),
+                                                ("slimfly", dict(q=5), "sp", 1),
+                                                ("fbfly", dict(k=4, n=2), "min-ad", 2)])
+def test_zero_load_latency_is_the_spec_timeline(speedup, length, topo, kw, routing, tl):
+    """§R11.5: a lone packet is ejected Tl + (H + 1) * (3 + Tl) + L - 1 (+1 for L > 1) cycles after its
+    creation, for several hop counts, at speedup 1 and 2."""
+    net = build(topo, **kw)
+    sim = Simulator(SimConfig(net, routing=routing, seed=3, packet_length=length, speedup=speedup,
+                              link_latency=tl, router_model="hiradix"))
+    rng = np.random.default_rng(11)
+    pairs = [(int(rng.integers(net.num_terminals)), int(rng.integers(net.num_terminals))) for _ in range(30)]
+    got = lone_packets(sim, pairs)
+    assert len({h for _, h in got}) >= 2   # several hop counts
+    for lat, hops in got:
+        assert lat == zero_load_latency(HR, hops, length, tl), (lat, hops)
+
+
+def credit_balance(sim):
+    """Per network channel and VC: upstream credits + flits in the downstream buffer + flits on the link +
+    credits on the way back + flits granted into the upstream output queue. Each must equal B."""
+    net = sim.cfg.net
+    out = np.zeros((net.num_channels, sim.V), np.int64)
+    for c in range(net.num_channels):
+        r, o = net.src[c], net.src_port[c]
+        out[c] += sim.credit[r, o]
+        out[c] += sim.bcnt[net.dst[c], net.dst_port[c]]
+        out[c] += sim.cpipe[c].sum(0)
+        for k in range(sim.Tl):
+            if sim.pipe_flit[c, k] >= 0:
+                out[c, sim.pipe_vc[c, k]] += 1
+        for i in range(sim.oq_cnt[r, o]):
+            out[c, sim.oqv[r, o, (sim.oq_head[r, o] + i) % sim.oq_cap]] += 1
+    return out
+
+
+CASES = [("fbfly", dict(k=4, n=2), "min", {}),                      # table-like deterministic (DOR)
+         ("fbfly", dict(k=4, n=2), "min-ad", {"packet_length": 4}),  # greedy adaptive, wormhole
+         ("fbfly", dict(k=4, n=2), "ugal", {"speedup": 1}),
+         ("fbfly", dict(k=4, n=2), "val", {"packet_length": 3, "egress_depth": 2, "sink_stall": 0.3}),
+         ("fbfly", dict(k=4, n=2), "ugal-s", {}),                   # sequential
+         ("fbfly", dict(k=4, n=2), "clos-ad", {"packet_length": 3, "speedup": 1}),
+         ("slimfly", dict(q=5), "sp", {"packet_length": 2}),         # table routing
+         ("slimfly", dict(q=5), "ugal-l", {}),                       # greedy adaptive on tables
+         ("slimfly", dict(q=5), "ugal-s", {"packet_length": 3}),     # sequential on tables
+         ("slimfly", dict(q=5), "val", {"speedup": 1, "egress_depth": 1, "sink_stall": 0.2})]
+
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)])
+def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
+    """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
+    every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
+    arrives exactly once, every credit comes home and the request and grant registers are empty."""
+    net = build(topo, **kw)
+    sim = Simulator(SimConfig(net, routing=routing, seed=9, router_model="hiradix", watchdog=2000, **extra))
+    seen = []
+    sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
+    for _ in range(6):
+        sim.step(97, 0.95)
+        assert (credit_balance(sim) == sim.B).all()
+        assert sim.rq_n.max() > 0 or sim.gr_n.max() > 0   # the registers are in use
+    for _ in range(200):
+        if sim.collected == sim.next_seq:
+            break
+        sim.step(50)
+        assert (credit_balance(sim) == sim.B).all()
+    ids = np.concatenate(seen)
+    assert sim.collected == sim.next_seq > 500
+    assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
+    assert sim.bcnt.sum() == 0 and sim.oq_cnt.sum() == 0 and sim.ovc_busy.sum() == 0 and sim.in_active.sum() == 0
+    assert sim.rq_n.sum() == 0 and sim.gr_n.sum() == 0 and sim.qadd.sum() == 0
+    full = np.where((sim.out_ch >= 0)[:, :, None], sim.B, 0) * np.ones((1, 1, sim.V), np.int64)
+    E = int(sim.cfg.egress_depth)
+    if E:
+        full[net.ej_router, net.ej_port, 0] = E
+    assert np.array_equal(sim.credit, full)
+
+
+def test_two_vcs_keep_an_input_busy():
+    """§R11.5: single-flit packets of one VC go one per two cycles, so two VCs are needed to keep an input
+    busy. Uniform single-flit traffic on the 4-ary 2-flat (S = 2): with V = 2 the router carries 0.65
+    unsaturated and accepts about 0.7 when saturated; with V = 1 (a packet every other cycle per input at
+    most, and head-of-line blocking) it saturates below 0.5."""
+    net = build("fbfly", k=4, n=2)
+
+    def run(V, load):
+        return Simulator(SimConfig(net, routing="min", vcs=V, vc_depth=32 // V, seed=2, router_model="hiradix",
+                                   measure=1500)).run_load(load)
+    two = run(2, 0.65)
+    assert not two["saturated"] and abs(two["accepted_throughput"] - 0.65) < 0.02, two
+    two = run(2, 0.9)
+    assert 0.66 < two["accepted_throughput"] < 0.8, two
+    one = run(1, 0.65)
+    assert one["saturated"] and 0.4 < one["accepted_throughput"] < 0.5, one
+
+
+def traced(net, batch, **kw):
+    """Run the explicit packets ``batch`` ([(cycle, src, dst)]) under hiradix; their trace records by id."""
+    sim = Simulator(SimConfig(net, routing="min", router_model="hiradix", **kw), trace=True)
+    buf = io.StringIO()
+    sim.on_ejected = TraceWriter(buf)
+    cyc, src, dst = (np.array(x) for x in zip(*batch))
+    sim.step(1, batch_cycles=cyc, batch_src=src, batch_dst=dst)
+    sim.step(80)
+    recs = {r["id"]: r for r in map(json.loads, buf.getvalue().splitlines())}
+    assert len(recs) == len(batch)
+    return recs
+
+
+def test_two_heads_meet_at_one_output_the_loser_asks_again():
+    """Terminals 0 and 1 (router 0's input ports 0 and 1) each send a packet to terminal 2 in cycle 0.
+    Both heads are usable at 1 and RI registers both requests; GO at 2 ranks input 0 first (``ptr_out`` 0)
+    and with S = 1 grants it alone; the loser's request is dropped, RI at 2 cannot ask again (u(v) = 1: its
+    request is being decided), RI at 3 does, GO at 4 grants it: ST (the hop's cycle) at 3 and 5, the link at
+    4 and 6, ejected at 5 and 7. With S = 2 GO grants both at 2, both traverse at 3 and leave the output
+    queue one per cycle in grant order (sent 4 and 5)."""
+    net = build("fbfly", k=4, n=2)
+    assert net.inj_router[0] == net.inj_router[1] == net.ej_router[2] == 0
+    ej = int(net.ej_port[2])
+    for S, hop_b, sent_b, ej_b in ((1, 5, 6, 7), (2, 3, 5, 6)):
+        recs = traced(net, [(0, 0, 2), (0, 1, 2)], speedup=S)
+        a, b = recs[0], recs[1]
+        assert (a["src"], b["src"]) == (0, 1)
+        assert a["hops"] == [[0, ej, 0, 3]] and a["sent"] == [4] and a["ejected"] == 5, (S, a)
+        assert b["hops"] == [[0, ej, 0, hop_b]] and b["sent"] == [sent_b] and b["ejected"] == ej_b, (S, b)
+
+
+def test_wormhole_holds_the_ejection_port_until_its_tail():
+    """Three-flit packets from terminals 0 and 1 to terminal 2, S = 1: A's head wins GO at 2 and binds and
+    holds the port at its ST (3); its body is requested at 3 (after the bind, §R11.5), its tail at 4 while
+    the body's request is decided (u(v) = 1: the bound VC asks for the next flit): ST 5 and 6, ejected 8
+    (= zero-load 1 + 4 + 3). B asks again at 3 but the port is held until A's tail's ST at 6: RI at 6, GO 7,
+    ST 8 (its hop), body ST 10, tail ST 11, on the link at 12, ejected 13."""
+    net = build("fbfly", k=4, n=2)
+    recs = traced(net, [(0, 0, 2), (0, 1, 2)], speedup=1, packet_length=3)
+    a, b = recs[0], recs[1]
+    assert [h[3] for h in a["hops"]] == [3] and a["sent"] == [4] and a["ejected"] == 8, a
+    assert [h[3] for h in b["hops"]] == [8] and b["sent"] == [9] and b["ejected"] == 13, b
+
+
+def test_one_vc_sends_single_flit_packets_every_other_cycle():
+    """§R11.5: four single-flit packets of terminal 0 on VC 0 (V = 1), all to terminal 5 on the next router:
+    injected in 0..3, RI takes each head only after GO decided the one before, so ST runs at 3, 5, 7, 9."""
+    net = build("fbfly", k=4, n=2)
+    recs = traced(net, [(0, 0, 5)] * 4, speedup=2, vcs=1, vc_depth=8)
+    assert [recs[i]["hops"][0][3] for i in range(4)] == [3, 5, 7, 9]
+    assert [recs[i]["ejected"] for i in range(4)] == [9, 11, 13, 15]
+
+
+
+@pytest.mark.parametrize("speedup", [1, 2])
+def test_two_vcs_send_single_flit_packets_every_cycle(speedup):
+    """The same four packets with V = 2: they alternate VCs at injection (packet i on VC i mod V, §R3), and
+    while GO decides one VC's head RI requests the other's: ST at 3, 4, 5, 6. Each head is given the idle
+    output VC with the most credits at GO, so they alternate VCs downstream too: ST at 7..10 there, ejected
+    at 9..12."""
+    net = build("fbfly", k=4, n=2)
+    recs = traced(net, [(0, 0, 5)] * 4, speedup=speedup, vcs=2, vc_depth=8)
+    assert [recs[i]["hops"][0][3] for i in range(4)] == [3, 4, 5, 6]
+    assert [recs[i]["hops"][0][2] for i in range(4)] == [0, 1, 0, 1]
+    assert [recs[i]["hops"][1][3] for i in range(4)] == [7, 8, 9, 10]
+    assert [recs[i]["ejected"] for i in range(4)] == [9, 10, 11, 12]
+
+
+def test_cli_runs_hiradix(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["sim", "--help"])
+    assert exc.value.code == 0 and "hiradix:" in capsys.readouterr().out
+    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "2", "--load", "0.1", "--router-model", "hiradix",
+                 "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["router_model"] == "hiradix"
+    want = zero_load_latency(HR, rep["avg_hops"], 1, 1)
+    assert abs(rep["zero_load_latency"] - want) < 1e-3
+    assert want <= rep["avg_latency"] < want + 1.0
