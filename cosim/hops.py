@@ -1,4 +1,4 @@
-"""Every hop of the RTL against the golden trace, the backpressure counters and the coverage bins (issue 13).
+"""Every hop of the RTL against the golden trace, the backpressure counters and the coverage bins.
 
 The network and switch tops built with ``observe=True``
 (:class:`radixnet.hdl.network.NetworkTop`) bring out every router's links
@@ -329,7 +329,7 @@ class HopTracker:
         ``sequential`` bins.
         """
         topo = self.topo
-        V, K, S = int(topo["V"]), int(topo["K"]), int(topo.get("S", 1))
+        V, K = int(topo["V"]), int(topo["K"])
         vpc = V // K
         routing = topo.get("routing")
         out = {}

@@ -1,4 +1,4 @@
-"""A matrix of co-simulations: many ``radixnet cosim`` configurations, one verdict table (issue 17 item 3).
+"""A matrix of co-simulations: many ``radixnet cosim`` configurations, one verdict table.
 
 ``radixnet cosim-matrix --matrix FILE --out DIR`` reads a list of configurations, checks every one of them
 as ``radixnet cosim`` would before anything runs (:func:`load_matrix`), runs them in this process, in local

@@ -1,4 +1,4 @@
-"""Mutation testing of the RTL (issue 13 item 5): plant each bug of a catalogue, run the checks, tabulate the kills.
+"""Mutation testing of the RTL: plant each bug of a catalogue, run the checks, tabulate the kills.
 
 ``make mutate`` or ``python -m radixnet.cosim.mutate`` reads the catalogue (``cosim/mutations.toml``:
 per mutant an ``id``, the ``file``, the exact ``find`` text, which must occur once, its ``replace``ment,
@@ -83,7 +83,7 @@ SUBPACKAGES = ("gen", "golden", "hdl", "cosim")
 #: All of them are in the default test suite. The unit stage needs no Verilator build (seconds per
 #: mutant); the co-simulations are ordered so that the designs most mutants change come first.
 DEFAULT_CHECKS = [
-    "tests/test_hdl_units.py tests/test_hdl_router_units.py tests/test_hdl_router.py "
+    "tests/test_hdl_rr_helpers.py tests/test_hdl_units.py tests/test_hdl_router_units.py tests/test_hdl_router.py "
     "tests/test_hdl_route_adaptive.py tests/test_hdl_axis.py "
     "-k 'not yosys and not synthesizes and not make_rtl and not rtlgen'",
     " ".join([
@@ -101,6 +101,8 @@ DEFAULT_CHECKS = [
         "tests/test_cosim_iq.py::test_sequential_va",
         # speedup 2 (§R8b)
         "tests/test_cosim_speedup.py::test_single_cycle_bypass_and_full_ejection_queue",
+        # speedup 2, the sequential allocator and multi-flit packets together, every model
+        "tests/test_cosim_corners.py",
         "tests/test_cosim_speedup.py::test_greedy_va_second_vc",
         # sinks that stall (§R3a)
         "'tests/test_egress.py::test_axis_sinks_that_drop_tready_at_random[single-cycle-1-seeds0]'",

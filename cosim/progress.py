@@ -1,4 +1,4 @@
-"""Progress of a co-simulation across the simulator's process boundary (issue 14 item 5).
+"""Progress of a co-simulation across the simulator's process boundary.
 
 The cocotb testbench runs inside the simulator, a process of its own; ``radixnet cosim`` shows its
 progress as the golden model's does (:class:`radixnet.gen.progress.Progress`). The testbench writes

@@ -202,8 +202,8 @@ def cosim_router(net, *, router: int | None = None, sim: str = "verilator", wave
     differ), ``first`` (the first ones, with their golden paths), ``credit_mismatches``, ``cycles``,
     ``cycles_per_s``, ``error``, the timings and ``verilog_bytes`` (size of the flat Verilog).
     """
-    from ..hdl.rtlgen import flat_verilog
     from ..gen.progress import report
+    from ..hdl.rtlgen import flat_verilog
     from .hops import idle_counters
     from .run import SIMULATORS, check_option, replay
 

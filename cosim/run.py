@@ -1,4 +1,4 @@
-"""Co-simulation driver: golden trace -> RTL build (cached) -> cocotb replay -> verdict (issue 6).
+"""Co-simulation driver: golden trace -> RTL build (cached) -> cocotb replay -> verdict.
 
 :func:`cosim_network` runs the golden model on a configuration, generates the
 network top (:class:`radixnet.hdl.network.NetworkTop`) for the same
@@ -73,9 +73,9 @@ def get_runner(sim: str):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Python runners", category=UserWarning)
         try:
-            from cocotb_tools.runner import get_runner as runner   # cocotb 2.x
+            from cocotb_tools.runner import get_runner as runner  # cocotb 2.x
         except ImportError:
-            from cocotb.runner import get_runner as runner         # cocotb 1.9
+            from cocotb.runner import get_runner as runner  # cocotb 1.9
     return runner(sim)
 
 
@@ -165,9 +165,9 @@ def planned_cycles(spec: dict) -> int:
 def toolchain(sim: str) -> str:
     """The simulator and cocotb versions a build depends on (part of the build cache key: a build made by one
     Verilator or cocotb does not run under another)."""
-    import cocotb
-
     import subprocess
+
+    import cocotb
 
     if sim == "verilator":
         tool = f"{use_verilator()} {cxx_opt()} (slow -O0) {' '.join(verilator_args())}"
@@ -467,7 +467,6 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
         ``--routing``, ``--packet-length`` ...).
     """
     from ..hdl.router import FAULTS
-
     from .golden_trace import golden_config
 
     check_option("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
@@ -554,7 +553,6 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     """
     from ..hdl.network import NetworkTop
     from ..hdl.rtlgen import flat_verilog
-
     from .golden_trace import golden_packets
 
     cfg, table, rtl_routing, rtl_threshold = check_network(

@@ -60,7 +60,7 @@ async def replay_axis(dut):
     T, nb = job["T"], job["W"] // 8
     pk = job["packets"]          # [id, src, dst, created, injected, ejected, length, tuser]
     # the tuser driven and expected: encoded from docs/axis-ports.md (cosim/tuser_ref.py), not by the
-    # TuserLayout.pack that made the job's and the RTL's layout (issue 13 item 4)
+    # TuserLayout.pack that made the job's and the RTL's layout (docs/axis-ports.md, tuser)
     from radixnet.cosim.tuser_ref import encode_tuser
     want_tuser = {p[0]: encode_tuser(T, job["tuser"]["encoding"], length=p[6], src=p[1], dst=p[2]) for p in pk}
     creation = sorted(pk, key=lambda p: (p[3], p[0]))

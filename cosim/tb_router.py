@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 from collections import defaultdict
+from pathlib import Path
 
 import cocotb
 from cocotb.triggers import ReadOnly, RisingEdge

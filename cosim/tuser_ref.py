@@ -3,7 +3,7 @@
 The golden side of the co-simulation and the RTL share :meth:`radixnet.hdl.axis.TuserLayout.pack`
 (the job's expected ``tuser``) and :meth:`TuserLayout.layout` (the bit positions the ingress decodes
 and the egress rebuilds), so a mistake in that layout is invisible to a co-simulation that uses it on
-both sides (issue 13, item 4). This module re-derives the word from the table in
+both sides. This module re-derives the word from the table in
 docs/axis-ports.md, "tuser layout", and imports nothing from :mod:`radixnet.hdl`:
 
 ======================  =========  =========================================================

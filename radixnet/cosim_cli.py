@@ -1,4 +1,4 @@
-"""``radixnet cosim``: co-simulate the generated RTL against the golden model (issue 6).
+"""``radixnet cosim``: co-simulate the generated RTL against the golden model.
 
 ::
 
@@ -37,7 +37,7 @@ MAX_CYCLES = 100_000_000
 MAX_BATCH = 100_000
 #: ``--data-width`` bits at most
 MAX_WIDTH = 4096
-#: ``--load`` by default: near saturation, so sources stall and buffers fill (issue 13)
+#: ``--load`` by default: near saturation, so sources stall and buffers fill (the vacuity rule, radixnet.cosim.hops)
 DEFAULT_LOAD = 0.8
 #: ``--vc-depth`` by default: small buffers, so output VCs run out of credits (the golden model's own default
 #: is 32 flits per port, which a 200-cycle run at moderate load never fills)

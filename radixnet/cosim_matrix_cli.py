@@ -1,4 +1,4 @@
-"""``radixnet cosim-matrix``: a list of co-simulation configurations, one verdict table (issue 17 item 3).
+"""``radixnet cosim-matrix``: a list of co-simulation configurations, one verdict table.
 
 ::
 
@@ -44,7 +44,7 @@ def _parser():
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run each configuration as a task on a Dask cluster: tcp://HOST:PORT of a running `dask "
                         "scheduler`; workers build in their own cache, ~/.cache/radixnet/cosim or "
-                        "$RADIXNET_COSIM_CACHE (README: Running on a cluster) [default: this machine]")
+                        "$RADIXNET_COSIM_CACHE (docs/cluster.md) [default: this machine]")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-configuration lines")
     return p
 
@@ -77,8 +77,8 @@ def cmd_cosim_matrix(argv: Sequence[str]) -> int:
     from radixnet.cosim_cli import matrix_entry, run_configuration
     from radixnet.gen.params import check_out_dir
     from radixnet.gen.progress import ItemProgress
-    from radixnet.sweep_cli import parse_jobs
     from radixnet.golden.cluster import cluster_line, connect, parse_address
+    from radixnet.sweep_cli import parse_jobs
 
     argv = list(argv)
     args = _parser().parse_args(argv)

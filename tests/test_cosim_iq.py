@@ -1,4 +1,4 @@
-"""Co-simulation under the ``iq`` router model (router-spec §R10, issue 11): VA | SA | ST | link in the RTL.
+"""Co-simulation under the ``iq`` router model (router-spec §R10): VA | SA | ST | link in the RTL.
 
 The same comparisons as ``tests/test_cosim.py`` -- every packet at the golden
 model's terminal and cycle (network level), every flit and credit at the golden
@@ -16,12 +16,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cosim import (ADAPTIVE_POOL, CACHE, RANDOM_NA, ROOT, SEQUENTIAL_CASES, TINY, TTN_NA,  # noqa: E402
-                        cosim_patterns, assert_match, assert_router_match, run, run_router)
+from test_cosim import (  # noqa: E402
+    ADAPTIVE_POOL,
+    CACHE,
+    RANDOM_NA,
+    ROOT,
+    SEQUENTIAL_CASES,
+    TINY,
+    TTN_NA,
+    assert_match,
+    assert_router_match,
+    cosim_patterns,
+    run,
+    run_router,
+)
 
 from radixnet.gen import build  # noqa: E402
 
