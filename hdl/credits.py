@@ -47,7 +47,7 @@ ValueError: CreditCounter: depth (flits per downstream VC buffer) must be an int
 
 from __future__ import annotations
 
-from amaranth import Module, Signal
+from amaranth import Cat, Module, Signal
 from amaranth.hdl import Assert
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -68,6 +68,8 @@ class CreditCounter(wiring.Component):
         Also emit an assertion (simulation and Verilog) that fires on underflow or overflow.
     takes : int
         Most flits granted to this VC in one cycle (the router's speedup ``S``, §R6), ``>= 1``; default 1.
+    thresholds : int
+        Also keep registered bits ``count >= k`` for ``k = 1 .. thresholds`` (``ge``); default 0: none.
 
     Attributes
     ----------
@@ -82,20 +84,26 @@ class CreditCounter(wiring.Component):
         ``count > 0``: a grant to this VC is allowed this cycle.
     error : Signal(1), out
         Sticky: an underflow or overflow happened since reset (never under the protocol).
+    ge : Signal(thresholds), out (``thresholds >= 1`` only)
+        Bit ``k - 1``: ``count >= k``, a register of its own (written with ``count``), so that a
+        ``count >= k`` test costs no comparator (the ``hiradix`` router's view, router-spec §R11.1).
     """
 
-    def __init__(self, depth: int, *, check: bool = True, takes: int = 1):
+    def __init__(self, depth: int, *, check: bool = True, takes: int = 1, thresholds: int = 0):
         self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)
         self.takes = check_int(self, "takes", "grants to one VC per cycle", takes, 1)
+        self.thresholds = check_int(self, "thresholds", "registered count >= k bits", thresholds, 0)
         if not isinstance(check, bool):
             reject(self, f"check (emit the protocol assertion) must be a bool, got {check!r}")
         self.check = check
+        ge = {"ge": Out(thresholds, init=(1 << min(thresholds, depth)) - 1)} if thresholds else {}
         super().__init__({
             "take": In(range(takes + 1)),
             "ret": In(1),
             "count": Out(range(depth + 1), init=depth),
             "avail": Out(1),
             "error": Out(1),
+            **ge,
         })
 
     def elaborate(self, platform):
@@ -124,6 +132,18 @@ class CreditCounter(wiring.Component):
             ]
             with m.If(~underflow & ~overflow):
                 m.d.sync += count.eq(count - self.take + self.ret)
+        if self.thresholds:   # registered ``count >= k`` bits of the next count (hiradix's view, §R11.1)
+            nxt = Signal(range(depth + 2), name="count_next")
+            m.d.comb += nxt.eq(count)
+            if self.takes == 1:
+                with m.If(self.take & ~self.ret & ~empty):
+                    m.d.comb += nxt.eq(count - 1)
+                with m.Elif(self.ret & ~self.take & ~full):
+                    m.d.comb += nxt.eq(count + 1)
+            else:
+                with m.If(~underflow & ~overflow):
+                    m.d.comb += nxt.eq(count - self.take + self.ret)
+            m.d.sync += self.ge.eq(Cat(*[nxt >= k for k in range(1, self.thresholds + 1)]))
         with m.If(underflow | overflow):
             m.d.sync += self.error.eq(1)
         if self.check:

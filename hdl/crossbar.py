@@ -40,7 +40,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject, ptr_width
+from .arbiter import check_int, ptr_width, reject
 
 __all__ = ["Crossbar"]
 

@@ -87,7 +87,7 @@ from amaranth.lib.wiring import In, Out
 
 from .arbiter import check_int, reject, ptr_width
 
-__all__ = ["InputUnit"]
+__all__ = ["InputUnit", "FrontInputUnit"]
 
 
 class InputUnit(wiring.Component):
@@ -234,6 +234,131 @@ class InputUnit(wiring.Component):
         m.d.comb += self.front_valid_ivc.eq(Cat(*[c != 0 for c in self.count_ivc]))
         m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
 
+        violation = Signal()
+        m.d.comb += violation.eq(overflow_ivc.any() | underflow_ivc.any() | bad_vc)
+        with m.If(violation):
+            m.d.sync += self.error.eq(1)
+        if self.check:
+            m.d.sync += [
+                Assert(~overflow_ivc.any(), "InputUnit overflow: flit arrived at a full VC buffer"),
+                Assert(~underflow_ivc.any(), "InputUnit underflow: pop of an empty VC"),
+                Assert(~bad_vc, "InputUnit bad VC: in_flit.vc >= n_vcs"),
+            ]
+        return m
+
+
+class FrontInputUnit(wiring.Component):
+    """``V`` VC buffers whose front **two** flits are registers (the ``hiradix`` router, router-spec §R11).
+
+    The same FIFO behaviour as :class:`InputUnit` (a flit written at the edge ending ``t`` is at the
+    front from ``t + 1``; one pop per VC per cycle; the checks), but the oldest two entries of every
+    VC are flip-flops (``front0_ivc``, ``front1_ivc``: the flit and the side-band, plain bits) and
+    only the entries behind them sit in a LUT-RAM of ``depth - 2`` slots, so the allocator reads no
+    RAM: a pop moves ``front1`` into ``front0`` and the RAM's head (or the arriving flit) into
+    ``front1``, through a register. The occupancy tests ``count >= 1, 2, 3`` are registered bits
+    (``nge_ivc``). ``pop_ivc`` comes from registers in ``hiradix`` (its ST stage), so the RAM read and
+    the shift are on a register-to-register path of their own.
+
+    Parameters
+    ----------
+    n_vcs, depth, flit_layout, check, side_shape
+        As :class:`InputUnit`.
+
+    Attributes
+    ----------
+    in_flit, in_valid, pop_ivc, credit_ret_ivc, count_ivc, error, in_side
+        As :class:`InputUnit`.
+    front0_ivc, front1_ivc : list of Signal(entry), out
+        Per VC, the oldest and the second oldest entry (flit bits, then the side-band bits above
+        them); don't-care when the VC holds fewer flits.
+    nge_ivc : list of Signal(3), out
+        Per VC, bit ``k - 1``: the VC holds at least ``k`` flits (registers).
+    """
+
+    def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
+                 side_shape=None):
+        self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
+        self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
+        self.flit_layout, self.check, self.side_shape = flit_layout, check, side_shape
+        self.side_bits = 0 if side_shape is None else Shape.cast(side_shape).width
+        self.entry_bits = flit_layout.size + self.side_bits
+        side = {} if side_shape is None else {"in_side": In(side_shape)}
+        super().__init__({**side,
+            "in_flit": In(flit_layout),
+            "in_valid": In(1),
+            "pop_ivc": In(n_vcs),
+            "front0_ivc": Out(self.entry_bits).array(n_vcs),
+            "front1_ivc": Out(self.entry_bits).array(n_vcs),
+            "nge_ivc": Out(3).array(n_vcs),
+            "credit_ret_ivc": Out(n_vcs),
+            "count_ivc": Out(range(depth + 1)).array(n_vcs),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n, depth = self.n_vcs, self.depth
+        in_entry = Cat(self.in_flit, self.in_side) if self.side_shape is not None else Cat(self.in_flit)
+        pop_ok_ivc, overflow_ivc, underflow_ivc = Signal(n), Signal(n), Signal(n)
+        bad_vc = Signal()
+        vc_in = self.in_flit.vc
+        if (1 << len(vc_in)) > n:
+            m.d.comb += bad_vc.eq(self.in_valid & (vc_in >= n))
+        rd = max(depth - 2, 0)   # RAM slots behind the two front registers
+        for v in range(n):
+            count = self.count_ivc[v]
+            nge = self.nge_ivc[v]
+            r0, r1 = self.front0_ivc[v], self.front1_ivc[v]
+            arrive, push, pop = Signal(name=f"arrive_ivc_{v}"), Signal(name=f"push_ivc_{v}"), pop_ok_ivc[v]
+            m.d.comb += [
+                arrive.eq(self.in_valid & (vc_in == v)),
+                push.eq(arrive & (count != depth)),
+                pop.eq(self.pop_ivc[v] & nge[0]),
+                overflow_ivc[v].eq(arrive & (count == depth)),
+                underflow_ivc[v].eq(self.pop_ivc[v] & ~nge[0]),
+            ]
+            nxt = Signal(range(depth + 1), name=f"count_next_ivc_{v}")
+            m.d.comb += nxt.eq(count + push - pop)
+            m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3))]
+            ram_data = None
+            if rd:
+                # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
+                to_ram = Signal(name=f"to_ram_ivc_{v}")
+                m.d.comb += to_ram.eq(push & Mux(pop, nge[2], nge[1]))
+                from_ram = Signal(name=f"from_ram_ivc_{v}")
+                m.d.comb += from_ram.eq(pop & nge[2])
+                if rd == 1:   # one slot: a register (a 1-entry Memory would have a 0-bit address)
+                    slot = Signal(self.entry_bits, name=f"buf_ivc_{v}", reset_less=True)
+                    with m.If(to_ram):
+                        m.d.sync += slot.eq(in_entry)
+                    ram_data = slot
+                else:
+                    head = Signal(range(rd), name=f"ram_head_ivc_{v}")
+                    tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
+                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(self.entry_bits), depth=rd, init=[])
+                    wp, rp = mem.write_port(), mem.read_port(domain="comb")
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head)]
+
+                    def inc(x):
+                        return Mux(x == rd - 1, 0, x + 1)
+                    with m.If(to_ram):
+                        m.d.sync += tail.eq(inc(tail))
+                    with m.If(from_ram):
+                        m.d.sync += head.eq(inc(head))
+                    ram_data = rp.data
+            with m.If(pop):
+                m.d.sync += r0.eq(Mux(nge[1], r1, in_entry))
+                if ram_data is not None:
+                    m.d.sync += r1.eq(Mux(nge[2], ram_data, in_entry))
+                elif depth >= 2:
+                    m.d.sync += r1.eq(in_entry)   # used only if it lands there (count 2 and a push)
+            with m.Else():
+                with m.If(~nge[0]):
+                    m.d.sync += r0.eq(in_entry)
+                if depth >= 2:
+                    with m.Elif(~nge[1]):
+                        m.d.sync += r1.eq(in_entry)
+        m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
         violation = Signal()
         m.d.comb += violation.eq(overflow_ivc.any() | underflow_ivc.any() | bad_vc)
         with m.If(violation):

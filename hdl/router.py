@@ -1,6 +1,7 @@
 """Router top: table or adaptive routing, the greedy or the sequential allocator (§R5-§R7), speedup
-``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under either router model of §R10:
-``single-cycle`` (this docstring) or ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`).
+``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under a router model of §R10-§R11:
+``single-cycle`` (this docstring), ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`) or ``hiradix``
+(RI | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings only).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
 ``min``; §R7a, §R7d) or, on the HyperX family, from a decision unit per
@@ -169,17 +170,28 @@ from typing import NamedTuple
 from amaranth import Cat, Const, Module, Mux, Signal, Value, unsigned
 from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
-from amaranth.lib.wiring import In, Out
 from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
 
-from .arbiter import (RoundRobinArbiter, check_int, later_than, lowest_one, next_ptr, onehot_index, or_all, ptr_width,
-                      reject, rr_first)
+from .arbiter import (
+    RoundRobinArbiter,
+    check_int,
+    later_than,
+    lowest_one,
+    next_ptr,
+    onehot_index,
+    or_all,
+    ptr_width,
+    reject,
+    rr_first,
+)
 from .credits import CreditCounter
 from .crossbar import Crossbar
 from .flit import HOPS_BITS, flit_widths
-from .input_unit import InputUnit
+from .input_unit import FrontInputUnit, InputUnit
 from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
+from .router_hiradix import HiradixStages
 from .router_iq import IqStages
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
@@ -198,7 +210,7 @@ DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq")
+RTL_MODELS = ("single-cycle", "iq", "hiradix")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -224,7 +236,7 @@ FAULTS = (None, "out_arb_fixed", "seq_stale_state", "eject_hops")
 ALLOCATOR_FAULTS = {"out_arb_fixed": "greedy", "seq_stale_state": "sequential"}
 
 
-class Router(IqStages, wiring.Component):
+class Router(IqStages, HiradixStages, wiring.Component):
     """One router of ``net``: table or adaptive routing, greedy or sequential allocation, ``S = 1`` or ``2`` (§R6).
 
     Parameters
@@ -266,8 +278,10 @@ class Router(IqStages, wiring.Component):
         flits (§R7, §R7b); default 4.
     router_model : str
         The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
-        the grant cycle, Moore outputs from the buffers) or ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
-        SA, ST and output registers, a credit register; 4 cycles per hop).
+        the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
+        SA, ST and output registers, a credit register; 4 cycles per hop) or ``hiradix``
+        (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
+        the greedy routings only).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
         two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
@@ -335,6 +349,9 @@ class Router(IqStages, wiring.Component):
             reject(self, f"router_model (the pipeline, router-spec §R10) must be one of {', '.join(RTL_MODELS)}, "
                          f"got {router_model!r}")
         self.model = get_router_model(router_model)
+        if self.model.split and routing in SEQUENTIAL:
+            reject(self, f"routing {routing!r} (sequential allocator) is not built under router_model 'hiradix' "
+                         f"(router-spec §R11.2's sequential RI); use a greedy routing or router_model 'iq'")
         if speedup not in RTL_SPEEDUPS or isinstance(speedup, bool):
             reject(self, f"speedup (flits an input may send and an output accept per cycle, router-spec §R1) "
                          f"must be one of {', '.join(map(str, RTL_SPEEDUPS))}, got {speedup!r}")
@@ -424,7 +441,7 @@ class Router(IqStages, wiring.Component):
         }
         #: the route is looked up as a flit arrives and stored with it in the VC buffer (``iq`` with a route
         #: table, router-spec §R10.4): one ROM read per input port, and none in VA
-        self.lookahead = self.model.pipelined and routing is None
+        self.lookahead = (self.model.pipelined or self.model.split) and routing is None
         #: the ROM's read ports, by suffix (``ip_<p>`` per input port under lookahead, else ``ip_<p>_ivc_<v>``)
         self.route_reads = [] if routing is not None else \
             [f"ip_{p}" for p in range(P)] if self.lookahead else \
@@ -460,15 +477,17 @@ class Router(IqStages, wiring.Component):
         self._is_eject, self._errors = is_eject, errors
         self._route_tables = {}   # per allocation state: the tables of _new_route / _held_route
         iq = self.model.pipelined
+        split = self.model.split   # hiradix (§R11): front registers, credit register, registered view bits
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
         self._rom = None   # the route ROM (_route_decoder), added on its first read
         # lookahead (§R10.4): the route of each arriving flit, stored with it
         side = data.StructLayout({"port": pw, "valid": 1, "cls": ptr_width(K), "hops_out": HOPS_BITS}) \
             if self.lookahead else None
+        self._side_layout = side
         ius = []
         for p in range(P):
-            iu = InputUnit(V, B, lay, check=self.check, side_shape=side)
+            iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
             m.submodules[f"input_ip_{p}"] = iu
             m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
             if self.lookahead:
@@ -476,7 +495,7 @@ class Router(IqStages, wiring.Component):
                 rc = self._route_decoder(m, f"ip_{p}", self.in_flit_ip[p], ext)
                 m.d.comb += [iu.in_side.port.eq(rc.port), iu.in_side.valid.eq(rc.valid),
                              iu.in_side.cls.eq(rc.cls), iu.in_side.hops_out.eq(rc.hops_out)]
-            if iq:
+            if iq or split:
                 m.d.sync += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
             else:
                 m.d.comb += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
@@ -490,11 +509,13 @@ class Router(IqStages, wiring.Component):
         qlen = {}         # o -> QueueLength (adaptive routings)
         ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
         E = self.egress_depth
+        # hiradix reads credits >= 1 and >= 2 in its view (§R11.1) as registered bits
+        cc_kw = {"thresholds": self.speedup + 2} if split else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)
                 if E:
-                    cc = CreditCounter(E, check=self.check, takes=self.speedup)
+                    cc = CreditCounter(E, check=self.check, takes=self.speedup, **cc_kw)
                     m.submodules[f"credit_op_{o}_ej"] = cc
                     m.d.comb += cc.ret.eq(self.credit_in_op_ovc[o][0])
                     errors.append(cc.error)
@@ -505,13 +526,15 @@ class Router(IqStages, wiring.Component):
                 continue
             cs = []
             for v in range(V):
-                cc = CreditCounter(B, check=self.check, takes=self.speedup)
+                cc = CreditCounter(B, check=self.check, takes=self.speedup, **cc_kw)
                 m.submodules[f"credit_op_{o}_ovc_{v}"] = cc
                 m.d.comb += cc.ret.eq(self.credit_in_op_ovc[o][v])
                 errors.append(cc.error)
                 cs.append(cc)
             credits[o] = cs
             busy[o] = Signal(V, name=f"busy_op_{o}_ovc")
+            if split:   # hiradix chooses output VCs on its view (router_hiradix.py)
+                continue
             for k in range(K):
                 sel = OutputVCSelect(V, len(cs[0].count), n_classes=K)
                 m.submodules[f"vcsel_op_{o}_cls_{k}"] = sel
@@ -533,6 +556,9 @@ class Router(IqStages, wiring.Component):
 
         if iq:
             self._elaborate_iq(m, ius, active, act_o, act_ov)
+        elif split:
+            self._hiradix_oqs = self._output_queues(m, bypass=False)[0]
+            self._elaborate_hiradix(m, ius, active, act_o, act_ov)
         else:
             self._elaborate_single_cycle(m, ius, active, act_o, act_ov)
 
@@ -573,8 +599,6 @@ class Router(IqStages, wiring.Component):
         empty queue still leaves in its grant cycle).
         """
         P, V, S = self.n_ports, self.n_vcs, self.speedup
-        lay = self.flit_layout
-        credits, busy, is_eject = self._credits, self._busy, self._is_eject
 
         oqs, eject_count, blocked = self._output_queues(m, bypass=True)
 
@@ -959,7 +983,6 @@ class Router(IqStages, wiring.Component):
         n = P * S   # requester lanes, lane p * S + s
         lane_req = [pick_req[p][s] for p in range(P) for s in range(S)]
         lane_o = [pick_o[p][s] for p in range(P) for s in range(S)]
-        lane_flit = [pick_flit[p][s] for p in range(P) for s in range(S)]
         gnt_lane = [[] for _ in range(n)]          # per lane, its grant bit from each output
         second_lane = [[] for _ in range(n)]       # per lane, (granted second by o, its new VC or None)
         sel = []

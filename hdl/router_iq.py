@@ -47,7 +47,7 @@ granting it, as in the golden model.
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Signal
+from amaranth import Module, Signal
 from amaranth.lib import data
 
 from .arbiter import ptr_width

@@ -204,7 +204,8 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         ``T_h`` (``2dfb-adaptive``, flits); default 4.
     router_model : str
         The pipeline of every router (router-spec §R10, :data:`radixnet.hdl.router.RTL_MODELS`):
-        ``single-cycle`` (default) or ``iq``; the manifest records it with its stage delays.
+        ``single-cycle`` (default), ``iq`` or ``hiradix`` (§R11; greedy routings); the manifest records it
+        with its stage delays.
     speedup : int
         ``S`` of every router (router-spec §R1, §R8b): 1 (default) or 2 (two crossbar lanes per input and
         output, an output queue of ``V * B`` flits per output); the manifest records it.
@@ -236,14 +237,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     """
     import time
 
-    from ..gen.routing import deterministic_table
-
+    from ..gen.routing import HYPERX_FAMILIES, ROUTINGS, deterministic_table
     from . import topgen
-    from .router import Router
-
-    from ..gen.routing import HYPERX_FAMILIES, ROUTINGS
-
-    from .router import DECIDED, SEQUENTIAL
+    from .router import DECIDED, SEQUENTIAL, Router
 
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
@@ -602,9 +598,10 @@ def main(argv=None, prog: str = "rtlgen") -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] [--router-model single-cycle|iq] "
-              f"[--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E] [--data-width W] [--vc-classes K]\n"
-              f"       {' ' * len(prog)} [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
+        print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
+              f"[--router-model single-cycle|iq|hiradix] [--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E]\n"
+              f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
+              f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
               f"[--lint [--lint-mode auto|whole|split]] [--out DIR]\n"
               f"'{prog} FAMILY --help' describes every option; families: " + ", ".join(family_names()))
         return 0

@@ -75,7 +75,7 @@ class AxisSwitchTop(wiring.Component):
     routing, threshold
         An adaptive routing decided in logic and its bias (:class:`~radixnet.hdl.network.NetworkTop`).
     router_model : str
-        The routers' pipeline (router-spec §R10): ``single-cycle`` (default) or ``iq``.
+        The routers' pipeline (router-spec §R10, §R11): ``single-cycle`` (default), ``iq`` or ``hiradix``.
     speedup : int
         The routers' speedup ``S`` (§R1): 1 (default) or 2.
     egress_depth : int

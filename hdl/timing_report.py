@@ -1,6 +1,6 @@
 """Device timing report: router cores placed and routed on a Lattice ECP5, and Xilinx 7-series counts.
 
-``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq]
+``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq hiradix]
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seed 1] [--out docs/timing-report.md] [--cache build/timing] [--jobs 1] [--force] [--cached-only]
 [--no-xilinx]``
@@ -131,7 +131,7 @@ class Row:
     radix : int
         ``R``, even, ``>= 4``.
     model : str
-        Router model (router-spec §R10): ``single-cycle`` or ``iq``.
+        Router model (router-spec §R10, §R11): ``single-cycle``, ``iq`` or ``hiradix`` (greedy only).
     allocator : str
         ``greedy`` (``sp`` table) or ``sequential`` (``ugal-s``).
     vcs, depth, width : int
@@ -166,9 +166,12 @@ class Row:
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
          speedups=(1,)) -> list[Row]:
-    """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side)."""
+    """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
+
+    ``hiradix`` builds the greedy allocator only (router-spec §R11; its sequential RI is not built), so
+    it has no ``sequential`` rows."""
     return [Row(r, m, a, vcs, depth, width, sp) for r in radices for a in allocators for sp in speedups
-            for m in models]
+            for m in models if not (m == "hiradix" and a == "sequential")]
 
 
 def _versions() -> dict:

@@ -46,7 +46,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject, ptr_width
+from .arbiter import check_int, ptr_width, reject
 
 __all__ = ["OutputVCSelect", "QueueLength", "vc_class"]
 

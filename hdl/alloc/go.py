@@ -1,0 +1,115 @@
+"""GO's output arbiter (router-spec §R11.3): per output, up to ``S`` grants, round robin over inputs.
+
+The requests for one output are the bits of the registered per-input-lane one-hot request vectors
+(lane ``i = p * S + s``: input ``p``'s ``s``-th request), already masked by what the view allows
+(``req``). They are ranked by input from ``ptr_out`` and, within an input, by lane; the first is
+granted, and with ``S = 2`` the next one that the first left grantable (``second_ok``, from the
+first grant: a credit, a VC hold, a queue slot). ``ptr_out`` moves to one past the last input
+granted (only when something is granted).
+
+Examples
+--------
+>>> from radixnet.hdl.verilog import to_verilog
+>>> "module go(" in to_verilog(OutputArbiter(4, 2), "go")
+True
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..arbiter import check_int, onehot_index, ptr_width
+
+__all__ = ["OutputArbiter", "rr_first_chain"]
+
+
+def rr_first_chain(m: Module, req, ptr, n: int, name: str) -> Signal:
+    """One-hot: the first set bit of the ``n``-bit ``req`` at or after ``ptr`` in round-robin order (0 if none).
+
+    As :func:`radixnet.hdl.arbiter.rr_first`, but one ``x & -x`` carry chain over the ``2n`` bits
+    ``(req & mask, req)`` (the masked requests first) and an OR of its halves, instead of two chains and a
+    multiplexer on "any masked request": one level less after the chain.
+    """
+    req_hi = Signal(n, name=f"{name}_req_hi")
+    m.d.comb += req_hi.eq(req & (Const((1 << n) - 1, n) << ptr)[:n])
+    both = Signal(2 * n, name=f"{name}_both")
+    m.d.comb += both.eq(Cat(req_hi, req))
+    low = Signal(2 * n, name=f"{name}_low")
+    m.d.comb += low.eq(both & (~both + 1)[:2 * n])
+    gnt = Signal(n, name=name)
+    m.d.comb += gnt.eq(low[:n] | low[n:])
+    return gnt
+
+
+class OutputArbiter(wiring.Component):
+    """Round robin over ``n_inputs`` inputs of ``s`` lanes each, up to ``s`` grants (one per lane bit).
+
+    Parameters
+    ----------
+    n_inputs : int
+        Inputs ``P``, ``>= 1``.
+    s : int
+        Lanes per input and grants per cycle (the speedup ``S``), 1 or more.
+    frozen : bool
+        Never move the pointer (fixed priority; the router's ``out_arb_fixed`` fault). Default False.
+
+    Attributes
+    ----------
+    req : Signal(n_inputs * s), in
+        Grantable requests, lane ``p * s + j``.
+    second_ok : Signal(n_inputs * s), in (``s >= 2``)
+        Lanes a second grant may take, given ``first`` (the router computes it from ``first``).
+    first, second : Signal(n_inputs * s), out
+        One-hot first and (``s >= 2``) second grant; ``second`` 0 for ``s = 1``.
+    ptr : Signal(ptr_width(n_inputs)), out
+        The pointer, in inputs (kept as a thermometer-mask register; 0 after the last input was granted).
+    """
+
+    def __init__(self, n_inputs: int, s: int, *, frozen: bool = False):
+        self.n_inputs = check_int(self, "n_inputs", "inputs", n_inputs, 1)
+        self.s = check_int(self, "s", "grants per cycle", s, 1)
+        self.frozen = frozen
+        n = n_inputs * s
+        members = {"req": In(n), "first": Out(n), "second": Out(n), "ptr": Out(ptr_width(n_inputs))}
+        if s > 1:
+            members["second_ok"] = In(n)
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        P, S = self.n_inputs, self.s
+        n = P * S
+        # the pointer as a thermometer mask over inputs (bit p: input p is at or after ptr_out): the masked
+        # requests are one AND, no decoder in front of the carry chain
+        mask = Signal(P, init=(1 << P) - 1, name="mask")
+        lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(S)])
+        m.d.comb += self.ptr.eq(onehot_index(mask & ~(mask << 1)[:P], P))   # its lowest set bit (0: none)
+        m.d.comb += self.first.eq(_rr_masked(m, self.req, lane_mask, n, "first_rr"))
+        last = self.first
+        if S > 1:
+            m.d.comb += self.second.eq(_rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n,
+                                                  "second_rr"))
+            last = Mux(self.second.any(), self.second, self.first)
+        if P > 1 and not self.frozen:
+            # one past the last input granted: the inputs after it, a prefix OR of the input one-hot
+            lastv = Signal(n, name="last")
+            m.d.comb += lastv.eq(last)
+            in_oh = [Cat(*[lastv[p * S + j] for j in range(S)]).any() for p in range(P)]
+            nxt = Signal(P, name="mask_next")
+            m.d.comb += nxt.eq(Cat(Const(0, 1), *[Cat(*in_oh[:j]).any() for j in range(1, P)]))
+            with m.If(self.req.any()):
+                m.d.sync += mask.eq(nxt)
+        return m
+
+
+def _rr_masked(m: Module, req, mask, n: int, name: str) -> Signal:
+    """:func:`rr_first_chain` with the pointer given as a thermometer ``mask`` (the requests at or after it)."""
+    both = Signal(2 * n, name=f"{name}_both")
+    m.d.comb += both.eq(Cat(req & mask, req))
+    low = Signal(2 * n, name=f"{name}_low")
+    m.d.comb += low.eq(both & (~both + 1)[:2 * n])
+    gnt = Signal(n, name=name)
+    m.d.comb += gnt.eq(low[:n] | low[n:])
+    return gnt

@@ -1,0 +1,455 @@
+"""The ``hiradix`` router model in RTL (router-spec §R11): RI | GO | ST | link, every stage from registers.
+
+:class:`HiradixStages` is the part of :class:`radixnet.hdl.router.Router` that the ``hiradix`` model
+changes. VC and switch allocation are one combined allocation (a head asks for an output VC and the
+switch at once), split into two registered stages, and the grant is registered before it changes
+any state:
+
+* **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
+  VC, eligible or not on the **view** (below), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
+  a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
+  lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
+  view's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
+  selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
+  **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header the
+  decision commits.
+* **GO** (grant, output stage; :class:`~radixnet.hdl.alloc.go.OutputArbiter` per output): output
+  ``o`` reads bit ``o`` of every lane's registered one-hot vector, masks the requests the view
+  does not allow (a head: an idle VC of its class with a credit; an ejection port: the queue rule),
+  and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
+  and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
+  credits ST takes (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
+  input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
+  view reads is updated with the grant (at GO's edge): the input VC bindings (``active``, ``act_o``,
+  ``act_ov``) and the output VC holds (``busy``), as ST will leave them.
+* **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
+  register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
+  under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
+  (``S = 2``, grant order); the credit counters take ``st_take``; ``credit_out_ip_ivc`` is
+  ``st_pop`` delayed by a register (on the link in ``s + 1`` for a pop in ``s``).
+
+**The view** (§R11.1) is the state at the start of ``t`` with ``t``'s ST applied, as functions of
+registers: an input VC's front is ``front1`` if ST pops it this cycle, else ``front0`` (the
+:class:`~radixnet.hdl.input_unit.FrontInputUnit` holds the first two flits of every VC in
+registers, and its occupancy ``>= 1, 2, 3`` as registered bits); an output VC's ``credit >= k`` is
+the counter's registered ``count >= k + take`` bit for ST's registered ``take``
+(:class:`~radixnet.hdl.credits.CreditCounter` ``thresholds``); bindings and holds are registers
+written at GO's edge.
+
+Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
+requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
+``credit_out`` in ``a + 3``), on the output link in ``a + 3``. A body behind it is requested once its
+VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
+
+Sequential routings (``ugal-s``, ``clos-ad``, ``2dfb-adaptive``) are not built under ``hiradix``
+(the router refuses them).
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Assert
+from amaranth.lib import data
+
+from .alloc import InputSelect, OutputArbiter
+from .arbiter import onehot_index, or_all, ptr_width
+from .vc_select import OutputVCSelect, QueueLength
+
+__all__ = ["HiradixStages"]
+
+#: header fields RI's decision commits (written at ST into the head): ``hops`` always, the adaptive
+#: routings' decision fields too
+COMMIT_FIELDS = ("hops",)
+ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
+
+
+def _mux_onehot(sel_bits, values):
+    """``OR_i (sel_bits[i] ? values[i] : 0)``: the value a one-hot selects (0 when none)."""
+    return or_all([Mux(sel_bits[i], v, 0) for i, v in enumerate(values)])
+
+
+class HiradixStages:
+    """Mixin of :class:`radixnet.hdl.router.Router`: the ``hiradix`` pipeline (module docstring)."""
+
+    def _elaborate_hiradix(self, m: Module, ius, active, act_o, act_ov):
+        P, V, B, S, K = self.n_ports, self.n_vcs, self.vc_depth, self.speedup, self.n_classes
+        E = self.egress_depth
+        lay = self.flit_layout
+        fw = lay.size
+        pw, vw, kb = ptr_width(P), ptr_width(V), ptr_width(K)
+        vpc = V // K
+        n = P * S
+        is_eject = self._is_eject
+        credits, ej_credits, busy = self._credits, self._ej_credits, self._busy
+        adaptive = self.routing is not None
+        fields = ADAPTIVE_COMMIT_FIELDS if adaptive else COMMIT_FIELDS
+        commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
+        side_lay = self._side_layout
+
+        # ------------------------------------------------ registers between the stages
+        # per output VC: credits ST takes this cycle (from GO's grants of the cycle before)
+        st_take = {o: [Signal(range(S + 1), name=f"st_take_op_{o}_ovc_{w}") for w in range(1 if is_eject[o] else V)]
+                   for o in range(P)}
+        st_pop = [Signal(V, name=f"st_pop_ip_{p}") for p in range(P)]
+        pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]   # u(v) of §R11.2
+
+        def lane_sfx(p, s):
+            return f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
+
+        def reg(shape, name):
+            return Signal(shape, name=name)
+
+        rq = [[{"valid": reg(1, f"rq_valid_{lane_sfx(p, s)}"),
+                "v": reg(vw, f"rq_ivc_{lane_sfx(p, s)}"),
+                "voh": reg(V, f"rq_ivc_oh_{lane_sfx(p, s)}"),
+                "o": reg(pw, f"rq_op_{lane_sfx(p, s)}"),
+                "ooh": reg(P, f"rq_ooh_{lane_sfx(p, s)}"),
+                "head": reg(1, f"rq_head_{lane_sfx(p, s)}"),
+                "single": reg(1, f"rq_single_{lane_sfx(p, s)}"),
+                "cls": reg(kb, f"rq_cls_{lane_sfx(p, s)}"),
+                "hk": reg(K, f"rq_head_cls_oh_{lane_sfx(p, s)}"),
+                "ovc": reg(vw, f"rq_ovc_{lane_sfx(p, s)}"),
+                "commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+        st = [[{"valid": reg(1, f"st_valid_{lane_sfx(p, s)}"),
+                "v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
+                "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
+                "head": reg(1, f"st_head_{lane_sfx(p, s)}"),
+                "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
+                "commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+        g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
+                   Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}"))) for j in range(S)]
+                 for o in range(P)]
+
+        # ------------------------------------------------ the view (§R11.1): functions of registers
+        def view_ge(o, w, k):
+            """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1 or 2; ``k + S <= S + 2``)."""
+            cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
+            if cc is None:
+                return Const(1, 1)
+            t = st_take[o][w]
+            x = Signal(name=f"view_ge{k}_op_{o}_ovc_{w}")
+            if S == 1:
+                m.d.comb += x.eq(Mux(t, cc.ge[k], cc.ge[k - 1]))
+            else:
+                m.d.comb += x.eq(Mux(t[1], cc.ge[k + 1], Mux(t[0], cc.ge[k], cc.ge[k - 1])))
+            return x
+
+        ge1 = {o: [view_ge(o, w, 1) for w in range(len(st_take[o]))] for o in range(P)}
+        ge2 = {o: [view_ge(o, w, 2) for w in range(len(st_take[o]))] for o in range(P)}
+        need_cnt = adaptive or vpc > 1
+        vcnt = {}
+        if need_cnt:
+            for o in credits:
+                vcnt[o] = []
+                for w in range(V):
+                    c = Signal(len(credits[o][w].count), name=f"view_credit_op_{o}_ovc_{w}")
+                    m.d.comb += c.eq(credits[o][w].count - st_take[o][w])
+                    vcnt[o].append(c)
+        # per (output, class): may a head take it, and which VC (§R5 on the view)
+        avail, aovc = {}, {}
+        for o in range(P):
+            if is_eject[o]:
+                a = Signal(name=f"view_avail_op_{o}")
+                m.d.comb += a.eq(~busy[o][0] & ge1[o][0])
+                for k in range(K):
+                    avail[(o, k)], aovc[(o, k)] = a, Const(0, vw)
+                continue
+            for k in range(K):
+                a = Signal(name=f"view_avail_op_{o}_cls_{k}")
+                if vpc == 1:
+                    m.d.comb += a.eq(~busy[o][k] & ge1[o][k])
+                    avail[(o, k)], aovc[(o, k)] = a, Const(k, vw)
+                    continue
+                sel = OutputVCSelect(V, len(vcnt[o][0]), n_classes=K)
+                m.submodules[f"view_vcsel_op_{o}_cls_{k}"] = sel
+                m.d.comb += [sel.busy_ovc.eq(busy[o]), sel.cls.eq(k)]
+                m.d.comb += [sel.credit_ovc[w].eq(vcnt[o][w]) for w in range(V)]
+                m.d.comb += a.eq(sel.valid)
+                avail[(o, k)], aovc[(o, k)] = a, sel.ovc
+        # tables indexed by (output, class) and (output, VC), as Router._route_table / _held_route
+        ok_bits = []
+        for o in range(1 << pw):
+            for k in range(1 << kb):
+                ok_bits.append(avail[(o, k)] if o < P and k < K else
+                               avail[(o, 0)] if o < P and is_eject[o] else Const(0, 1))
+        ok_tab = Signal(len(ok_bits), name="view_new_ok_op_cls")
+        m.d.comb += ok_tab.eq(Cat(*ok_bits))
+        h1_bits, h2_bits = [], []
+        for o in range(1 << pw):
+            for w in range(1 << vw):
+                if o >= P or w >= len(st_take[o]):
+                    h1_bits.append(Const(0, 1)), h2_bits.append(Const(0, 1))
+                else:
+                    h1_bits.append(ge1[o][w]), h2_bits.append(ge2[o][w])
+        held1 = Signal(len(h1_bits), name="view_held_ok1_op_ovc")
+        held2 = Signal(len(h2_bits), name="view_held_ok2_op_ovc")
+        m.d.comb += [held1.eq(Cat(*h1_bits)), held2.eq(Cat(*h2_bits))]
+        if adaptive:
+            q_o, avail_o = {}, {}
+            for o in credits:
+                ql = QueueLength(V, B)
+                m.submodules[f"view_qlen_op_{o}"] = ql
+                m.d.comb += [ql.credit_ovc[w].eq(vcnt[o][w]) for w in range(V)]
+                q_o[o] = ql.q
+                avail_o[o] = Cat(*[avail[(o, k)] for k in range(K)])
+
+        # ------------------------------------------------ RI (§R11.2)
+        eject_tab = Const(sum(1 << o for o in range(P) if is_eject[o]), 1 << pw)
+        view_front = [[None] * V for _ in range(P)]   # per input VC, the view's front flit (a View)
+        for p in range(P):
+            iu = ius[p]
+            elig = Signal(V, name=f"ri_elig_ip_{p}")
+            per_v = []
+            for v in range(V):
+                tag = f"ip_{p}_ivc_{v}"
+                pop = st_pop[p][v]
+                fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
+                m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
+                f = data.View(lay, fe[:fw])
+                view_front[p][v] = f
+                nge = iu.nge_ivc[v]
+                pres1, pres2 = Signal(name=f"view_has1_{tag}"), Signal(name=f"view_has2_{tag}")
+                m.d.comb += [pres1.eq(Mux(pop, nge[1], nge[0])), pres2.eq(Mux(pop, nge[2], nge[1]))]
+                bidx = Cat(act_ov[p][v][:vw], act_o[p][v])
+                ok1, ok2 = Signal(name=f"view_bound_ok1_{tag}"), Signal(name=f"view_bound_ok2_{tag}")
+                m.d.comb += [ok1.eq(held1.bit_select(bidx, 1)), ok2.eq(held2.bit_select(bidx, 1))]
+                if adaptive:
+                    rc = self._decider()
+                    m.submodules[f"route_{tag}"] = rc
+                    self._connect_decider(m, rc, f, p, q_o, avail_o)
+                    port, rvalid, cls = rc.port, rc.valid, rc.cls
+                    hops_out = self._hops_out(m, rc.eject, f.hops, tag)
+                else:
+                    side = data.View(side_lay, fe[fw:])
+                    port, rvalid, cls, hops_out = side.port, side.valid, side.cls, side.hops_out
+                if self.fault == "eject_hops":
+                    hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
+                new_ok = Signal(name=f"view_new_ok_{tag}")
+                if adaptive:
+                    m.d.comb += new_ok.eq(ok_tab.bit_select(Cat(cls[:kb], port), 1))
+                else:   # a lookup per front register, then the view's choice of the two (shallower)
+                    looks = []
+                    for e in (iu.front0_ivc[v], iu.front1_ivc[v]):
+                        sd = data.View(side_lay, e[fw:])
+                        looks.append(ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
+                    m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
+                bound = active[p][v]
+                m.d.comb += elig[v].eq(Mux(pending[p][v], bound & ~f.tail & pres2 & ok2,
+                                           pres1 & Mux(bound, ok1, f.head & rvalid & new_ok)))
+                o_req = Signal(pw, name=f"ri_op_{tag}")
+                m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
+                cm = Signal(commit_lay, name=f"ri_commit_{tag}")
+                m.d.comb += cm.hops.eq(hops_out)
+                if adaptive:
+                    m.d.comb += [cm.phase.eq(rc.phase_out), cm.decided.eq(rc.decided_out),
+                                 cm.inter.eq(rc.inter_out), cm.h1.eq(rc.h1_out)]
+                ovc = act_ov[p][v]
+                if vpc == 1:   # one VC per class: a head's output VC is its class's (VC 0 on an ejection port)
+                    ovc = Signal(vw, name=f"ri_ovc_{tag}")
+                    m.d.comb += ovc.eq(Mux(bound, act_ov[p][v], Mux(eject_tab.bit_select(port, 1), 0, cls[:kb])))
+                hk = Signal(K, name=f"ri_head_cls_oh_{tag}")   # a head's class, one-hot (GO's test is an AND-OR)
+                m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
+                per_v.append({"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
+                              "ovc": ovc, "commit": cm})
+            sel = InputSelect(V, S)
+            m.submodules[f"ri_sel_ip_{p}"] = sel
+            m.d.comb += sel.elig.eq(elig)
+            picked = []
+            for s in range(S):
+                pk = sel.pick[s]
+                picked.append(pk)
+                r = rq[p][s]
+                m.d.sync += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
+                m.d.sync += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
+                for k in ("o", "head", "single", "cls", "hk", "ovc"):
+                    m.d.sync += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
+                m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
+            m.d.sync += pending[p].eq(or_all(picked))
+
+        # ------------------------------------------------ GO (§R11.3)
+        lanes = [rq[p][s] for p in range(P) for s in range(S)]
+        # per lane: the flit ST will pop if granted is the view's front of its VC (it leaves at the next ST)
+        lane_tail = []
+        for i, r in enumerate(lanes):
+            p = i // S
+            t = Signal(name=f"go_pops_tail_lane_{i}")
+            m.d.comb += t.eq(_mux_onehot(r["voh"], [view_front[p][v].tail & ~view_front[p][v].head
+                                                     for v in range(V)]))
+            lane_tail.append(t)
+        # the ejection queue's length (§R11.3): flits in it at the start of t and those this ST adds
+        eject_len = {}
+        oqs = self._hiradix_oqs
+        for o in (o for o in range(P) if is_eject[o]):
+            in_st = sum(valid for valid, _ in g_reg[o])
+            cnt = Signal(range(V * B + 2 * S + 2), name=f"eject_len_op_{o}")
+            m.d.comb += cnt.eq((self.out_valid_op[o] if S == 1 else oqs[o].count) + in_st)
+            eject_len[o] = cnt
+        gnt_lane = [[] for _ in range(n)]   # per lane: (granted by (o, j), the VC given)
+        g_any = {}
+        for o in range(P):
+            ask = Signal(n, name=f"go_ask_op_{o}_lane")
+            m.d.comb += ask.eq(Cat(*[r["ooh"][o] for r in lanes]))
+            ok = Signal(n, name=f"go_ok_op_{o}_lane")
+            lane_ovc = []   # the output VC a lane would get as the first grant
+            for i, r in enumerate(lanes):
+                if is_eject[o]:
+                    hd = avail[(o, 0)]
+                    lane_ovc.append(Const(0, vw) if vpc > 1 else r["ovc"])
+                elif vpc == 1:   # the output VC RI stored (the class's one VC for a head)
+                    hd = Signal(name=f"go_head_ok_op_{o}_lane_{i}")
+                    m.d.comb += hd.eq((r["hk"] & Cat(*[avail[(o, k)] for k in range(K)])).any())
+                    lane_ovc.append(r["ovc"])
+                else:
+                    hd = Signal(name=f"go_head_ok_op_{o}_lane_{i}")
+                    m.d.comb += hd.eq(Cat(*[avail[(o, k)] for k in range(K)]).bit_select(r["cls"], 1) if K > 1
+                                      else avail[(o, 0)])
+                    hov = Signal(vw, name=f"go_head_ovc_op_{o}_lane_{i}")
+                    m.d.comb += hov.eq(_mux_onehot(Cat(*[r["cls"] == k for k in range(K)]),
+                                                   [aovc[(o, k)] for k in range(K)]))
+                    lv = Signal(vw, name=f"go_ovc_op_{o}_lane_{i}")
+                    m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
+                    lane_ovc.append(lv)
+                m.d.comb += ok[i].eq(Mux(r["head"], hd, 1))
+            room = Const(1, 1)
+            if is_eject[o]:
+                room = eject_len[o] < V * B
+            arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed")
+            m.submodules[f"go_arb_op_{o}"] = arb
+            m.d.comb += arb.req.eq(Mux(room, ask & ok, 0))
+            first = arb.first
+            # the first grant's VC, hold and take: what a second grant (S = 2) sees
+            f_valid = Signal(name=f"go_first_valid_op_{o}")
+            f_ovc = Signal(vw, name=f"go_first_ovc_op_{o}")
+            f_hold = Signal(name=f"go_first_holds_op_{o}")
+            m.d.comb += [f_valid.eq(first.any()), f_ovc.eq(_mux_onehot(first, lane_ovc)),
+                         f_hold.eq(_mux_onehot(first, [r["head"] & ~r["single"] for r in lanes]))]
+            grants = [(first, lane_ovc)]
+            if S > 1:
+                ok2 = Signal(n, name=f"go_second_ok_op_{o}_lane")
+                if is_eject[o]:
+                    room2 = Signal(name=f"go_second_room_op_{o}")
+                    cred2 = ge2[o][0] if o in ej_credits else Const(1, 1)
+                    m.d.comb += room2.eq((eject_len[o] + 1 < V * B) & cred2)
+                    for i, r in enumerate(lanes):
+                        m.d.comb += ok2[i].eq(room2 & ~(r["head"] & f_hold))
+                    lane_ovc2 = lane_ovc
+                else:
+                    # per class: the idle VC with the most credits once the first grant's take and hold count
+                    lane_ovc2 = []
+                    av2, ov2 = {}, {}
+                    for k in range(K):
+                        if vpc == 1:
+                            took = f_valid & (f_ovc == k)
+                            a2 = Signal(name=f"go_second_avail_op_{o}_cls_{k}")
+                            m.d.comb += a2.eq(~busy[o][k] & ~(took & f_hold) & Mux(took, ge2[o][k], ge1[o][k]))
+                            av2[k], ov2[k] = a2, Const(k, vw)
+                            continue
+                        alt = OutputVCSelect(V, len(vcnt[o][0]), n_classes=K)
+                        m.submodules[f"go_second_vcsel_op_{o}_cls_{k}"] = alt
+                        for w in range(V):
+                            took = f_valid & (f_ovc == w)
+                            m.d.comb += alt.credit_ovc[w].eq(vcnt[o][w] - took)
+                        m.d.comb += [alt.busy_ovc.eq(busy[o] | Mux(f_valid & f_hold, (Const(1, V) << f_ovc)[:V], 0)),
+                                     alt.cls.eq(k)]
+                        av2[k], ov2[k] = alt.valid, alt.ovc
+                    for i, r in enumerate(lanes):
+                        hd2 = Cat(*[av2[k] for k in range(K)]).bit_select(r["cls"], 1) if K > 1 else av2[0]
+                        m.d.comb += ok2[i].eq(Mux(r["head"], hd2, 1))
+                        lv = Signal(vw, name=f"go_second_ovc_op_{o}_lane_{i}")
+                        hov = _mux_onehot(Cat(*[r["cls"] == k for k in range(K)]), [ov2[k] for k in range(K)]) \
+                            if K > 1 else ov2[0]
+                        m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
+                        lane_ovc2.append(lv)
+                m.d.comb += arb.second_ok.eq(ok2)
+                grants.append((arb.second, lane_ovc2))
+            # registered: the grants (the switch select), the credits ST takes, the holds
+            takes = [[] for _ in st_take[o]]
+            hold_w = [[] for _ in st_take[o]]
+            rel_w = [[] for _ in st_take[o]]
+            for j, (g, lov) in enumerate(grants):
+                gv, gl = g_reg[o][j]
+                gov = Signal(vw, name=f"go_ovc_op_{o}_{j}")
+                m.d.comb += gov.eq(_mux_onehot(g, lov))
+                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n))]
+                # per output VC, each an AND-OR of the one-hot grant with per-lane terms known before it
+                # (the lane's VC, a head that holds, a tail that releases): no decoding after the arbiter
+                for w in range(len(st_take[o])):
+                    on_w = [Const(1, 1) if is_eject[o] else (x == w) for x in lov]
+                    t_bits = Signal(n, name=f"go_take_op_{o}_{j}_ovc_{w}_lane")
+                    h_bits = Signal(n, name=f"go_hold_op_{o}_{j}_ovc_{w}_lane")
+                    r_bits = Signal(n, name=f"go_release_op_{o}_{j}_ovc_{w}_lane")
+                    m.d.comb += [t_bits.eq(g & Cat(*on_w)),
+                                 h_bits.eq(g & Cat(*[e & r["head"] & ~r["single"] for e, r in zip(on_w, lanes)])),
+                                 r_bits.eq(g & Cat(*[e & ~r["head"] & t for e, r, t in zip(on_w, lanes, lane_tail)]))]
+                    takes[w].append(t_bits.any())
+                    hold_w[w].append(h_bits.any())
+                    rel_w[w].append(r_bits.any())
+                for i in range(n):
+                    gnt_lane[i].append((g[i], gov))
+            for w in range(len(st_take[o])):
+                m.d.sync += st_take[o][w].eq(sum(takes[w]) if S > 1 else takes[w][0])
+                hold, rel = Cat(*hold_w[w]).any(), Cat(*rel_w[w]).any()
+                m.d.sync += busy[o][w].eq(hold | (busy[o][w] & ~rel))
+            g_any[o] = arb.first.any()
+            if self.check and not is_eject[o]:
+                # a body or tail is always grantable (RI's rule, §R11.3): its VC has a credit in the view
+                for i, r in enumerate(lanes):
+                    bad = Signal(name=f"go_body_no_credit_op_{o}_lane_{i}")
+                    m.d.comb += bad.eq(ask[i] & ~r["head"] & ~held1.bit_select(Cat(r["ovc"], Const(o, pw)), 1))
+                    m.d.sync += Assert(~bad, "hiradix: a body or tail requested an output VC with no credit")
+
+        # per input lane: granted?, its VC, the output VC given; bindings (the view's) at GO's edge
+        for p in range(P):
+            pops = []
+            for s in range(S):
+                i = p * S + s
+                r = rq[p][s]
+                granted = Signal(name=f"go_granted_{lane_sfx(p, s)}")
+                m.d.comb += granted.eq(Cat(*[g for g, _ in gnt_lane[i]]).any())
+                if vpc == 1:   # known before the grant: RI stored it
+                    ovc = r["ovc"]
+                else:
+                    ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
+                    m.d.comb += ovc.eq(_mux_onehot(Cat(*[g for g, _ in gnt_lane[i]]), [x for _, x in gnt_lane[i]]))
+                t = st[p][s]
+                m.d.sync += [t["valid"].eq(granted), t["v"].eq(r["v"]), t["o"].eq(r["o"]), t["head"].eq(r["head"]),
+                             t["ovc"].eq(ovc), t["commit"].eq(r["commit"])]
+                pops.append(Mux(granted, r["voh"], 0))
+                for v in range(V):
+                    with m.If(granted & r["voh"][v]):
+                        with m.If(r["head"] & ~r["single"]):
+                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(r["o"]), act_ov[p][v].eq(ovc)]
+                        with m.Elif(~r["head"] & lane_tail[i]):
+                            m.d.sync += active[p][v].eq(0)
+            m.d.sync += st_pop[p].eq(or_all(pops))
+
+        # ------------------------------------------------ ST (§R11.4)
+        lane_flits = []
+        for p in range(P):
+            m.d.comb += ius[p].pop_ivc.eq(st_pop[p])
+            for s in range(S):
+                t = st[p][s]
+                fl = Signal(lay, name=f"st_flit_{lane_sfx(p, s)}")
+                m.d.comb += fl.eq(ius[p].front0_ivc[0][:fw])
+                if V > 1:
+                    m.d.comb += fl.eq(Cat(*[ius[p].front0_ivc[v][:fw] for v in range(V)])
+                                      .word_select(t["v"], fw) if V == 1 << vw else
+                                      _mux_onehot(Cat(*[t["v"] == v for v in range(V)]),
+                                                  [ius[p].front0_ivc[v][:fw] for v in range(V)]))
+                m.d.comb += fl.vc.eq(t["ovc"])
+                with m.If(t["head"]):
+                    m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
+                lane_flits.append(fl)
+        for o in range(P):
+            for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
+                m.d.comb += cc.take.eq(st_take[o][w])
+        outs = self._crossbar(m, lane_flits, g_reg, "crossbar")
+        self._drive_links(m, outs, oqs, m.d.sync)
+
+        # co-simulation ports: the decisions commit at ST (the heads it applies)
+        if self.observe:
+            for p in range(P):
+                for s in range(S):
+                    i, t = p * S + s, st[p][s]
+                    m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(t["valid"] & t["head"]),
+                                 self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]

@@ -1,0 +1,347 @@
+"""The ``hiradix`` router model in RTL (router-spec §R11; hdl/router_hiradix.py): RI | GO | ST | link.
+
+Amaranth-simulator scenarios of one router (fbfly k = 4, n = 2, router 0: terminal ports 0-3, network
+ports 4-6), each checked against §R11's rules worked by hand: the zero-load timeline, the credit
+register, two heads meeting at one output, RI's ``u(v)`` rule, wormhole streaming, speedup 2, egress
+credits, the greedy adaptive routings; then Verilator lint of a generated tree."""
+
+import shutil
+
+import pytest
+from amaranth.sim import Simulator
+
+from radixnet.gen import build
+from radixnet.gen.routing import compile_table
+from radixnet.hdl.router import Router
+from radixnet.hdl.rtlgen import main as rtlgen_main
+
+needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
+FIELDS = ("head", "tail", "vc", "dest", "hops", "data")
+
+
+@pytest.fixture(scope="module")
+def fbfly():
+    return build("fbfly", k=4, n=2)
+
+
+def pack(lay, f):
+    return sum((f[k] & ((1 << lay[k].width) - 1)) << lay[k].offset for k in FIELDS)
+
+
+def unpack(lay, bits):
+    return {k: (bits >> lay[k].offset) & ((1 << lay[k].width) - 1) for k in FIELDS}
+
+
+def flit(dest, vc=0, *, head=1, tail=1, hops=0, data=0):
+    return {"head": head, "tail": tail, "vc": vc, "dest": dest, "hops": hops, "data": data}
+
+
+def simulate(dut, sends, cycles, *, credit_delay=1, credits=True, ej_credit=None):
+    """Run ``dut``: ``sends`` maps a cycle to {input port: flit} (the caller respects credits; checked here).
+    A flit sent on a network output in ``t`` is credited back in ``t + credit_delay`` (never with
+    ``credits=False``); ``ej_credit(t, o, flit)`` returns the cycle an ejection credit comes back (E >= 1).
+    Returns (outputs [(t, o, flit)], credit_out [(t, p, v)])."""
+    lay, P, V = dut.flit_layout, dut.n_ports, dut.n_vcs
+    upstream = [[dut.vc_depth] * V for _ in range(P)]
+    owed, outs, creds = {}, [], []
+
+    async def bench(ctx):
+        for t in range(cycles):
+            arrivals = sends(t, upstream) if callable(sends) else sends.get(t, {})
+            for p, f in arrivals.items():
+                assert upstream[p][f["vc"]] > 0, f"cycle {t}: the schedule ignored the credit protocol"
+                upstream[p][f["vc"]] -= 1
+            for p in range(P):
+                ctx.set(dut.in_flit_ip[p].as_value(), pack(lay, arrivals[p]) if p in arrivals else 0)
+            ctx.set(dut.in_valid_ip, sum(1 << p for p in arrivals))
+            ret, later = [], []
+            for c in owed.pop(t, []):   # a link carries one credit per VC per cycle: the rest wait
+                (later if c in ret else ret).append(c)
+            if later:
+                owed.setdefault(t + 1, []).extend(later)
+            for o in range(P):
+                ctx.set(dut.credit_in_op_ovc[o], sum(1 << v for (oo, v) in ret if oo == o))
+            valid = ctx.get(dut.out_valid_op)
+            for o in range(P):
+                if valid >> o & 1:
+                    f = unpack(lay, ctx.get(dut.out_flit_op[o].as_value()))
+                    outs.append((t, o, f))
+                    if o not in dut.eject_ports and credits:
+                        owed.setdefault(t + credit_delay, []).append((o, f["vc"]))
+                    elif o in dut.eject_ports and ej_credit is not None:
+                        owed.setdefault(ej_credit(t, o, f), []).append((o, 0))
+            for p in range(P):
+                for v in range(V):
+                    if ctx.get(dut.credit_out_ip_ivc[p]) >> v & 1:
+                        creds.append((t, p, v))
+                        upstream[p][v] += 1
+            assert ctx.get(dut.error) == 0, f"cycle {t}: error"
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return outs, creds
+
+
+def net_port(fbfly, rid, dest):
+    t = compile_table(fbfly)
+    return int(t.next_port[rid][int(t.term_router[dest])])
+
+
+def source(queues):
+    """A ``sends`` callable: per input port a list of (earliest cycle, flit), sent in order, one per cycle,
+    each when its VC has an upstream credit (§R3's source queue)."""
+    qs = {p: list(q) for p, q in queues.items()}
+
+    def sends(t, up):
+        out = {}
+        for p, q in qs.items():
+            if q and q[0][0] <= t and up[p][q[0][1]["vc"]] > 0:
+                out[p] = q.pop(0)[1]
+        return out
+    return sends
+
+
+def packet(dest, length, vc=0, *, at=0, data=0):
+    """The flits of one packet as ``source`` entries, all available from cycle ``at``."""
+    return [(at, flit(dest, vc, head=int(i == 0), tail=int(i == length - 1), data=data + i)) for i in range(length)]
+
+
+def router(fbfly, **kw):
+    kw = {"n_vcs": 2, "vc_depth": 4, "data_width": 16, "router_model": "hiradix", **kw}
+    return Router(fbfly, 0, **kw)
+
+
+def brief(outs):
+    return [(t, o, f["data"], f["vc"]) for t, o, f in outs]
+
+
+# ------------------------------------------------------------------ zero-load timeline (§R11, §R11.5)
+def test_zero_load_timeline(fbfly):
+    """A head usable at a (sent at a - 1) is on its output link at a + 3, with hops + 1 on a network port;
+    the first body at a + 5 (requested two cycles after its head, once ST bound the VC), then one per
+    cycle; an ejection keeps hops and leaves on VC 0."""
+    dut = router(fbfly, vc_depth=6)
+    port = net_port(fbfly, 0, 13)
+    outs, creds = simulate(dut, source({2: [(0, flit(13, vc=1, data=0xab))],
+                                        1: packet(13, 4, vc=0, at=10, data=1),
+                                        0: [(20, flit(2, vc=1, data=7))]}), 30)
+    assert outs == [
+        (4, port, flit(13, vc=0, hops=1, data=0xab)),
+        (14, port, flit(13, vc=0, tail=0, hops=1, data=1)),
+        (16, port, flit(13, vc=0, head=0, tail=0, data=2)),
+        (17, port, flit(13, vc=0, head=0, tail=0, data=3)),
+        (18, port, flit(13, vc=0, head=0, tail=1, data=4)),
+        (24, 2, flit(2, vc=0, data=7)),
+    ]
+    # a slot freed at ST in s (the flit is on the link in s + 1) is credited upstream in s + 1
+    assert creds == [(4, 2, 1), (14, 1, 0), (16, 1, 0), (17, 1, 0), (18, 1, 0), (24, 0, 1)]
+
+
+def test_credit_register(fbfly):
+    """credit_out is a register: high in s + 1 for a pop in ST at s, never in s itself."""
+    dut = router(fbfly)
+    seen = []
+
+    async def bench(ctx):
+        lay = dut.flit_layout
+        ctx.set(dut.in_flit_ip[3].as_value(), pack(lay, flit(13, vc=1)))
+        ctx.set(dut.in_valid_ip, 1 << 3)
+        for t in range(6):
+            seen.append((ctx.get(dut.credit_out_ip_ivc[3]), ctx.get(dut.out_valid_op)))
+            await ctx.tick()
+            ctx.set(dut.in_valid_ip, 0)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    port = net_port(fbfly, 0, 13)
+    # sent 0, usable 1 (RI), GO 2, ST 3 (pop), credit and link in 4
+    assert seen == [(0, 0), (0, 0), (0, 0), (0, 0), (0b10, 1 << port), (0, 0)]
+
+
+# ------------------------------------------------------------------ GO: two heads, one output (§R11.3)
+def test_two_heads_one_output(fbfly):
+    """Two heads from inputs 0 and 1 for one output in one RI: GO grants input 0 (ptr_out 0) and drops
+    input 1's request; input 1 cannot ask again in the next RI (u = 1: its request was being decided),
+    asks in the one after, and leaves two cycles after the winner -- on the VC with the most credits
+    in the view (VC 0 gave one to the winner, whose credit is not back yet)."""
+    dut = router(fbfly)
+    port = net_port(fbfly, 0, 13)
+    outs, _ = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
+    assert brief(outs) == [(4, port, 0, 0), (6, port, 1, 1)]
+    # ptr_out moves past the last input granted: after input 0 alone, a tie goes to input 1
+    outs, _ = simulate(dut, {0: {0: flit(13, data=0)}, 8: {0: flit(13, data=2), 1: flit(13, data=3)}}, 20)
+    assert [(t, d) for t, _, d, _ in brief(outs)] == [(4, 0), (12, 3), (14, 2)]
+
+
+# ------------------------------------------------------------------ RI's u(v) rule (§R11.2, §R11.5)
+def test_single_flit_packets_of_one_vc_go_every_other_cycle(fbfly):
+    dut = router(fbfly)
+    port = net_port(fbfly, 0, 13)
+    outs, _ = simulate(dut, {t: {0: flit(13, data=t)} for t in range(3)}, 14)
+    assert [(t, d) for t, o, d, _ in brief(outs)] == [(4, 0), (6, 1), (8, 2)]
+    # two VCs keep the input busy: one packet per cycle
+    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 2, data=t)} for t in range(4)}, 14)
+    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(4, port, 0), (5, port, 1), (6, port, 2), (7, port, 3)]
+
+
+def test_bound_vc_streams_with_two_credits_and_two_flits(fbfly):
+    """A bound VC asks for its next flit while GO decides the one before (two credits, two flits in the
+    view): one flit per cycle with B = 6 (§R11.5); with B = 2 downstream credits run short and the VC asks
+    only every other RI, as the view allows."""
+    dut = router(fbfly, vc_depth=6)
+    outs, _ = simulate(dut, source({0: packet(13, 10)}), 30)
+    assert [t for t, _, _ in outs] == [4] + list(range(6, 15))
+    dut = router(fbfly, vc_depth=2)
+    outs, _ = simulate(dut, source({0: packet(13, 4)}), 30)
+    assert [t for t, _, _ in outs] == [4, 6, 9, 11]
+
+
+# ------------------------------------------------------------------ speedup 2 (§R8b under §R11)
+def test_speedup2(fbfly):
+    """S = 2: two heads from two inputs to one output are both granted in one GO and leave in grant order
+    (input 0 first, ptr_out 0) through the output queue, one per cycle; the second head gets the other VC
+    (most credits once the first took one); one input sends two VCs' heads in one cycle."""
+    dut = router(fbfly, speedup=2)
+    port = net_port(fbfly, 0, 13)
+    outs, creds = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
+    assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1)]
+    assert creds == [(4, 0, 0), (4, 1, 0)]
+    outs, creds = simulate(dut, {0: {0: flit(13, vc=0, data=0)}, 1: {0: flit(13, vc=1, data=1)},
+                                 2: {1: flit(13, vc=0, data=2)}}, 12)
+    assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1), (6, port, 2, 0)]
+    # two packets of one input on two VCs, both streaming through two lanes
+    dut = router(fbfly, speedup=2, vc_depth=6)
+    a, b = packet(13, 6, 0, data=0), packet(5, 6, 1, data=10)
+    outs, _ = simulate(dut, source({0: [x for pair in zip(a, b) for x in pair]}), 30)
+    by_port = {}
+    for t, o, f in outs:
+        by_port.setdefault(o, []).append(f["data"])
+    assert by_port == {port: list(range(6)), net_port(fbfly, 0, 5): list(range(10, 16))}
+
+
+# ------------------------------------------------------------------ egress credits (§R3a under §R11)
+@pytest.mark.parametrize("E, times", [(2, [4, 6, 9, 11, 14, 16]), (4, [4, 6, 7, 8, 9, 11])])
+def test_egress_credits(fbfly, E, times):
+    dut = router(fbfly, egress_depth=E)
+    outs, _ = simulate(dut, source({4: packet(1, 6)}), 30, ej_credit=lambda t, o, f: t + 1)
+    assert [t for t, o, _ in outs] == times and {o for _, o, _ in outs} == {1}
+
+
+# ------------------------------------------------------------------ random traffic: invariants
+def random_run(fbfly, seed, cycles=160, *, rid=0, **kw):
+    """Random multi-flit packets on every input (terminal and network ports alike), credits returned after a
+    random delay; returns the router and its outputs, and what was sent per input VC."""
+    import random
+    rng = random.Random(seed)
+    dut = Router(fbfly, rid, router_model="hiradix", **{"n_vcs": 2, "vc_depth": 4, "data_width": 16, **kw})
+    P, V = dut.n_ports, dut.n_vcs
+    T = fbfly.num_terminals
+    queues, sent, serial = {}, {}, [0]
+    for p in range(P):
+        q = []
+        for k in range(rng.randrange(2, 6)):
+            v, L, dest = rng.randrange(V), rng.randrange(1, 5), rng.randrange(T)
+            at = rng.randrange(0, 40)
+            for i in range(L):
+                serial[0] += 1
+                f = flit(dest, v, head=int(i == 0), tail=int(i == L - 1), hops=0 if dut.in_channels[p] < 0 else 1,
+                         data=serial[0])
+                q.append((at, f))
+        queues[p] = q
+        for _, f in q:
+            sent.setdefault((p, f["vc"]), []).append(f["data"])
+    rebuilt = {}   # a packet's flits together, packets in order of their cycle
+    for p in range(P):
+        pkts, cur = [], []
+        for x in sorted(queues[p], key=lambda x: x[1]["data"]):
+            cur.append(x)
+            if x[1]["tail"]:
+                pkts.append(cur)
+                cur = []
+        pkts.sort(key=lambda pk: pk[0][0])
+        rebuilt[p] = [x for pk in pkts for x in pk]
+        sent_p = {}
+        for _, f in rebuilt[p]:
+            sent_p.setdefault(f["vc"], []).append(f["data"])
+        for v, d in sent_p.items():
+            sent[(p, v)] = d
+    def ej(t, o, f):
+        return t + 1 + rng.randrange(3)
+    outs, _ = simulate(dut, source(rebuilt), cycles, credit_delay=1, ej_credit=ej if dut.egress_depth else None)
+    return dut, outs, rebuilt
+
+
+@pytest.mark.parametrize("seed, kw", [
+    (1, {}), (2, {"speedup": 2}), (3, {"egress_depth": 2}), (4, {"speedup": 2, "egress_depth": 3, "vc_depth": 6}),
+    (5, {"routing": "min-ad"}), (6, {"routing": "ugal", "speedup": 2}), (7, {"n_vcs": 4, "vc_depth": 2}),
+    (8, {"routing": "val", "n_vcs": 4}),
+])
+def test_random_traffic_invariants(fbfly, seed, kw):
+    """Every flit leaves once, on its route's port (a table routing) with the right header; an output VC
+    carries a packet's flits together (wormhole) and a VC's flits in order; no protocol error."""
+    dut, outs, sent = random_run(fbfly, seed, **kw)
+    n_sent = sum(len(q) for q in sent.values())
+    assert len(outs) == n_sent, f"{len(outs)} of {n_sent} flits left"
+    assert len({f["data"] for _, _, f in outs}) == n_sent
+    table = compile_table(fbfly)
+    owner = {}   # (o, ovc) -> the packet (first flit's data) holding it
+    src = {f["data"]: (p, f) for p, q in sent.items() for _, f in q}
+    for t, o, f in outs:
+        p, g = src[f["data"]]
+        if dut.routing is None:
+            r = int(table.term_router[g["dest"]])
+            if r == dut.router_id:
+                assert o in dut.eject_ports
+            else:
+                assert o == int(table.next_port[dut.router_id][r])
+        key = (o, f["vc"])
+        if f["head"]:
+            assert owner.get(key) is None, f"cycle {t}: head on {key} while a packet holds it"
+            if not f["tail"]:
+                owner[key] = f["data"]
+            assert f["hops"] == g["hops"] + (0 if o in dut.eject_ports else 1)
+        else:
+            assert owner.get(key) is not None and f["data"] > owner[key], f"cycle {t}: body without its head"
+            if f["tail"]:
+                owner[key] = None
+    # per input VC, flits leave in order
+    for p, q in sent.items():
+        for v in range(dut.n_vcs):
+            mine = [f["data"] for _, f in q if f["vc"] == v]
+            order = [f["data"] for _, _, f in outs if f["data"] in set(mine)]
+            assert order == mine
+
+
+# ------------------------------------------------------------------ what hiradix refuses, and lint
+def test_sequential_routings_refused_in_one_line(fbfly):
+    with pytest.raises(ValueError, match=r"^Router: routing 'ugal-s' \(sequential allocator\) is not built under "
+                                         r"router_model 'hiradix'[^\n]*$"):
+        router(fbfly, routing="ugal-s")
+
+
+@needs_verilator
+@pytest.mark.parametrize("opts", [[], ["--speedup", "2", "--vcs", "2"], ["--egress-depth", "2", "--vcs", "2"],
+                                  ["--routing", "min-ad"]])
+def test_tree_lints_clean(tmp_path, capsys, opts):
+    """``radixnet rtl fbfly --k 4 --n 2 --router-model hiradix --lint``: the generated tree lints clean."""
+    out = tmp_path / "rtl"
+    assert rtlgen_main(["fbfly", "--k", "4", "--n", "2", "--router-model", "hiradix", *opts, "--lint",
+                        "--out", str(out)]) == 0, capsys.readouterr()
+    assert "lint clean" in capsys.readouterr().out
+
+
+def test_core_with_rom_equals_router():
+    """``external_rom`` (the shared scheme of ``make rtl``): the core with a ROM per input port (the lookahead
+    read, §R10.4) is cycle for cycle the router with its ROM inside, S = 1 and 2."""
+    from test_rtlgen import CoreWithRoms, _run_pair
+
+    net = build("fbfly", k=4, n=2)
+    for S in (1, 2):
+        ref = Router(net, 1, 2, 3, 8, router_model="hiradix", speedup=S)
+        core = Router(net, 1, 2, 3, 8, external_rom=True, router_model="hiradix", speedup=S)
+        assert core.lookahead and _run_pair(ref, CoreWithRoms(core), 160, 5) > 40
