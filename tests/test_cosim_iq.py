@@ -13,13 +13,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_cosim import (  # noqa: E402
+from radixnet.gen import build  # noqa: E402
+
+from helpers.cosim import (
     ADAPTIVE_POOL,
     CACHE,
     RANDOM_NA,
@@ -33,8 +33,6 @@ from test_cosim import (  # noqa: E402
     run,
     run_router,
 )
-
-from radixnet.gen import build  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
 

@@ -7,8 +7,6 @@ deadlock at high load for table, greedy adaptive and sequential routings; the th
 
 import io
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +16,7 @@ from radixnet.gen import build
 from radixnet.gen.router_model import get_router_model, zero_load_latency
 from radixnet.golden.sim import SimConfig, Simulator, TraceWriter
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_router_model import lone_packets  # noqa: E402
+from helpers.golden import lone_packets
 
 HR = get_router_model("hiradix")
 

@@ -11,25 +11,10 @@ from radixnet.gen import ParamError, build
 from radixnet.gen.router_model import ROUTER_MODELS, get_router_model, zero_load_latency
 from radixnet.golden.sim import SimConfig, Simulator
 
+from helpers.golden import lone_packets
 from helpers.routing import drain, family_net, routing_pairs  # one small instance per family
 
 MODELS = list(ROUTER_MODELS)
-
-
-def lone_packets(sim, pairs):
-    """Send each (src, dst) as the only packet in the network; return (latency, hops) per packet."""
-    out = []
-    for s, d in pairs:
-        recs = []
-        sim.on_ejected = recs.append
-        sim.step(1, batch_cycles=np.array([sim.t]), batch_src=np.array([s]), batch_dst=np.array([d]))
-        for _ in range(50):
-            if sim.collected == sim.next_seq:
-                break
-            sim.step(20)
-        (rec,) = [r for r in recs if r is not None]
-        out.append((int(rec["ejected"][0] - rec["created"][0]), int(rec["hops"][0])))
-    return out
 
 
 def test_the_presets_name_their_stages_in_booksim_terms():
