@@ -109,9 +109,11 @@ synth-report:
 # greedy vs sequential allocator; cached per row in build/timing (docs/timing-report.md; hdl/timing_report.py)
 TIMING_JOBS ?= 2
 TIMING_SPEEDUPS ?= 1
+# nextpnr placer seeds: each row placed once per seed, the report keeps the best Fmax and the range
+TIMING_SEEDS ?= 1 2 3
 TIMING_RADIX = $(if $(filter command line environment,$(origin RADIX)),$(RADIX),8 16)
 timing-report:
-	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --speedups $(TIMING_SPEEDUPS) --jobs $(TIMING_JOBS) --out docs/timing-report.md
+	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --speedups $(TIMING_SPEEDUPS) --seeds $(TIMING_SEEDS) --jobs $(TIMING_JOBS) --out docs/timing-report.md
 
 # make mutate [MUTATE_ARGS="--only ID,... --jobs N --checks '...' --fresh"]: plant each RTL bug of the catalogue
 # (cosim/mutations.toml) in a copy of the sources, run the default-suite checks, print the kill table and the score;

@@ -28,7 +28,7 @@ def test_small_core_end_to_end(tmp_path):
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
-    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seed=1, missing=[other.name])
+    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seeds=(1,), missing=[other.name])
     assert "nextpnr" in text and "placer seed 1" in text and "| 4 | iq | greedy (sp) | 1 |" in text
     assert other.name in text.split("not in this report")[1]
     # speedup-2 rows have their own cache file next to the speedup-1 row's
