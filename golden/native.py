@@ -8,8 +8,7 @@ function is called with from Python, and ``numba.pycc`` compiles those into one 
 (``golden/__pycache__/native_kernels*.so``, with ``native_kernels.json`` beside it). A process that
 finds that module built from the sources it runs (a hash of the kernel sources, numpy, Python and
 the CPU) calls it and never imports numba: a 64-node ``radixnet sim`` takes 0.22 s and 47 MB instead
-of 0.85 s and 220 MB (numba with llvmlite, the JIT's loaded machine code and the scipy numba imports;
-issue 16).
+of 0.85 s and 220 MB (numba with llvmlite, the JIT's loaded machine code and the scipy numba imports).
 The machine code is the same LLVM output at the same optimisation for this CPU
 (``target_cpu="host"``, no numba runtime, as ``_nrt=False``), and so are the results
 (``tests/test_native.py`` compares them bit for bit).
@@ -217,8 +216,8 @@ def no_wraparound():
 
     Python's ``a[-1]`` costs every access of every array a compare, a select and the dimension's length
     loaded from the stack; the golden model's compiled functions never index with a negative number (they
-    test ``>= 0`` where a field holds -1), and without it the kernel runs 15-25% faster (issue 16,
-    ``benchmarks/golden_speed.py``). ``tests/test_kernel_bounds.py`` runs the kernel under numba's
+    test ``>= 0`` where a field holds -1), and without it the kernel runs 15-25% faster
+    (``benchmarks/golden_speed.py``). ``tests/test_kernel_bounds.py`` runs the kernel under numba's
     bounds checking, which then refuses any negative index. numba has no option for this, so the block
     swaps numba's own helper for :func:`fix_index_no_wraparound`, holding numba's compiler lock so that no
     other thread compiles meanwhile; on a numba without that helper it changes nothing (the code is then

@@ -11,7 +11,7 @@ with the greedy allocator (:data:`ADAPTIVE`), ``ugal-s``, ``clos-ad`` and
 "Sequential allocation" below).
 
 One router of a :class:`radixnet.gen.Network`, composed of the units of
-issue 4: per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
+``hdl/`` (docs/rtl.md): per port an :class:`~radixnet.hdl.input_unit.InputUnit` (``V`` VC
 buffers of ``B`` flits), per input VC a
 :class:`~radixnet.hdl.route_table.RouteDecode` reading the router's one route
 ROM (its row of the tables of ``radixnet.gen.routing.compile_table``, a

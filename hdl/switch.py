@@ -1,4 +1,4 @@
-"""Switch top: a whole network behind NetFPGA-style AXI4-Stream terminal ports (issue 4, item 2).
+"""Switch top: a whole network behind NetFPGA-style AXI4-Stream terminal ports (docs/axis-ports.md).
 
 :class:`AxisSwitchTop` is the :class:`~radixnet.hdl.network.NetworkTop` of a
 Network with an :class:`~radixnet.hdl.axis.AxisIngress` and an
