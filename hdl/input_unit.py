@@ -85,7 +85,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, reject, ptr_width
+from .arbiter import check_int, ptr_width, reject
 
 __all__ = ["InputUnit", "FrontInputUnit"]
 

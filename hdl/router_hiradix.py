@@ -73,7 +73,6 @@ class HiradixStages:
 
     def _elaborate_hiradix(self, m: Module, ius, active, act_o, act_ov):
         P, V, B, S, K = self.n_ports, self.n_vcs, self.vc_depth, self.speedup, self.n_classes
-        E = self.egress_depth
         lay = self.flit_layout
         fw = lay.size
         pw, vw, kb = ptr_width(P), ptr_width(V), ptr_width(K)
