@@ -15,8 +15,9 @@ from radixnet.gen.routing import compile_table
 from radixnet.hdl.router import Router
 from radixnet.hdl.rtlgen import main as rtlgen_main
 
+from helpers.flits import pack, unpack
+
 needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
-FIELDS = ("head", "tail", "vc", "dest", "hops", "data")
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +25,6 @@ def fbfly():
     return build("fbfly", k=4, n=2)
 
 
-def pack(lay, f):
-    return sum((f[k] & ((1 << lay[k].width) - 1)) << lay[k].offset for k in FIELDS)
-
-
-def unpack(lay, bits):
-    return {k: (bits >> lay[k].offset) & ((1 << lay[k].width) - 1) for k in FIELDS}
 
 
 def flit(dest, vc=0, *, head=1, tail=1, hops=0, data=0):

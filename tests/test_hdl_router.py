@@ -23,10 +23,11 @@ from radixnet.hdl.router import Router
 from radixnet.hdl.rtlgen import flat_verilog, generate, main as rtlgen_main
 from radixnet.hdl.verilog import lint, synth
 
+from helpers.flits import pack, unpack
+
 ROOT = Path(__file__).resolve().parents[1]
 needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
 needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (make setup)")
-FIELDS = ("head", "tail", "vc", "dest", "hops", "data")
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +35,6 @@ def fbfly():
     return build("fbfly", k=4, n=2)
 
 
-def pack(lay, f):
-    """A flit dict (FIELDS) as the integer of the flit layout."""
-    return sum((f[k] & ((1 << lay[k].width) - 1)) << lay[k].offset for k in FIELDS)
-
-
-def unpack(lay, bits):
-    return {k: (bits >> lay[k].offset) & ((1 << lay[k].width) - 1) for k in FIELDS}
 
 
 class RouterModel:
