@@ -62,9 +62,11 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`) and the grant register
 #: ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
 #: ``(o, p, v, ov, phase, decided, inter)``); other models keep them empty.
+#: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
+#: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n gr gr_n")
+                                "act n_act act_pos qadd rq rq_n gr gr_n ri_credit ri_busy")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -1259,12 +1261,35 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
     if rs.rq_n[r] > 0:
         _hr_go(r, prm, tp, rs, sc)
     if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+        _hr_swap_copy(r, rs)   # RI reads the output side one cycle late: its copy (§R11.1)
         _hr_ri(r, prm, tp, rs, pk, sc)
+        _hr_swap_copy(r, rs)
     else:   # no flit: no request (each request's flit is still in its buffer)
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
+    # RI's copy for the next cycle: the output side of this cycle's view (credits that arrive in this cycle
+    # are added after allocation, so they are not in it)
+    credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
+    for o in range(credit.shape[1]):
+        for v in range(credit.shape[2]):
+            ri_credit[r, o, v] = credit[r, o, v]
+            ri_busy[r, o, v] = busy[r, o, v]
     return moved
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_swap_copy(r, rs):
+    """Exchange router ``r``'s ``credit`` and ``ovc_busy`` with RI's copy of them (§R11.1)."""
+    credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
+    for o in range(credit.shape[1]):
+        for v in range(credit.shape[2]):
+            x = credit[r, o, v]
+            credit[r, o, v] = ri_credit[r, o, v]
+            ri_credit[r, o, v] = x
+            x = busy[r, o, v]
+            busy[r, o, v] = ri_busy[r, o, v]
+            ri_busy[r, o, v] = x
 
 
 @compiled(cache=True, inline="always", _nrt=False)

@@ -601,6 +601,9 @@ class Simulator:
         self.rq, self.rq_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
         self.gr, self.gr_n = np.zeros((R, nreg, len(kernel.GR_FIELDS)), i32), np.zeros(R, i32)
         self.qadd = np.zeros((R, P), i32)
+        # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
+        self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)
+        self.ri_busy = self.ovc_busy.copy() if model.split else np.zeros((1, 1, 1), i32)
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
         self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)

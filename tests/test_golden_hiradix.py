@@ -164,13 +164,14 @@ def test_wormhole_holds_the_ejection_port_until_its_tail():
     """Three-flit packets from terminals 0 and 1 to terminal 2, S = 1: A's head wins GO at 2 and binds and
     holds the port at its ST (3); its body is requested at 3 (after the bind, §R11.5), its tail at 4 while
     the body's request is decided (u(v) = 1: the bound VC asks for the next flit): ST 5 and 6, ejected 8
-    (= zero-load 1 + 4 + 3). B asks again at 3 but the port is held until A's tail's ST at 6: RI at 6, GO 7,
-    ST 8 (its hop), body ST 10, tail ST 11, on the link at 12, ejected 13."""
+    (= zero-load 1 + 4 + 3). B asks again at 3 but the port is held until A's tail's ST at 6; RI reads the
+    release in its copy of the output side one cycle later (§R11.1): RI at 7, GO 8, ST 9 (its hop), body ST
+    11, tail ST 12, on the link at 13, ejected 14."""
     net = build("fbfly", k=4, n=2)
     recs = traced(net, [(0, 0, 2), (0, 1, 2)], speedup=1, packet_length=3)
     a, b = recs[0], recs[1]
     assert [h[3] for h in a["hops"]] == [3] and a["sent"] == [4] and a["ejected"] == 8, a
-    assert [h[3] for h in b["hops"]] == [8] and b["sent"] == [9] and b["ejected"] == 13, b
+    assert [h[3] for h in b["hops"]] == [9] and b["sent"] == [10] and b["ejected"] == 14, b
 
 
 def test_one_vc_sends_single_flit_packets_every_other_cycle():
