@@ -75,7 +75,11 @@ __all__ = ["Row", "RegisteredIO", "rows", "run_row", "render", "main", "ECP5_SCR
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
-ECP5_SCRIPT = "read_verilog -sv -noassert -noassume router_top.v; synth_ecp5 -top router_top -json router_top.json"
+#: the flip-flops that drive a ``keep`` register (per-group copies, hdl/router_hiradix.py) marked ``keep``
+#: themselves: Yosys's opt_merge joins equal flip-flops unless the cells say keep (Vivado honours the wire's)
+ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
+               "setattr -set keep 1 w:* a:keep %i %ci1:+$dff[Q] t:$dff %i; "
+               "synth_ecp5 -top router_top -json router_top.json")
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
