@@ -13,7 +13,7 @@ JOBS    ?= auto
 
 help:
 	@echo "make setup          install system packages (apt) and .venv with radixnet and its test extras"
-	@echo "make test           make lint, then the default test run (< 20 min on 2 cores; prints its 25 slowest tests)"
+	@echo "make test           make lint, then the default test run (< 15 min on 2 cores; prints its 25 slowest tests)"
 	@echo "make lint           ruff: pyflakes and import order over the package, tests and benchmarks ([tool.ruff])"
 	@echo "make kernels        compile the golden kernels ahead of time (make setup and make test do it when stale)"
 	@echo "make test-slow      full-size paper reproductions and large builds (-m slow)"
@@ -46,7 +46,8 @@ setup:
 	@echo "setup: numba kernels compiled"
 
 # the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
-# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 6 CPU minutes)
+# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 3 CPU minutes, 6 when a golden
+# source changed since golden/native_signatures.json was recorded: commit the rewritten file)
 kernels:
 	@$(PY) -m radixnet.golden.native_build --check >/dev/null || $(PY) -m radixnet.golden.native_build
 

@@ -1,15 +1,16 @@
 """Build the golden model's native kernels (:mod:`radixnet.golden.native`): ``make kernels``.
 
-Runs :func:`workload` under numba's JIT (which also fills numba's on-disk cache, the fallback of a
-process that meets a signature not built), reads the signatures each compiled function was called
-with from Python, and compiles them ahead of time with ``numba.pycc`` into
-``golden/__pycache__/native_kernels*.so``, then writes ``native_kernels.json`` (the stamp and the
-exports). About six CPU minutes from cold: the workload's JIT compiles three, pycc three (most of
-both the cycle kernel).
+Compiles the signatures each compiled function is called with from Python ahead of time with
+``numba.pycc`` into ``golden/__pycache__/native_kernels*.so``, then writes ``native_kernels.json``
+(the stamp and the exports). The signatures come from ``golden/native_signatures.json`` when it was
+recorded from the golden sources of this tree; otherwise (or with ``--record``) :func:`workload` runs
+under numba's JIT first, the signatures are read from the dispatchers and the file is rewritten
+(commit it with the change that made it stale). About three CPU minutes with the file (pycc, most
+of it the cycle kernel), six without (the workload's JIT compiles the same code once more).
 
 Usage::
 
-    .venv/bin/python -m radixnet.golden.native_build [--check]
+    .venv/bin/python -m radixnet.golden.native_build [--check] [--record]
 
 ``--check`` builds nothing: exit 0 when the built module is current, 1 when it is missing or stale.
 """
@@ -32,7 +33,7 @@ from . import native
 
 def workload() -> None:
     """Small runs that call every compiled function the way the simulator, the traffic patterns and the
-    tests call them: every HyperX routing under both router models, single- and multi-flit packets,
+    tests call them: every HyperX routing under the three router models, single- and multi-flit packets,
     egress FIFOs and stalling sinks, saturated sources (catch-up, held packets), batches, traces, every
     traffic pattern, table routings on other families, ``run_load`` and a hand-placed flit."""
     from ..gen import build
@@ -47,11 +48,11 @@ def workload() -> None:
         return sim
 
     for rt in ("min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"):
-        for model in ("single-cycle", "iq"):
+        for model in ("single-cycle", "iq", "hiradix"):
             for L, E, S in ((1, 0, 2), (3, 2, 1)):
                 run("fbfly", {"k": 3, "n": 2}, 0.4, routing=rt, router_model=model, packet_length=L, egress_depth=E,
                     sink_stall=0.3 if E else 0.0, speedup=S)
-    for model in ("single-cycle", "iq"):
+    for model in ("single-cycle", "iq", "hiradix"):
         run("fbfly", {"k": 4, "n": 2}, 0.9, steps=6, traffic="worst-case", router_model=model)   # saturated
         run("2dfb", {"k": 3, "n": 2}, 0.6, routing="2dfb-adaptive", router_model=model, trace=True)
     for fam, fk, rt in (("torus", {}, "dor"), ("clos", {}, "clos-adaptive"), ("dragonfly", {"p": 2}, "sp"),
@@ -81,24 +82,107 @@ def signatures() -> dict[str, list]:
         q = native.qualname(d.py_func)
         for sig in d.nopython_signatures:
             key = tuple(native.type_key(a) for a in sig.args)
-            if None not in key:
+            if None not in key and ret_key(sig.return_type) is not None:
                 out.setdefault(q, []).append((key, sig))
     return out
 
 
-def build() -> None:
-    """Run :func:`workload` under the JIT and compile what it called; the module replaces the old one by a
-    rename, so a process that has the old one loaded keeps it intact."""
+def ret_key(ty):
+    """:func:`native.type_key` of a return type, ``"none"`` for a function that returns nothing."""
+    from numba.core import types
+    return "none" if ty == types.none else native.type_key(ty)
+
+
+#: The signatures the workload records, kept with the sources (``make kernels`` compiles them without running
+#: the workload under the JIT when the kernel sources are the ones they were recorded from).
+SIGNATURES = Path(__file__).resolve().parent / "native_signatures.json"
+
+
+def sources_hash() -> str:
+    """The hash of the golden model's sources (every ``golden/*.py`` but the native machinery's) and the key
+    version: what the signatures the workload records depend on (the kernels' arguments and their types)."""
+    import hashlib
+    h = hashlib.sha256(f"keys {native.KEY_VERSION}".encode())
+    for path in sorted((native.ROOT / "golden").glob("*.py")):
+        if not path.name.startswith("native"):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def key_type(key):
+    """The numba type of a :func:`native.type_key` key (its inverse)."""
+    from numba import from_dtype
+    from numba.core import types
+    if key == "none":
+        return types.none
+    if isinstance(key, str):
+        return from_dtype(np.dtype(key))
+    if key[0] == "A":
+        _, dt, ndim, layout, readonly, aligned = key
+        return types.Array(from_dtype(np.dtype(dt)), ndim, layout, readonly=readonly, aligned=aligned)
+    if key[0] == "N":
+        mod, _, name = key[1].rpartition(".")
+        cls = getattr(__import__(mod, fromlist=[name]), name)
+        return types.BaseTuple.from_types([key_type(k) for k in key[2]], cls)
+    if key[0] == "T":
+        return types.BaseTuple.from_types([key_type(k) for k in key[1]])
+    raise ValueError(f"no numba type for the key {key!r}")
+
+
+def save_signatures(sigs: dict[str, list]) -> None:
+    """Write :data:`SIGNATURES` (argument and return keys per function) for these sources."""
+    data = {"sources": sources_hash(),
+            "functions": {q: [[list(key), ret_key(sig.return_type)] for key, sig in lst]
+                          for q, lst in sorted(sigs.items())}}
+    tmp = SIGNATURES.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(SIGNATURES)
+
+
+def load_signatures() -> dict[str, list] | None:
+    """The signatures of :data:`SIGNATURES` as ``(key, signature)`` per function, or None when the file is
+    missing or was recorded from other kernel sources."""
+    from numba.core.typing import signature
+    try:
+        data = json.loads(SIGNATURES.read_text())
+    except (OSError, ValueError):
+        return None
+    if data.get("sources") != sources_hash():
+        return None
+    out: dict[str, list] = {}
+    for q, lst in data["functions"].items():
+        for key, ret in lst:
+            key = native.as_tuples(key)
+            out.setdefault(q, []).append((key, signature(key_type(native.as_tuples(ret)),
+                                                         *[key_type(k) for k in key])))
+    return out
+
+
+def build(record: bool = False) -> None:
+    """Compile the signatures of :data:`SIGNATURES` (or, when it is missing, stale or ``record`` is set, run
+    :func:`workload` under the JIT and record what it called); the module replaces the old one by a rename, so
+    a process that has the old one loaded keeps it intact."""
     # the JIT, for the functions declared from now on (this module imports no kernel module before this)
     native.use_jit("make kernels: the build runs the JIT")
     from numba.pycc import CC
     t0 = time.perf_counter()
     native.NATIVE_META.unlink(missing_ok=True)   # a module without its metadata is never used
-    workload()
-    sigs = signatures()
+    sigs = None if record else load_signatures()
+    if sigs is None:
+        workload()
+        sigs = signatures()
+        save_signatures(sigs)
+        print(f"kernels: workload under the JIT {time.perf_counter() - t0:.0f} s, "
+              f"{sum(map(len, sigs.values()))} signatures of {len(sigs)} functions (recorded in "
+              f"{SIGNATURES.name})", flush=True)
+    else:
+        import importlib
+        for q in sigs:   # the modules that declare them (the workload would have imported them)
+            importlib.import_module(q.rsplit(".", 1)[0])
+        print(f"kernels: {sum(map(len, sigs.values()))} signatures of {len(sigs)} functions from "
+              f"{SIGNATURES.name}", flush=True)
     stamp = native.stamp()
-    print(f"kernels: workload under the JIT {time.perf_counter() - t0:.0f} s, "
-          f"{sum(map(len, sigs.values()))} signatures of {len(sigs)} functions", flush=True)
     cc = CC(native.NATIVE_NAME)
     native.NATIVE_DIR.mkdir(exist_ok=True)
     tmpdir = Path(tempfile.mkdtemp(prefix=".build-", dir=native.NATIVE_DIR))
@@ -132,12 +216,14 @@ def build() -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 0 if the built module is current, else 1")
+    ap.add_argument("--record", action="store_true",
+                    help=f"run the workload under the JIT and record its signatures in {SIGNATURES.name} first")
     args = ap.parse_args(argv)
     if args.check:
         ok = native.current_meta()[0] is not None
         print("kernels: native module current" if ok else "kernels: native module missing or stale")
         return 0 if ok else 1
-    build()
+    build(record=args.record)
     return 0
 
 
