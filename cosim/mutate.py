@@ -84,29 +84,35 @@ SUBPACKAGES = ("gen", "golden", "hdl", "cosim")
 #: mutant); the co-simulations are ordered so that the designs most mutants change come first.
 DEFAULT_CHECKS = [
     "tests/test_hdl_rr_helpers.py tests/test_hdl_units.py tests/test_hdl_router_units.py tests/test_hdl_router.py "
-    "tests/test_hdl_route_adaptive.py tests/test_hdl_axis.py "
+    "tests/test_hdl_route_adaptive.py tests/test_hdl_axis.py tests/test_hdl_hiradix.py "
     "-k 'not yosys and not synthesizes and not make_rtl and not rtlgen'",
     " ".join([
         # single-cycle, table routing, AXI4-Stream terminals: wormhole packets past saturation
         "tests/test_cosim.py::test_multiflit_packets_above_saturation_exercise_backpressure",
         "tests/test_cosim.py::test_flit_level_network_top",
-        # greedy adaptive routings decided in logic (Kim §3.1)
-        "tests/test_cosim.py::test_greedy_adaptive_routings",
-        # the sequential allocator (§R6): whole network, then one router at a time
-        "tests/test_cosim.py::test_sequential_allocator_routings",
+        # the sequential allocator (§R6) whole-network (ugal-s, one-slot egress FIFOs, sinks that stall), then
+        # the adaptive routings decided in logic (Kim §3.1) one router at a time: ugal (greedy), clos-ad and
+        # 2dfb-adaptive (sequential)
+        "tests/test_egress.py::test_flit_sinks_with_one_slot_under_the_sequential_allocator",
         "tests/test_cosim.py::test_router_level_adaptive_routings",
-        # the iq router (§R10)
+        # the iq router (§R10): the switch top, the ejection queue, the greedy and the sequential VA
         "tests/test_cosim_iq.py::test_tiny_network_multiflit_past_saturation",
-        "tests/test_cosim_iq.py::test_smallest_buffers",
-        "tests/test_cosim_iq.py::test_sequential_va",
+        "'tests/test_cosim_iq.py::test_smallest_buffers[1]'",
+        "'tests/test_cosim_iq.py::test_router_level[fbfly-params5-ugal-kw5]'",
+        "'tests/test_cosim_iq.py::test_router_level[fbfly-params6-clos-ad-kw6]'",
         # speedup 2 (§R8b)
         "tests/test_cosim_speedup.py::test_single_cycle_bypass_and_full_ejection_queue",
-        # speedup 2, the sequential allocator and multi-flit packets together, every model
-        "tests/test_cosim_corners.py",
+        # speedup 2, the sequential allocator and multi-flit packets together (the sequential VA of iq), then
+        # min-ad's second VA grant at speedup 2
+        "'tests/test_cosim_corners.py::test_sequential_speedup2_multiflit[iq]'",
         "tests/test_cosim_speedup.py::test_greedy_va_second_vc",
         # sinks that stall (§R3a)
         "'tests/test_egress.py::test_axis_sinks_that_drop_tready_at_random[single-cycle-1-seeds0]'",
-        "tests/test_egress.py::test_flit_sinks_with_one_slot_under_the_sequential_allocator",
+        # the hiradix router (§R11): RI's copy, GO's checks, ST's bindings (speedup 2 on the switch top, speedup 1
+        # with one-flit buffers, a greedy adaptive routing at router level)
+        "'tests/test_cosim_hiradix.py::test_tiny_network_multiflit_past_saturation[2]'",
+        "'tests/test_cosim_hiradix.py::test_smallest_buffers[1]'",
+        "'tests/test_cosim_hiradix.py::test_router_level[fbfly-params2-ugal-kw2]'",
     ]),
 ]
 

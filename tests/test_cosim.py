@@ -54,6 +54,9 @@ def test_multiflit_packets_above_saturation_exercise_backpressure():
     assert v["max_source_queue"] > 10        # offered more than the network accepts
 
 
+# slow (115 s, a build of its own): the one-flit VC buffers' credit loop is co-simulated by default under iq and
+# hiradix (their test_smallest_buffers), and the default runs below reach backpressure and contention
+@pytest.mark.slow
 @pytest.mark.parametrize("traffic", ["worst-case", "complement", "randperm"])
 def test_patterns(traffic):
     """The adversarial pattern and two permutations on a 4-router, radix-7 flattened butterfly. One-flit VC
@@ -63,6 +66,9 @@ def test_patterns(traffic):
     assert_match(v)
 
 
+# slow (45 s, its own build): dimension order is a one-class route table, as are the table routings
+# (sp, dor, hdor, dest-tag) of the default runs
+@pytest.mark.slow
 def test_min_dimension_order_two_dimensions():
     """Kim's `min` (dimension order, §R7) on a 2-dimension flattened butterfly, worst-case traffic, wormhole."""
     v = run("fbfly", {"k": 2, "n": 3}, routing="min", traffic="worst-case", load=0.8, cycles=250, vcs=2,
@@ -71,6 +77,10 @@ def test_min_dimension_order_two_dimensions():
     assert v["stall_cycles"] > 0
 
 
+# slow (110 s, a build per routing): by default the greedy adaptive routings run decided in logic at router level
+# (test_router_level_adaptive_routings: ugal; iq and hiradix: ugal) and whole-network under iq with speedup 2
+# (tests/test_cosim_speedup.py::test_greedy_va_second_vc: min-ad)
+@pytest.mark.slow
 @pytest.mark.parametrize("routing, kw", [
     ("min-ad", dict(traffic="uniform", load=0.6, vc_depth=3)),
     ("ugal", dict(traffic="complement", load=0.9, vc_depth=2, ugal_threshold=0)),
@@ -96,6 +106,10 @@ def test_min_ad_on_parallel_lanes():
                                                    "next element ejects it at once: no downstream buffer fills"})
 
 
+# slow (230 s, a build per routing): by default the sequential allocator runs whole-network with ugal-s in
+# tests/test_egress.py (stalling sinks) and tests/test_cosim_corners.py (iq, speedup 2), and one router at a time
+# below (test_router_level_adaptive_routings: clos-ad, 2dfb-adaptive)
+@pytest.mark.slow
 @pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
 def test_sequential_allocator_routings(family, params, routing, kw):
     """UGAL-S and CLOS AD (Kim §3.1) and the 2DFB priority-flag algorithm (Thamarakuzhi & Chandy,
@@ -114,6 +128,8 @@ def test_sequential_allocator_routings(family, params, routing, kw):
     assert 0.1 < sum(not minimal(p) for p in pk) / len(pk) < 0.9
 
 
+# slow (48 s, and the builds of the adaptive designs above, all slow): breadth over the fixed configurations
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.integers(0, len(ADAPTIVE_POOL) - 1), load=st.floats(0.8, 1.0), length=st.integers(1, 3),
        seed=st.integers(0, 2**16), pick=st.integers(0, 2))
@@ -240,6 +256,8 @@ def test_batch_mode():
     assert v["packets"] == 4 * 20
 
 
+# slow (37 s, its own build): tests/test_egress.py co-simulates AXI sinks dropping tready at random by default
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(load=st.floats(0.7, 1.0), length=st.integers(1, 4), seed=st.integers(0, 2**16),
        traffic=st.sampled_from(["uniform", "complement", "randperm"]), stall=st.floats(0.5, 0.7))
@@ -261,7 +279,8 @@ def test_injected_fault_is_caught():
     assert "golden path" in text and "diverged by cycle" in text
 
 
-@pytest.mark.parametrize("terminals", ["flit", "axis"])
+# the AXI4-Stream terminals are slow (20 s, their own build): the flit-level run shows the same per-hop catch
+@pytest.mark.parametrize("terminals", ["flit", pytest.param("axis", marks=pytest.mark.slow)])
 def test_hop_comparison_catches_what_the_endpoints_miss(terminals):
     """The planted ``eject_hops``: routers that count a hop on ejection too (against §R8a). Every packet still
     enters, leaves at its terminal and is ejected on the golden cycles with its bytes -- the endpoint comparison

@@ -5,6 +5,10 @@ The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's
 level -- with golden model and RTL both built as the split-allocation router: table, greedy adaptive and
 speedup 1 and 2, multi-flit packets past saturation, the smallest buffers, and a planted fault. The RTL
 refuses the sequential routings under ``hiradix`` (one line), which the golden model runs.
+
+By default: the switch top at speedup 2, one-flit buffers at speedup 1, router level with ``ugal``, the planted
+fault and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
+``min-ad`` routers and the command line are in ``make test-slow``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="veril
 HR = {"router_model": "hiradix"}
 
 
-@pytest.mark.parametrize("speedup", [1, 2])
+# speedup 1 is slow (41 s, its own build): test_smallest_buffers runs the network at speedup 1 by default
+@pytest.mark.parametrize("speedup", [pytest.param(1, marks=pytest.mark.slow), 2])
 def test_tiny_network_multiflit_past_saturation(speedup):
     """AXI4-Stream switch top, 3-flit packets past saturation: a head binds its VC at ST, its first body is
     requested two cycles after it (§R11.5), bound VCs stream with RI's ``u(v)`` rule (§R11.2)."""
@@ -31,7 +36,8 @@ def test_tiny_network_multiflit_past_saturation(speedup):
     assert v["stall_cycles"] > 50
 
 
-@pytest.mark.parametrize("vc_depth", [1, 2])
+# B = 2 is slow (29 s, its own build): B = 1 fills the same V * B ejection queue and streams once per credit loop
+@pytest.mark.parametrize("vc_depth", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_smallest_buffers(vc_depth):
     """``V * B <= 2``: GO counts the ejection queue with the flits ST adds this cycle (§R11.3), so a full one
     stops grants; a one-flit buffer streams once per credit loop (§R11.5)."""
@@ -40,6 +46,10 @@ def test_smallest_buffers(vc_depth):
     assert v["stall_cycles"] > 500
 
 
+# slow (116 s, its own build): tests/test_hdl_hiradix.py checks GO's second grant at speedup 2 by default
+# (test_speedup2, test_random_traffic_invariants with ugal at S = 2), and test_router_level below co-simulates a
+# greedy adaptive routing under hiradix
+@pytest.mark.slow
 def test_greedy_adaptive_speedup_2():
     """MIN AD, 2-flit packets, two grants per output: GO gives a second head the next-best idle VC of its
     class when the first holds the best (§R11.3)."""
@@ -61,9 +71,12 @@ def test_sequential_ri_is_refused_by_the_rtl(family, params, routing, kw):
     assert "\n" not in str(e.value)
 
 
+# by default ugal; the Slim Fly router at speedup 2 (93 s) and min-ad (38 s) are slow, a build each
 @pytest.mark.parametrize("family, params, routing, kw", [
-    ("slimfly", {"q": 5}, "sp", dict(load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6, speedup=2)),
-    ("fbfly", {"k": 4, "n": 2}, "min-ad", dict(load=0.6, cycles=200, vcs=2, vc_depth=4)),
+    pytest.param("slimfly", {"q": 5}, "sp", dict(load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6, speedup=2),
+                 marks=pytest.mark.slow),
+    pytest.param("fbfly", {"k": 4, "n": 2}, "min-ad", dict(load=0.6, cycles=200, vcs=2, vc_depth=4),
+                 marks=pytest.mark.slow),
     ("fbfly", {"k": 2, "n": 3}, "ugal", dict(traffic="complement", load=0.9, cycles=200, vcs=2, vc_depth=2,
                                              ugal_threshold=0)),
 ])
@@ -79,6 +92,8 @@ def test_router_level_fault_is_caught():
     assert v["mismatches"] > 0
 
 
+# slow (45 s, its own build): tests/test_cosim_iq.py::test_cli_iq_speedup_1 runs the command with --router-model
+@pytest.mark.slow
 def test_cli_hiradix():
     """``radixnet cosim --router-model hiradix`` runs the split-allocation RTL and says so."""
     r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--topo", "fbfly", "--k", "2", "--n", "2",

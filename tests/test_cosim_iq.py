@@ -6,6 +6,12 @@ model's port and cycle (router level) -- with golden model and RTL both built
 as the pipelined input-queued router: table, greedy adaptive and
 sequential-allocator routings, multi-flit packets past saturation, the
 smallest buffers (an ejection queue that fills), and the planted faults.
+
+By default: the switch top past saturation, one-flit buffers, router level with ``ugal`` (greedy VA) and
+``clos-ad`` (sequential VA), the planted arbiter and sequential-state faults, and the command line;
+``tests/test_cosim_corners.py`` and ``tests/test_cosim_speedup.py`` run the sequential and the greedy VA
+whole-network at speedup 2. The other routings, families and buffer depths, and the planted ``eject_hops``, are
+in ``make test-slow``.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ def test_tiny_network_multiflit_past_saturation():
     assert v["stall_cycles"] > 50
 
 
-@pytest.mark.parametrize("vc_depth", [1, 2])
+# B = 2 is slow (16 s, its own build): B = 1 fills the same V * B ejection queue and streams every fourth cycle
+@pytest.mark.parametrize("vc_depth", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_smallest_buffers(vc_depth):
     """``V * B <= 2``: the ejection queue (§R2, depth ``V * B``) holds the flits in the ST and output
     registers, so it fills and stops SA; a one-flit buffer streams every fourth cycle (§R10.3)."""
@@ -55,6 +62,9 @@ def test_smallest_buffers(vc_depth):
     assert v["stall_cycles"] > 500
 
 
+# slow (240 s, a build per routing): by default the sequential VA runs whole-network in
+# tests/test_cosim_corners.py (ugal-s, speedup 2) and one router at a time in test_router_level (clos-ad) below
+@pytest.mark.slow
 @pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
 def test_sequential_va(family, params, routing, kw):
     """UGAL-S, CLOS AD and the 2DFB's priority flag with the sequential allocator in VA (§R10.1): each
@@ -91,6 +101,8 @@ def test_sequential_fault_is_caught():
     assert v["mismatches"] > 0
 
 
+# slow (16 s, its own build): tests/test_cosim.py shows the per-hop catch by default (single-cycle, flit terminals)
+@pytest.mark.slow
 def test_hop_comparison_catches_what_the_endpoints_miss():
     """``eject_hops`` under ``iq``: the hop counted on ejection is committed in VA and leaves with the SA grant;
     every endpoint matches, every packet's last hop does not (``tests/test_cosim.py`` has the same at
@@ -103,18 +115,23 @@ def test_hop_comparison_catches_what_the_endpoints_miss():
     assert m["first_hop"] == len(m["golden_path"]) - 1 and "header hops" in m["hop_problem"]
 
 
+# by default ugal (the greedy VA) and clos-ad (the sequential VA); the table routings and the other families are
+# slow (12 to 38 s each, a build each): tests/test_cosim.py runs them at router level under single-cycle by default
+SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize("family, params, routing, kw", [
-    ("slimfly", {"q": 5}, "sp", dict(load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6)),
-    ("torus", {"dims": [4, 4]}, "dor", dict(load=0.8, cycles=300, vc_depth=2, seed=7)),
-    ("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2, seed=7)),
+    pytest.param("slimfly", {"q": 5}, "sp", dict(load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6), marks=SLOW),
+    pytest.param("torus", {"dims": [4, 4]}, "dor", dict(load=0.8, cycles=300, vc_depth=2, seed=7), marks=SLOW),
+    pytest.param("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2, seed=7), marks=SLOW),
     # a first-stage router, whose terminals inject (the busiest router can be a last-stage one: no credits out)
-    ("butterfly", {}, "dest-tag", dict(load=0.5, cycles=300, vc_depth=4, seed=7, router=0)),
-    ("fbfly", {"k": 4, "n": 2}, "min-ad", dict(load=0.6, cycles=200, vcs=2, vc_depth=4)),
+    pytest.param("butterfly", {}, "dest-tag", dict(load=0.5, cycles=300, vc_depth=4, seed=7, router=0), marks=SLOW),
+    pytest.param("fbfly", {"k": 4, "n": 2}, "min-ad", dict(load=0.6, cycles=200, vcs=2, vc_depth=4), marks=SLOW),
     ("fbfly", {"k": 2, "n": 3}, "ugal", dict(traffic="complement", load=0.9, cycles=200, vcs=2, vc_depth=2,
                                              ugal_threshold=0)),
     ("fbfly", {"k": 2, "n": 3}, "clos-ad", dict(traffic="complement", load=0.9, cycles=200, vcs=2, vc_depth=2)),
-    ("2dfb", {"k": 4, "n": 1}, "2dfb-adaptive", dict(traffic="2dfb-adversarial", load=0.9, cycles=200, vcs=2,
-                                                   vc_depth=2, threshold=1)),
+    pytest.param("2dfb", {"k": 4, "n": 1}, "2dfb-adaptive", dict(traffic="2dfb-adversarial", load=0.9, cycles=200,
+                                                                 vcs=2, vc_depth=2, threshold=1), marks=SLOW),
 ])
 def test_router_level(family, params, routing, kw):
     """One router, every port driven from the whole network's golden run: flits leave ``sw_alloc_delay +

@@ -56,8 +56,8 @@ def exercised(family, params, *, router_model, **kw):
 
 
 # slow (87 s, its own build on a fresh machine): docs/rtl.md's iq speedup-2 command as typed; by default
-# test_greedy_va_second_vc co-simulates a network under iq with speedup 2, test_cli_iq_speedup_1 the cosim
-# command under iq
+# test_greedy_va_second_vc co-simulates a network under iq with speedup 2, tests/test_cosim_iq.py's
+# test_cli_iq_speedup_1 the cosim command under iq
 @pytest.mark.slow
 def test_cli_done_when_iq_speedup_2():
     """The command docs/rtl.md shows for the iq router at speedup 2:
@@ -105,9 +105,10 @@ def test_single_cycle_bypass_and_full_ejection_queue():
     assert min(exercised(*TINY, **kw)) > 0
 
 
-# single-cycle is slow (42 s, its own build): test_cosim.py's test_router_level_slimfly_q5 runs that model's Slim Fly
-# router by default, and the default speedup-2 runs above cover both models
-@pytest.mark.parametrize("router_model", [pytest.param("single-cycle", marks=pytest.mark.slow), "iq"])
+# slow (42 s per model, a build each): test_cosim.py's test_router_level_slimfly_q5 runs the Slim Fly router by
+# default, and the default speedup-2 runs above cover both models whole-network
+@pytest.mark.slow
+@pytest.mark.parametrize("router_model", MODELS)
 def test_router_level_slimfly(router_model):
     """One Slim Fly q = 5 router (radix 11): flits leave in the golden trace's ``sent`` cycles, which with
     speedup 2 are later than the grant when older flits queue ahead (§R9)."""
@@ -116,6 +117,8 @@ def test_router_level_slimfly(router_model):
     assert min(exercised("slimfly", {"q": 5}, **kw)) > 0
 
 
+# slow (13 s, its own build): tests/test_cosim_iq.py catches the same planted fault at router level by default
+@pytest.mark.slow
 def test_router_level_fault_is_caught():
     """A frozen output-arbiter pointer is caught with two grants per output too."""
     kw = dict(load=0.8, cycles=200, vcs=2, vc_depth=2, speedup=2, router_model="iq")

@@ -6,8 +6,9 @@ with an exception (a traceback), with exactly one line on stderr when it is 2, a
 :data:`TIME_LIMIT` seconds. Sizes stay small or absurd (refused before any work), and ``--max-memory`` is at
 most 1 GiB, so the run is bounded on any machine. ``rtl`` and ``cosim`` are left out: they build RTL.
 
-The default run draws a few examples per command (derandomized, about a minute in all); the
-``@pytest.mark.slow`` variants draw many more, at random.
+The default run draws a few examples of ``topo``, ``study`` and ``clex`` (derandomized, under a minute); the
+derandomized draws of ``sim`` and ``sweep`` (seconds of simulation per example) and the random variants, which
+draw many more of every command, are ``@pytest.mark.slow``.
 """
 
 from __future__ import annotations
@@ -380,8 +381,8 @@ def _fuzz(strategy, examples: int, slow: bool = False):
 
 
 test_fuzz_topo = _fuzz(topo_argv(), 600)
-test_fuzz_sim = _fuzz(sim_argv(), 400)
-test_fuzz_sweep = _fuzz(sweep_argv(), 100)
+test_fuzz_sim = pytest.mark.slow(_fuzz(sim_argv(), 400))       # derandomized, 24 s
+test_fuzz_sweep = pytest.mark.slow(_fuzz(sweep_argv(), 100))   # derandomized, 29 s
 test_fuzz_study = _fuzz(study_argv(), 60)
 test_fuzz_clex = _fuzz(clex_argv(), 150)
 test_fuzz_topo_slow = _fuzz(topo_argv(), 5000, slow=True)

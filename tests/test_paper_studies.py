@@ -1,7 +1,8 @@
 """The studies of the papers' remaining figures (radixnet.golden.paper_studies): reduced sizes by default, the
 papers' sizes under ``-m slow``. The reduced runs check that each study runs, writes its files, resumes, and
 that the claims which the reduced network can show hold; the full runs check the claims docs/studies.md
-reports as holding."""
+reports as holding. The two longest reduced runs (Kim's Fig. 6 and the Slim Fly comparison, over 30 s each)
+are under ``-m slow`` too; the default suite runs the others, which exercise the same study machinery."""
 
 import json
 
@@ -74,6 +75,7 @@ def test_new_studies_are_listed(capsys):
 
 
 # ------------------------------------------------------------------------------ reduced studies
+@pytest.mark.slow
 def test_kim_fig6_reduced(tmp_path):
     """N = 64: the bisection-equal networks; the claims the small network can show hold (the UR "100%" and
     "order of magnitude" claims are about N = 1024: with k = 8 the worst-case gap is 4x, not 16x)."""
@@ -118,6 +120,7 @@ def test_2dfb_fig5_reduced(tmp_path):
     assert (tmp_path / "d" / "delay-2dfb-adversarial.png").exists()
 
 
+@pytest.mark.slow
 def test_slimfly_perf_reduced(tmp_path):
     """q = 3 (54 endpoints) against the nearest dragonfly and fat tree: minimal routing is held to 1/(2p) on the
     Slim Fly's worst case and the non-minimal routings carry at least twice as much."""

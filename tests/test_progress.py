@@ -139,6 +139,9 @@ def test_memory_estimate_counts_one_call_of_packets_not_a_window():
     assert np.isfinite(sum(parts.values()))
 
 
+# slow (21 s, a cold Verilator build in a fresh directory every run): the default suite shows the other commands'
+# phases on a terminal (test_cli_shows_progress_on_a_terminal_only, test_rtl_progress_counts_routers)
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
 def test_cosim_progress_build_then_packets(tmp_path):
     """``radixnet cosim`` on a terminal: the golden model, the Verilog, the Verilator build (files compiled, in a

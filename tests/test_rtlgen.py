@@ -5,6 +5,11 @@
   (Icarus Verilog on the Amaranth run's inputs);
 * generated trees (top included, all files together) lint clean with the standard waivers;
 * TTN generation time (small by default, larger under ``-m slow``); Yosys synthesis of cores (slow).
+
+Under ``-m slow`` too: the second of each pair that shows the same thing on a larger design (the Slim Fly core,
+the iq core at speedup 1 and the single-cycle core at speedup 2 with their ROMs; the per-router trees of the
+sequential routings under iq and at speedup 2; the decided routings' per-router trees of the sequential
+allocator, whose Verilog the co-simulations build and compile by default).
 """
 
 import json
@@ -148,7 +153,8 @@ def _run_pair(ref: Router, dut, cycles: int, seed: int, load: float = 0.7):
 
 @pytest.mark.parametrize("family, kw, rid, n_vcs, depth, seed", [
     ("fbfly", {"k": 4, "n": 2}, 1, 2, 3, 1),
-    ("slimfly", {"q": 5}, 7, 4, 2, 2),        # 2 VC classes
+    # 2 VC classes; slow (17 s): the mesh corner below has 4 and the torus core a class column
+    pytest.param("slimfly", {"q": 5}, 7, 4, 2, 2, marks=pytest.mark.slow),
     ("mesh", {"dims": [3, 3]}, 0, 4, 2, 3),   # a corner router: 2 unused ports, 4 classes
 ])
 def test_core_with_rom_equals_router(family, kw, rid, n_vcs, depth, seed):
@@ -176,15 +182,19 @@ def test_core_with_class_table_rom_equals_router():
     assert core.rom_cls_bits == 1 and core.rom_word_bits == core.rom_cls_bits + 3 + 3
 
 
+# slow (45 s): test_core_with_rom_equals_router_speedup_2 checks the iq core's ROM (read in VA) by default
+@pytest.mark.slow
 def test_core_with_rom_equals_router_iq():
     """The same under the iq pipeline (§R10): the ROM is read in VA, the core is the router."""
     check_core_with_rom("slimfly", {"q": 5}, 7, 4, 2, 2, router_model="iq")
 
 
 @needs_verilator
+# the per-router tree (ugal-s) is slow (28 s): the co-simulations build ugal-s under iq (speedup 2) by default
 @pytest.mark.parametrize("argv, scheme", [
     (["fbfly", "--k", "4", "--n", "2", "--axis"], "shared"),
-    (["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"], "per-router"),
+    pytest.param(["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"], "per-router",
+                 marks=pytest.mark.slow),
 ])
 def test_iq_tree_lints_clean(tmp_path, capsys, argv, scheme):
     """``--router-model iq`` (``make rtl ... ROUTER_MODEL=iq``): the tree lints clean and the manifest
@@ -487,9 +497,10 @@ def _icarus_run(tree: Path, rows, T, V, F, work: Path, egress: bool = False):
 
 @needs_iverilog
 @needs_verilator
+# the sequential allocator's two are slow (30 s each): min-ad shows the per-router scheme by default
 @pytest.mark.parametrize("family, kw, routing, allocator", [
-    ("fbfly", ["--k", "2", "--n", "3"], "ugal-s", "sequential"),
-    ("2dfb", ["--k", "3", "--n", "1"], "2dfb-adaptive", "sequential"),
+    pytest.param("fbfly", ["--k", "2", "--n", "3"], "ugal-s", "sequential", marks=pytest.mark.slow),
+    pytest.param("2dfb", ["--k", "3", "--n", "1"], "2dfb-adaptive", "sequential", marks=pytest.mark.slow),
     ("fbfly", ["--k", "2", "--n", "3"], "min-ad", "greedy"),
 ])
 def test_decided_routings_one_module_per_router(tmp_path, capsys, family, kw, routing, allocator):
@@ -618,19 +629,21 @@ def test_core_synthesizes(tmp_path, family, kw):
     assert stats.flip_flops > 0
 
 
-def test_core_with_rom_equals_router_speedup_2():
+# single-cycle is slow: iq's core covers the two lanes and its ROM read in VA by default
+@pytest.mark.parametrize("model", [pytest.param("single-cycle", marks=pytest.mark.slow), "iq"])
+def test_core_with_rom_equals_router_speedup_2(model):
     """The same with speedup 2 under both models (§R8b): two lanes, output queues."""
-    for model in ("single-cycle", "iq"):
-        net = build("fbfly", k=4, n=2)
-        ref = Router(net, 1, 2, 3, 8, router_model=model, speedup=2)
-        core = Router(net, 1, 2, 3, 8, external_rom=True, router_model=model, speedup=2)
-        assert _run_pair(ref, CoreWithRoms(core), 160, 5) > 60
+    net = build("fbfly", k=4, n=2)
+    ref = Router(net, 1, 2, 3, 8, router_model=model, speedup=2)
+    core = Router(net, 1, 2, 3, 8, external_rom=True, router_model=model, speedup=2)
+    assert _run_pair(ref, CoreWithRoms(core), 160, 5) > 60
 
 
 @needs_verilator
+# the per-router tree (ugal-s) is slow (56 s): the co-simulations build ugal-s at speedup 2 by default
 @pytest.mark.parametrize("argv", [
     ["fbfly", "--k", "4", "--n", "2", "--axis"],
-    ["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"],
+    pytest.param(["fbfly", "--k", "2", "--n", "3", "--routing", "ugal-s", "--depth", "2"], marks=pytest.mark.slow),
 ])
 def test_speedup_2_tree_lints_clean(tmp_path, capsys, argv):
     """``--speedup 2`` (``make rtl ... SPEEDUP=2``), under ``iq``: the tree lints clean and the manifest

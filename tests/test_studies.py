@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from radixnet.cli import main
 from radixnet.golden.studies import run_study
 
@@ -20,6 +22,9 @@ def test_kim_fig5_small_claims_hold_and_resume(tmp_path):
     assert ran == [] and (out / "points.jsonl").read_text().splitlines() == lines
 
 
+# slow (18 s): test_kim_fig4_reduced_from_the_cli runs a study from the command line by default, and
+# tests/test_cluster.py runs the 2dfb-fig4 study's sweeps
+@pytest.mark.slow
 def test_2dfb_study_cli(tmp_path, capsys):
     out = tmp_path / "2dfb"
     assert main(["study", "2dfb-fig4", "--out", str(out), "--jobs", "1"]) == 0

@@ -1,7 +1,8 @@
 """The device timing flow (hdl/timing_report.py): a small router core through the ECP5 and Xilinx flows.
 
 The full report (radix 8 and 16, both router models, both allocators) takes tens of minutes:
-``make timing-report``. Here one radix-4 core goes through every step in about 20 s.
+``make timing-report``. Here one radix-4 core goes through every step in about 20 s on an idle machine (about a
+minute beside other jobs), under ``-m slow``; the default suite checks the harness and the arguments.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from radixnet.hdl import timing_report as tr
 
 
+@pytest.mark.slow
 def test_small_core_end_to_end(tmp_path):
     """Post-route Fmax, resources, a critical path of named signals, Xilinx counts; the second run is cached,
     and the report names the tools, the seed and each row."""
