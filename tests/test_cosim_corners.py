@@ -5,9 +5,7 @@ an input's second grant is searched among the VCs after its first in round-robin
 a tail that releases an output VC in the cycle a later head takes it leaves the VC held (the hold wins). Each
 alone is exercised elsewhere; bugs in their combination passed every other default test and were caught only
 by this configuration (``radixnet cosim --topo fbfly --k 4 --n 2 --routing ugal-s --speedup 2
---packet-length 3``), so it runs under every router model the RTL builds it for: ``iq`` in the default suite
-(the sequential allocator and the VC holds are the same logic in both models, hdl/router.py, here behind VA),
-``single-cycle`` in ``make test-slow``.
+--packet-length 3``), so it runs by default under every router model the RTL builds it for.
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ CORNER = dict(routing="ugal-s", speedup=2, packet_length=3, load=0.6, vcs=4, vc_
               terminals="flit")
 
 
-# single-cycle is slow (68 s, its own build); iq runs by default
-@pytest.mark.parametrize("router_model", [pytest.param("single-cycle", marks=pytest.mark.slow), "iq"])
+@pytest.mark.parametrize("router_model", ["single-cycle", "iq"])
 def test_sequential_speedup2_multiflit(router_model):
     v = run("fbfly", {"k": 4, "n": 2}, router_model=router_model, **CORNER)
     assert_match(v)
