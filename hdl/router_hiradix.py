@@ -496,9 +496,9 @@ class HiradixStages:
                         av2[k], ov2[k] = alt.valid, alt.ovc
                     for i, r in enumerate(lanes):
                         hd2 = Cat(*[av2[k] for k in range(K)]).bit_select(r["cls"], 1) if K > 1 else av2[0]
-                        took = f_valid & (f_ovc == r["ovc"])
-                        m.d.comb += ok2[i].eq(Mux(r["head"], hd2, Mux(took, body_credit(o, r["ovc"], ge2),
-                                                                      body_credit(o, r["ovc"], ge1))))
+                        # a body's VC is held by its packet, so the first grant took none of its credits (a
+                        # head gets an idle VC; an input VC makes one request a cycle)
+                        m.d.comb += ok2[i].eq(Mux(r["head"], hd2, body_credit(o, r["ovc"], ge1)))
                         lv = Signal(vw, name=f"go_second_ovc_op_{o}_lane_{i}")
                         hov = _mux_onehot(Cat(*[r["cls"] == k for k in range(K)]), [ov2[k] for k in range(K)]) \
                             if K > 1 else ov2[0]
