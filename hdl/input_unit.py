@@ -273,9 +273,6 @@ class FrontInputUnit(wiring.Component):
         them); don't-care when the VC holds fewer flits.
     nge_ivc : list of Signal(3), out
         Per VC, bit ``k - 1``: the VC holds at least ``k`` flits (registers).
-    front2_ivc : list of Signal(entry), out
-        Per VC, the third oldest entry (the RAM's head, combinational); don't-care when the VC holds
-        fewer than three flits.
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
@@ -292,7 +289,6 @@ class FrontInputUnit(wiring.Component):
             "pop_ivc": In(n_vcs),
             "front0_ivc": Out(self.entry_bits).array(n_vcs),
             "front1_ivc": Out(self.entry_bits).array(n_vcs),
-            "front2_ivc": Out(self.entry_bits).array(n_vcs),
             "nge_ivc": Out(3).array(n_vcs),
             "credit_ret_ivc": Out(n_vcs),
             "count_ivc": Out(range(depth + 1)).array(n_vcs),
@@ -350,8 +346,6 @@ class FrontInputUnit(wiring.Component):
                     with m.If(from_ram):
                         m.d.sync += head.eq(inc(head))
                     ram_data = rp.data
-            if ram_data is not None:
-                m.d.comb += self.front2_ivc[v].eq(ram_data)
             with m.If(pop):
                 m.d.sync += r0.eq(Mux(nge[1], r1, in_entry))
                 if ram_data is not None:

@@ -7,42 +7,38 @@ any state:
 
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
   VC, eligible or not on the **view** (below) with the output side from **RI's copy**
-  (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per
-  group of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers
-  apart), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``, a register: ``v`` has a request GO
-  is deciding this cycle); a head's routing decision (the stored lookahead route with a route
-  table, or the decision unit of a greedy adaptive routing on the copy's queue lengths). Up to
-  ``S`` eligible VCs per input, round robin, the pointer moving on selection; each is registered
-  as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the **one-hot output vector**
-  ``rq_ooh`` (bit ``o``: a request for output ``o``), the header the decision commits, and what GO
-  needs to tell whether the flit it grants is a tail (``u(v)``, the tail bits of the VC's front
-  and of the flit behind it, the lane of the VC's undecided request).
+  (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
+  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart),
+  §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
+  a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
+  lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
+  view's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
+  selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
+  **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header the
+  decision commits.
 * **GO** (grant, output stage; :class:`~radixnet.hdl.alloc.go.OutputArbiter` per output): output
   ``o`` reads bit ``o`` of every lane's registered one-hot vector, masks the requests the view
-  does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read
-  a cycle early; an ejection port: the queue rule), and grants up to ``S`` round robin over inputs
-  (within an input by lane). Every register GO writes is at its output: per grant the lane
-  (``g_lane_op_<o>``, the switch select, and one-hot ``g_lanes_op_<o>``) and the output VC given
-  (``g_ovc_op_<o>``); per output VC the credits ST takes (``st_take``) and the hold (``busy``,
-  as ST will leave it: a head's hold, a tail's release, whose tail bit GO reads from the request
-  and, behind an undecided request, from its own grant register). No grant crosses back to the
-  inputs in the cycle GO decides it.
-* **ST**: each input reads GO's registers (the OR over the outputs of its lanes' bits): the pops
-  (``st_pop_ip_<p>``, also the credits out, a register later), and the bindings it makes (a head
-  of a packet longer than a flit) and ends (a tail), which the view shows in this cycle and the
-  binding registers (``active``, ``act_o``, ``act_ov``) hold from the next. Each input lane's
-  flit is its VC's front register (``front0``, ST's copy of the request ``st_*`` names it), with
-  the committed header on a head; the crossbar, under the registered grants, writes the output
-  registers (``S = 1``) or the §R8b output queues (``S = 2``, grant order), the flit's ``vc`` GO's
-  register at the output; the credit counters take ``st_take``.
+  does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
+  early; an ejection port: the queue rule),
+  and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
+  and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
+  credits ST takes (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
+  input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
+  view reads is updated with the grant (at GO's edge): the input VC bindings (``active``, ``act_o``,
+  ``act_ov``) and the output VC holds (``busy``), as ST will leave them.
+* **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
+  register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
+  under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
+  (``S = 2``, grant order); the credit counters take ``st_take``; ``credit_out_ip_ivc`` is
+  ``st_pop`` delayed by a register (on the link in ``s + 1`` for a pop in ``s``).
 
 **The view** (§R11.1) is the state at the start of ``t`` with ``t``'s ST applied, as functions of
 registers: an input VC's front is ``front1`` if ST pops it this cycle, else ``front0`` (the
 :class:`~radixnet.hdl.input_unit.FrontInputUnit` holds the first two flits of every VC in
-registers, and its occupancy ``>= 1, 2, 3`` as registered bits), its binding the register or what
-ST makes of it; an output VC's ``credit >= k`` is the counter's registered ``count >= k + take``
-bit for ST's registered ``take`` (:class:`~radixnet.hdl.credits.CreditCounter` ``thresholds``),
-its hold a register written at GO's edge.
+registers, and its occupancy ``>= 1, 2, 3`` as registered bits); an output VC's ``credit >= k`` is
+the counter's registered ``count >= k + take`` bit for ST's registered ``take``
+(:class:`~radixnet.hdl.credits.CreditCounter` ``thresholds``); bindings and holds are registers
+written at GO's edge.
 
 Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
 requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
@@ -100,7 +96,7 @@ class HiradixStages:
         # per output VC: credits ST takes this cycle (from GO's grants of the cycle before)
         st_take = {o: [Signal(range(S + 1), name=f"st_take_op_{o}_ovc_{w}") for w in range(1 if is_eject[o] else V)]
                    for o in range(P)}
-        st_pop = [Signal(V, name=f"st_pop_ip_{p}") for p in range(P)]   # ST's pops: from GO's registers
+        st_pop = [Signal(V, name=f"st_pop_ip_{p}") for p in range(P)]
         pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]   # u(v) of §R11.2
 
         def lane_sfx(p, s):
@@ -119,28 +115,13 @@ class HiradixStages:
                 "cls": reg(kb, f"rq_cls_{lane_sfx(p, s)}"),
                 "hk": reg(K, f"rq_head_cls_oh_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"rq_ovc_{lane_sfx(p, s)}"),
-                # what GO needs to know whether the flit ST would pop is a tail (it releases the output VC):
-                # u(v) at RI, the tail bit of RI's view front and of the flit behind it, and the lane of
-                # the earlier request of the VC (u(v) = 1: the front leaves if that one was granted)
-                "u": reg(1, f"rq_u_{lane_sfx(p, s)}"),
-                "t1": reg(1, f"rq_tail1_{lane_sfx(p, s)}"),
-                "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
-                "plane": reg(ptr_width(S), f"rq_prev_lane_{lane_sfx(p, s)}"),
                 "commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
-        # ST's copy of each request (written whatever GO decides; GO's registers say which were granted)
-        st = [[{"valid": Signal(name=f"st_valid_{lane_sfx(p, s)}"),
+        st = [[{"valid": reg(1, f"st_valid_{lane_sfx(p, s)}"),
                 "v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
-                "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
                 "head": reg(1, f"st_head_{lane_sfx(p, s)}"),
-                "single": reg(1, f"st_single_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
                 "commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
-        # GO's registers at the outputs: per grant the lane (one-hot over the P * S lanes) and the VC given
-        g_oh = [[Signal(n, name=f"g_lanes_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
-                for o in range(P)]
-        g_ovc = [[Signal(vw, name=f"g_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
-                 for o in range(P)]
         g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
                    Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}"))) for j in range(S)]
                  for o in range(P)]
@@ -250,50 +231,9 @@ class HiradixStages:
             ri_q_og = {o: copy(q_o[o], f"ri_qlen_op_{o}") for o in q_o}
             ri_avail_og = {o: copy(avail_o[o], f"ri_avail_op_{o}_cls", (1 << K) - 1) for o in avail_o}
 
-        # ------------------------------------------------ ST's effects on the inputs, in this cycle's view
-        # GO registered its grants at the outputs; an input reads them here (the OR over the outputs of its
-        # lane's bit, ``hit``): the pops, and the bindings ST makes and ends, which the view (RI) sees in
-        # this cycle and the binding registers hold from the next. What a grant would do is known at the
-        # input before the grant arrives (ST's copy of the request), so RI computes each VC both ways and
-        # ``hit`` chooses at the end.
-        st_hit = [[None] * V for _ in range(P)]
-        st_bind = [[None] * V for _ in range(P)]     # (bind, unbind, output, output VC) if granted
-        for p in range(P):
-            given = []
-            for s_ in range(S):
-                i, t = p * S + s_, st[p][s_]
-                sel_i = Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)])
-                m.d.comb += t["valid"].eq(sel_i.any())
-                if vpc == 1:   # RI stored it
-                    given.append(t["ovc"])
-                else:
-                    x = Signal(vw, name=f"st_ovc_given_{lane_sfx(p, s_)}")
-                    m.d.comb += x.eq(_mux_onehot(sel_i, [g_ovc[o][j] for o in range(P) for j in range(S)]))
-                    given.append(x)
-            pops = []
-            for v in range(V):
-                tag = f"ip_{p}_ivc_{v}"
-                mine = [st[p][s_]["voh"][v] for s_ in range(S)]   # the lane holding v's request, if any
-                hit = Signal(name=f"st_hit_{tag}")
-                m.d.comb += hit.eq(or_all([st[p][s_]["valid"] & mine[s_] for s_ in range(S)]))
-                f0 = data.View(lay, ius[p].front0_ivc[v][:fw])   # the flit ST pops
-                bind_c, unbind_c = Signal(name=f"st_binds_{tag}"), Signal(name=f"st_unbinds_{tag}")
-                m.d.comb += [bind_c.eq(or_all([x & st[p][s_]["head"] & ~st[p][s_]["single"] for s_, x in enumerate(mine)])),
-                             unbind_c.eq(or_all([x & ~st[p][s_]["head"] for s_, x in enumerate(mine)]) & f0.tail & ~f0.head)]
-                bo = _mux_onehot(Cat(*mine), [st[p][s_]["o"] for s_ in range(S)]) if S > 1 else st[p][0]["o"]
-                bov = _mux_onehot(Cat(*mine), given) if S > 1 else given[0]
-                pops.append(hit)
-                st_hit[p][v] = hit
-                st_bind[p][v] = (bind_c, unbind_c, bo, bov)
-                with m.If(hit):
-                    with m.If(bind_c):
-                        m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(bo), act_ov[p][v].eq(bov)]
-                    with m.Elif(unbind_c):
-                        m.d.sync += active[p][v].eq(0)
-            m.d.comb += st_pop[p].eq(Cat(*pops))
-
         # ------------------------------------------------ RI (§R11.2)
         eject_tab = Const(sum(1 << o for o in range(P) if is_eject[o]), 1 << pw)
+        view_front = [[None] * V for _ in range(P)]   # per input VC, the view's front flit (a View)
         for p in range(P):
             iu = ius[p]
             g = p // RI_GROUP   # this input's copy of the output side
@@ -305,86 +245,55 @@ class HiradixStages:
             per_v = []
             for v in range(V):
                 tag = f"ip_{p}_ivc_{v}"
-                hit = st_hit[p][v]
-                bind_c, unbind_c, bo, bov = st_bind[p][v]
+                pop = st_pop[p][v]
+                fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
+                m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
+                f = data.View(lay, fe[:fw])
+                view_front[p][v] = f
                 nge = iu.nge_ivc[v]
-                fronts = (iu.front0_ivc[v], iu.front1_ivc[v], iu.front2_ivc[v])
-                if adaptive:   # one decision unit, on the view's front (the later of the two paths)
-                    fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
-                    m.d.comb += fe.eq(Mux(hit, fronts[1], fronts[0]))
+                pres1, pres2 = Signal(name=f"view_has1_{tag}"), Signal(name=f"view_has2_{tag}")
+                m.d.comb += [pres1.eq(Mux(pop, nge[1], nge[0])), pres2.eq(Mux(pop, nge[2], nge[1]))]
+                bidx = Cat(act_ov[p][v][:vw], act_o[p][v])
+                ok1, ok2 = Signal(name=f"view_bound_ok1_{tag}"), Signal(name=f"view_bound_ok2_{tag}")
+                m.d.comb += [ok1.eq(ri_held1.bit_select(bidx, 1)), ok2.eq(ri_held2.bit_select(bidx, 1))]
+                if adaptive:
                     rc = self._decider()
                     m.submodules[f"route_{tag}"] = rc
-                    self._connect_decider(m, rc, data.View(lay, fe[:fw]), p, ri_q_o, ri_avail_o)
-                    hops_ad = self._hops_out(m, rc.eject, data.View(lay, fe[:fw]).hops, tag)
-                    new_ok_ad = Signal(name=f"view_new_ok_{tag}")
-                    m.d.comb += new_ok_ad.eq(ri_ok_tab.bit_select(Cat(rc.cls[:kb], rc.port), 1))
-
-                def lookup(tab, o, w):
-                    return tab.bit_select(Cat(w[:vw], o), 1)
-
-                def version(popped: bool):
-                    """RI's decision for VC ``v`` if ST pops it in this cycle (``popped``) or not."""
-                    sfx = f"{tag}_{'pop' if popped else 'stay'}"
-                    f = data.View(lay, fronts[int(popped)][:fw])
-                    second = data.View(lay, fronts[int(popped) + 1][:fw])
-                    pres1, pres2 = nge[int(popped)], nge[int(popped) + 1]
-                    if popped:   # the bindings as ST leaves them
-                        bound = Signal(name=f"view_active_{sfx}")
-                        m.d.comb += bound.eq(Mux(bind_c, 1, Mux(unbind_c, 0, active[p][v])))
-                        ao = Signal(pw, name=f"view_act_op_{sfx}")
-                        m.d.comb += ao.eq(Mux(bind_c, bo, act_o[p][v]))
-                        aov = Signal(vw, name=f"view_act_ovc_{sfx}")
-                        m.d.comb += aov.eq(Mux(bind_c, bov, act_ov[p][v]))
-                        oks = []
-                        for tab in (ri_held1, ri_held2):
-                            kept = lookup(tab, act_o[p][v], act_ov[p][v])
-                            if vpc == 1:
-                                new = lookup(tab, bo, bov)
-                            else:   # the VC GO gave arrives late: a lookup per VC, chosen by it
-                                new = Cat(*[lookup(tab, bo, Const(w, vw)) for w in range(V)]).bit_select(bov, 1)
-                            oks.append(Mux(bind_c, new, kept))
-                    else:
-                        bound, ao, aov = active[p][v], act_o[p][v], act_ov[p][v]
-                        oks = [lookup(ri_held1, ao, aov), lookup(ri_held2, ao, aov)]
-                    ok1, ok2 = Signal(name=f"view_bound_ok1_{sfx}"), Signal(name=f"view_bound_ok2_{sfx}")
-                    m.d.comb += [ok1.eq(oks[0]), ok2.eq(oks[1])]
-                    if adaptive:
-                        port, rvalid, cls, hops_out, new_ok = rc.port, rc.valid, rc.cls, hops_ad, new_ok_ad
-                    else:
-                        side = data.View(side_lay, fronts[int(popped)][fw:])
-                        port, rvalid, cls, hops_out = side.port, side.valid, side.cls, side.hops_out
-                        new_ok = ri_ok_tab.bit_select(Cat(cls[:kb], port), 1)
-                    if self.fault == "eject_hops":
-                        hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{sfx}")
-                    el = Signal(name=f"ri_elig_{sfx}")
-                    m.d.comb += el.eq(Mux(pending[p][v], bound & ~f.tail & pres2 & ok2,
-                                          pres1 & Mux(bound, ok1, f.head & rvalid & new_ok)))
-                    o_req = Signal(pw, name=f"ri_op_{sfx}")
-                    m.d.comb += o_req.eq(Mux(bound, ao, port))
-                    cm = Signal(commit_lay, name=f"ri_commit_{sfx}")
-                    m.d.comb += cm.hops.eq(hops_out)
-                    if adaptive:
-                        m.d.comb += [cm.phase.eq(rc.phase_out), cm.decided.eq(rc.decided_out),
-                                     cm.inter.eq(rc.inter_out), cm.h1.eq(rc.h1_out)]
-                    ovc = aov
-                    if vpc == 1:   # one VC per class: a head's output VC is its class's (VC 0 on an ejection port)
-                        ovc = Signal(vw, name=f"ri_ovc_{sfx}")
-                        m.d.comb += ovc.eq(Mux(bound, aov, Mux(eject_tab.bit_select(port, 1), 0, cls[:kb])))
-                    hk = Signal(K, name=f"ri_head_cls_oh_{sfx}")   # a head's class, one-hot (GO's AND-OR)
-                    m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
-                    return el, {"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
-                                "ovc": ovc, "commit": cm.as_value(), "t1": f.tail & ~f.head,
-                                "t2": second.tail & ~second.head}
-
-                el_a, xa = version(False)
-                el_b, xb = version(True)
-                m.d.comb += elig[v].eq(Mux(hit, el_b, el_a))
-                x = {k: Mux(hit, xb[k], xa[k]) for k in xa}
-                plane = Const(0, ptr_width(S))
-                if S > 1:   # the lane of the VC's request in the request register (u(v) = 1)
-                    plane = onehot_index(Cat(*[rq[p][s_]["valid"] & rq[p][s_]["voh"][v] for s_ in range(S)]), S)
-                x.update(u=pending[p][v], plane=plane)
-                per_v.append(x)
+                    self._connect_decider(m, rc, f, p, ri_q_o, ri_avail_o)
+                    port, rvalid, cls = rc.port, rc.valid, rc.cls
+                    hops_out = self._hops_out(m, rc.eject, f.hops, tag)
+                else:
+                    side = data.View(side_lay, fe[fw:])
+                    port, rvalid, cls, hops_out = side.port, side.valid, side.cls, side.hops_out
+                if self.fault == "eject_hops":
+                    hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
+                new_ok = Signal(name=f"view_new_ok_{tag}")
+                if adaptive:
+                    m.d.comb += new_ok.eq(ri_ok_tab.bit_select(Cat(cls[:kb], port), 1))
+                else:   # a lookup per front register, then the view's choice of the two (shallower)
+                    looks = []
+                    for e in (iu.front0_ivc[v], iu.front1_ivc[v]):
+                        sd = data.View(side_lay, e[fw:])
+                        looks.append(ri_ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
+                    m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
+                bound = active[p][v]
+                m.d.comb += elig[v].eq(Mux(pending[p][v], bound & ~f.tail & pres2 & ok2,
+                                           pres1 & Mux(bound, ok1, f.head & rvalid & new_ok)))
+                o_req = Signal(pw, name=f"ri_op_{tag}")
+                m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
+                cm = Signal(commit_lay, name=f"ri_commit_{tag}")
+                m.d.comb += cm.hops.eq(hops_out)
+                if adaptive:
+                    m.d.comb += [cm.phase.eq(rc.phase_out), cm.decided.eq(rc.decided_out),
+                                 cm.inter.eq(rc.inter_out), cm.h1.eq(rc.h1_out)]
+                ovc = act_ov[p][v]
+                if vpc == 1:   # one VC per class: a head's output VC is its class's (VC 0 on an ejection port)
+                    ovc = Signal(vw, name=f"ri_ovc_{tag}")
+                    m.d.comb += ovc.eq(Mux(bound, act_ov[p][v], Mux(eject_tab.bit_select(port, 1), 0, cls[:kb])))
+                hk = Signal(K, name=f"ri_head_cls_oh_{tag}")   # a head's class, one-hot (GO's test is an AND-OR)
+                m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
+                per_v.append({"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
+                              "ovc": ovc, "commit": cm})
             sel = InputSelect(V, S)
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
@@ -395,24 +304,21 @@ class HiradixStages:
                 r = rq[p][s]
                 m.d.sync += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.sync += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc", "u", "t1", "t2", "plane"):
+                for k in ("o", "head", "single", "cls", "hk", "ovc"):
                     m.d.sync += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
-                m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"] for x in per_v]))
+                m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
 
         # ------------------------------------------------ GO (§R11.3)
         lanes = [rq[p][s] for p in range(P) for s in range(S)]
-        def lane_tail(o, i):
-            """Lane ``i``'s flit, the one ST pops if GO at ``o`` grants it, is a tail: the view's front of its VC.
-            With u(v) = 0 that is RI's front; with u(v) = 1 (a bound VC, its earlier request to this same
-            output) RI's front (no tail) or, if this output granted the earlier request in the cycle before
-            (its own grant register), the flit behind it."""
-            r, p = lanes[i], i // S
-            bits = [or_all([g_oh[o][j][p * S + s] for j in range(S)]) for s in range(S)]
-            pg = bits[0] if S == 1 else Cat(*bits).bit_select(r["plane"], 1)
-            t = Signal(name=f"go_pops_tail_op_{o}_lane_{i}")
-            m.d.comb += t.eq(Mux(r["u"], pg & r["t2"], r["t1"]))
-            return t
+        # per lane: the flit ST will pop if granted is the view's front of its VC (it leaves at the next ST)
+        lane_tail = []
+        for i, r in enumerate(lanes):
+            p = i // S
+            t = Signal(name=f"go_pops_tail_lane_{i}")
+            m.d.comb += t.eq(_mux_onehot(r["voh"], [view_front[p][v].tail & ~view_front[p][v].head
+                                                     for v in range(V)]))
+            lane_tail.append(t)
         # the ejection queue's length (§R11.3): flits in it at the start of t and those this ST adds
         eject_len = {}
         oqs = self._hiradix_oqs
@@ -426,6 +332,7 @@ class HiradixStages:
             bits = ge[o]
             return bits[0] if len(bits) == 1 else Cat(*bits).bit_select(ovc, 1)
 
+        gnt_lane = [[] for _ in range(n)]   # per lane: (granted by (o, j), the VC given)
         g_any = {}
         for o in range(P):
             ask = Signal(n, name=f"go_ask_op_{o}_lane")
@@ -507,7 +414,6 @@ class HiradixStages:
                 m.d.comb += arb.second_ok.eq(ok2)
                 grants.append((arb.second, lane_ovc2))
             # registered: the grants (the switch select), the credits ST takes, the holds
-            tails = [lane_tail(o, i) for i in range(n)]
             takes = [[] for _ in st_take[o]]
             hold_w = [[] for _ in st_take[o]]
             rel_w = [[] for _ in st_take[o]]
@@ -515,7 +421,7 @@ class HiradixStages:
                 gv, gl = g_reg[o][j]
                 gov = Signal(vw, name=f"go_ovc_op_{o}_{j}")
                 m.d.comb += gov.eq(_mux_onehot(g, lov))
-                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n)), g_oh[o][j].eq(g), g_ovc[o][j].eq(gov)]
+                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n))]
                 # per output VC, each an AND-OR of the one-hot grant with per-lane terms known before it
                 # (the lane's VC, a head that holds, a tail that releases): no decoding after the arbiter
                 for w in range(len(st_take[o])):
@@ -525,21 +431,42 @@ class HiradixStages:
                     r_bits = Signal(n, name=f"go_release_op_{o}_{j}_ovc_{w}_lane")
                     m.d.comb += [t_bits.eq(g & Cat(*on_w)),
                                  h_bits.eq(g & Cat(*[e & r["head"] & ~r["single"] for e, r in zip(on_w, lanes)])),
-                                 r_bits.eq(g & Cat(*[e & ~r["head"] & tl for e, r, tl in zip(on_w, lanes, tails)]))]
+                                 r_bits.eq(g & Cat(*[e & ~r["head"] & t for e, r, t in zip(on_w, lanes, lane_tail)]))]
                     takes[w].append(t_bits.any())
                     hold_w[w].append(h_bits.any())
                     rel_w[w].append(r_bits.any())
+                for i in range(n):
+                    gnt_lane[i].append((g[i], gov))
             for w in range(len(st_take[o])):
                 m.d.sync += st_take[o][w].eq(sum(takes[w]) if S > 1 else takes[w][0])
                 hold, rel = Cat(*hold_w[w]).any(), Cat(*rel_w[w]).any()
                 m.d.sync += busy[o][w].eq(hold | (busy[o][w] & ~rel))
             g_any[o] = arb.first.any()
 
-        # ST's copy of every request (GO's registers at the outputs say which were granted)
+        # per input lane: granted?, its VC, the output VC given; bindings (the view's) at GO's edge
         for p in range(P):
-            for s_ in range(S):
-                r, t = rq[p][s_], st[p][s_]
-                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit")]
+            pops = []
+            for s in range(S):
+                i = p * S + s
+                r = rq[p][s]
+                granted = Signal(name=f"go_granted_{lane_sfx(p, s)}")
+                m.d.comb += granted.eq(Cat(*[g for g, _ in gnt_lane[i]]).any())
+                if vpc == 1:   # known before the grant: RI stored it
+                    ovc = r["ovc"]
+                else:
+                    ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
+                    m.d.comb += ovc.eq(_mux_onehot(Cat(*[g for g, _ in gnt_lane[i]]), [x for _, x in gnt_lane[i]]))
+                t = st[p][s]
+                m.d.sync += [t["valid"].eq(granted), t["v"].eq(r["v"]), t["o"].eq(r["o"]), t["head"].eq(r["head"]),
+                             t["ovc"].eq(ovc), t["commit"].eq(r["commit"])]
+                pops.append(Mux(granted, r["voh"], 0))
+                for v in range(V):
+                    with m.If(granted & r["voh"][v]):
+                        with m.If(r["head"] & ~r["single"]):
+                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(r["o"]), act_ov[p][v].eq(ovc)]
+                        with m.Elif(~r["head"] & lane_tail[i]):
+                            m.d.sync += active[p][v].eq(0)
+            m.d.sync += st_pop[p].eq(or_all(pops))
 
         # ------------------------------------------------ ST (§R11.4)
         lane_flits = []
@@ -554,6 +481,7 @@ class HiradixStages:
                                       .word_select(t["v"], fw) if V == 1 << vw else
                                       _mux_onehot(Cat(*[t["v"] == v for v in range(V)]),
                                                   [ius[p].front0_ivc[v][:fw] for v in range(V)]))
+                m.d.comb += fl.vc.eq(t["ovc"])
                 with m.If(t["head"]):
                     m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
                 lane_flits.append(fl)
@@ -561,11 +489,6 @@ class HiradixStages:
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w])
         outs = self._crossbar(m, lane_flits, g_reg, "crossbar")
-        for o in range(P):   # the output VC: GO's register at the output
-            for j, (valid, fo) in enumerate(outs[o]):
-                fv = Signal(lay, name=f"st_out_flit_op_{o}" + ("" if S == 1 else f"_{j}"))
-                m.d.comb += [fv.eq(fo), fv.vc.eq(g_ovc[o][j])]
-                outs[o][j] = (valid, fv)
         self._drive_links(m, outs, oqs, m.d.sync)
 
         # co-simulation ports: the decisions commit at ST (the heads it applies)
