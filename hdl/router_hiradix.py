@@ -12,7 +12,7 @@ any state:
   §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
-  view's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
+  copy's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
   **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header the
   decision commits.
@@ -327,6 +327,7 @@ class HiradixStages:
             cnt = Signal(range(V * B + 2 * S + 2), name=f"eject_len_op_{o}")
             m.d.comb += cnt.eq((self.out_valid_op[o] if S == 1 else oqs[o].count) + in_st)
             eject_len[o] = cnt
+
         def body_credit(o, ovc, ge):
             """Output VC ``(o, ovc)`` holds ``ge``'s credits in the view (``ovc`` a lane's register)."""
             bits = ge[o]
