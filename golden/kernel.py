@@ -1260,26 +1260,22 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         moved = _hr_st(r, t, prm, tp, rs, lk, pk, sc)
     if rs.rq_n[r] > 0:
         _hr_go(r, prm, tp, rs, sc)
+    # RI reads the output side one cycle late, from its copy (§R11.1); the copy for the next cycle is the
+    # output side of this cycle's view (credits that arrive in this cycle are added after allocation)
     if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
-        _hr_swap_copy(r, rs)   # RI reads the output side one cycle late: its copy (§R11.1)
+        _hr_swap(r, rs)   # the copy in, this cycle's view out (the next cycle's copy)
         _hr_ri(r, prm, tp, rs, pk, sc)
-        _hr_swap_copy(r, rs)
+        _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
-    # RI's copy for the next cycle: the output side of this cycle's view (credits that arrive in this cycle
-    # are added after allocation, so they are not in it)
-    credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
-    for o in range(credit.shape[1]):
-        for v in range(credit.shape[2]):
-            ri_credit[r, o, v] = credit[r, o, v]
-            ri_busy[r, o, v] = busy[r, o, v]
+        _hr_copy(r, rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy)
     return moved
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _hr_swap_copy(r, rs):
+def _hr_swap(r, rs):
     """Exchange router ``r``'s ``credit`` and ``ovc_busy`` with RI's copy of them (§R11.1)."""
     credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
     for o in range(credit.shape[1]):
@@ -1290,6 +1286,15 @@ def _hr_swap_copy(r, rs):
             x = busy[r, o, v]
             busy[r, o, v] = ri_busy[r, o, v]
             ri_busy[r, o, v] = x
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_copy(r, credit, busy, to_credit, to_busy):
+    """Router ``r``'s ``credit`` and ``ovc_busy`` rows copied into ``to_credit`` and ``to_busy``."""
+    for o in range(credit.shape[1]):
+        for v in range(credit.shape[2]):
+            to_credit[r, o, v] = credit[r, o, v]
+            to_busy[r, o, v] = busy[r, o, v]
 
 
 @compiled(cache=True, inline="always", _nrt=False)
