@@ -67,6 +67,15 @@ LOAD_CASES = [("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s")),
               ("fbfly", {"k": 8, "n": 2}, dict(routing="ugal-s", router_model="hiradix", packet_length=2))]
 
 
+#: the offered loads of each run_load case
+RUN_LOADS = (0.2, 0.6, 0.95)
+
+
+def n_digests() -> int:
+    """How many digests :func:`digests` gives: one per case, one per run_load case and load."""
+    return len(list(cases())) + len(RUN_LOADS) * len(LOAD_CASES)
+
+
 def digests() -> dict[str, str]:
     out = {}
     for fam, fk, kw, load, trace in cases():
@@ -89,7 +98,7 @@ def digests() -> dict[str, str]:
         h.update(np.asarray(sim.ch_flits, np.int64).tobytes())
         out[f"{fam} {fk} {kw} {load}"] = h.hexdigest()[:16]
     for fam, fk, kw in LOAD_CASES:
-        for load in (0.2, 0.6, 0.95):
+        for load in RUN_LOADS:
             sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=300, measure=1500, max_warmup=4, **kw))
             r = sim.run_load(load)
             r.pop("wall_seconds", None)
