@@ -506,7 +506,9 @@ class HopTracker:
             if len(lanes) < 2:
                 continue
             P = radix[r]
-            order = sorted(lanes, key=lambda x: ((x[0] - t) % P, x[1]))   # service order: inputs from t mod P
+            # service order: inputs from (the deciding cycle) mod P
+            t0 = t - topo.get("decide_lag", 0)
+            order = sorted(lanes, key=lambda x: ((x[0] - t0) % P, x[1]))
             for j in range(1, len(order)):
                 p, s, ivc, op = order[j]
                 f = front(r, p, ivc, t)
@@ -638,6 +640,8 @@ def observe_topology(net, *, V: int, B: int, E: int, K: int, S: int, model, rout
         eject.append(er)
     topo = {"radix": radix, "link": link, "eject": eject, "V": V, "B": B, "E": E, "K": K, "S": S,
             "credit_delay": int(model.credit_delay), "iq": bool(model.pipelined), "routing": routing,
+            # cycles from the allocator's decision to the cycle a decision is recorded (hiradix: RI, then ST)
+            "decide_lag": 2 if getattr(model, "split", False) else 0,
             "inj": [[int(net.inj_router[t]), int(net.inj_port[t])] for t in range(net.num_terminals)],
             "ej_router": [int(x) for x in net.ej_router]}
     if routing is not None:   # the adaptive bins: coordinates, dimension per port, DOR next hop

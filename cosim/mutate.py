@@ -109,10 +109,11 @@ DEFAULT_CHECKS = [
         # sinks that stall (§R3a)
         "'tests/test_egress.py::test_axis_sinks_that_drop_tready_at_random[single-cycle-1-seeds0]'",
         # the hiradix router (§R11): RI's copy, GO's checks, ST's bindings (speedup 2 on the switch top, speedup 1
-        # with one-flit buffers, a greedy adaptive routing at router level)
+        # with one-flit buffers, a greedy adaptive routing at router level, UGAL-S's sequential RI)
         "'tests/test_cosim_hiradix.py::test_tiny_network_multiflit_past_saturation[2]'",
         "'tests/test_cosim_hiradix.py::test_smallest_buffers[1]'",
         "'tests/test_cosim_hiradix.py::test_router_level[fbfly-params2-ugal-kw2]'",
+        "tests/test_cosim_hiradix.py::test_sequential_ri_ugal_s",
     ]),
 ]
 

@@ -466,7 +466,7 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
         One line naming the parameter (``--sim``, ``--terminals``, ``--data-width``, ``--fault``,
         ``--routing``, ``--packet-length`` ...).
     """
-    from ..hdl.router import FAULTS, SEQUENTIAL
+    from ..hdl.router import FAULTS, HIRADIX_SEQUENTIAL, SEQUENTIAL
     from .golden_trace import golden_config
 
     check_option("sim", sim in SIMULATORS, "one of " + ", ".join(SIMULATORS), sim)
@@ -487,10 +487,11 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
                         ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
                         speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
-    if cfg.model.split and rtl_routing in SEQUENTIAL:
-        raise ValueError(f"--routing: {routing} uses the sequential allocator, which the RTL does not build under "
-                         f"--router-model hiradix yet (the golden model runs it, router-spec §R11.2); use a greedy "
-                         f"routing or --router-model iq")
+    if cfg.model.split and rtl_routing in SEQUENTIAL and rtl_routing not in HIRADIX_SEQUENTIAL:
+        raise ValueError(f"--routing: {routing} is not built in the RTL under --router-model hiradix (its sequential "
+                         f"RI composes hdl/seq_alloc.py, whose least-cost choice is "
+                         f"{', '.join(HIRADIX_SEQUENTIAL)}'s; the golden model runs it, router-spec §R11.2); use "
+                         f"ugal-s, a greedy routing or --router-model iq")
     if rtl_routing in NEEDS_INTER and terminals == "axis" and not router_level:
         raise ValueError(f"--terminals: {routing} draws its intermediate router at the source; the flit-level "
                          f"top takes the golden model's from the head flit (use --terminals flit)")

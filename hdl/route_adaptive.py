@@ -158,7 +158,11 @@ class _Decide(wiring.Component):
             "inter_out": Out(ib),
             "h1_out": Out(1),
         }
-        super().__init__(members)
+        super().__init__(members | self._more_members())
+
+    def _more_members(self) -> dict:
+        """Ports a subclass adds (none here)."""
+        return {}
 
     _threshold_what = "UGAL bias theta in flit-hops"
 
@@ -402,6 +406,19 @@ class UgalDecide(_TwoPhase):
     FAULTS = (None, "strict")
     ROUTINGS = ("ugal", "ugal-s", "val")
 
+    def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, candidates: bool = False, **kw):
+        #: also output the source decision's two candidates (a sequential allocator's requester, §R11.2)
+        self.candidates = bool(candidates)
+        super().__init__(net, router_id, n_vcs, depth, **kw)
+
+    def _more_members(self) -> dict:
+        if not self.candidates or self.routing == "val":
+            self.candidates = False
+            return {}
+        pw, D = ptr_width(self.n_ports), self.n_dims
+        return {"src": Out(1), "min_port": Out(pw), "min_ok": Out(1), "min_hops": Out(range(D + 1)),
+                "nm_port": Out(pw), "nm_ok": Out(1), "nm_hops": Out(range(2 * D + 1))}
+
     def elaborate(self, platform):
         m = Module()
         rt = self._route(m, intermediate=True)
@@ -417,6 +434,14 @@ class UgalDecide(_TwoPhase):
         prefer = self._prefer_min(m, q_min, rt.hops_cd, q_nm, rt.hops_cbd, 2 * self.n_dims)
         src = self._source(m, rt, prefer, avail_min, avail_nm, rt.inter_port, self.inter)
         self._drive(m, rt, src)
+        if self.candidates:
+            # the comparison above as a requester of the sequential allocator sees it: candidate 0 minimal
+            # (cost q·H(c,d)), candidate 1 non-minimal (cost q·(H(c,b)+H(b,d)) + θ), least cost, ties minimal
+            m.d.comb += [self.src.eq(~self.decided & ~rt.eject),
+                         self.min_port.eq(rt.dor_port), self.min_ok.eq(rt.dest_ok & avail_min),
+                         self.min_hops.eq(rt.hops_cd),
+                         self.nm_port.eq(rt.inter_port), self.nm_ok.eq(rt.dest_ok & avail_nm),
+                         self.nm_hops.eq(rt.hops_cbd)]
         return m
 
 

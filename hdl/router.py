@@ -1,7 +1,8 @@
 """Router top: table or adaptive routing, the greedy or the sequential allocator (§R5-§R7), speedup
 ``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under a router model of §R10-§R11:
 ``single-cycle`` (this docstring), ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`) or ``hiradix``
-(RI | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings only).
+(RI | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings and
+``ugal-s``).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
 ``min``; §R7a, §R7d) or, on the HyperX family, from a decision unit per
@@ -196,12 +197,17 @@ from .router_iq import IqStages
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
-__all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS",
-           "Grants"]
+__all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "HIRADIX_SEQUENTIAL", "SEQ_IMPLS",
+           "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
 #: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
 #: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
 ADAPTIVE = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal")}
+#: the sequential routings ``hiradix`` builds: its RI composes :class:`~radixnet.hdl.seq_alloc.SequentialAllocator`,
+#: whose requester chooses its least-cost candidate (UGAL-S's comparison, router-spec §R11.2)
+HIRADIX_SEQUENTIAL = ("ugal-s",)
+#: structures of that allocator (:data:`radixnet.hdl.seq_alloc.IMPLS`)
+SEQ_IMPLS = ("prefix", "ripple")
 #: adaptive routings the router decides in logic with the sequential allocator (§R6 sequential, §R7, §R7b)
 SEQUENTIAL = {"ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", None),
               "2dfb-adaptive": ("PriorityFlagDecide", None)}
@@ -281,7 +287,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
         SA, ST and output registers, a credit register; 4 cycles per hop) or ``hiradix``
         (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
-        the greedy routings only).
+        the greedy routings and ``ugal-s``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
         two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
@@ -290,6 +296,10 @@ class Router(IqStages, HiradixStages, wiring.Component):
         ``E`` (router-spec §R3a): 0 (default), the terminals are ideal sinks and ejection ports take no
         credits; ``E >= 1``, each ejection port's VC has ``E`` credits (the terminal's egress FIFO),
         returned on bit 0 of its ``credit_in_op_ovc``.
+    seq_impl : str
+        ``hiradix`` with ``ugal-s``: the structure of the sequential allocator its RI composes
+        (:class:`~radixnet.hdl.seq_alloc.SequentialAllocator`, :data:`SEQ_IMPLS`): ``"prefix"`` (default,
+        about half the ripple chain's logic depth) or ``"ripple"``; the same function bit for bit.
     observe : bool
         Co-simulation only (default False: no extra ports, the Verilog of the default router): bring
         out the grants of the allocator that takes the routing decisions -- the combined allocator
@@ -341,7 +351,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
                  routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
-                 speedup: int = 1, egress_depth: int = 0, observe: bool = False):
+                 speedup: int = 1, egress_depth: int = 0, observe: bool = False, seq_impl: str = "prefix"):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -349,9 +359,14 @@ class Router(IqStages, HiradixStages, wiring.Component):
             reject(self, f"router_model (the pipeline, router-spec §R10) must be one of {', '.join(RTL_MODELS)}, "
                          f"got {router_model!r}")
         self.model = get_router_model(router_model)
-        if self.model.split and routing in SEQUENTIAL:
-            reject(self, f"routing {routing!r} (sequential allocator) is not built under router_model 'hiradix' "
-                         f"(router-spec §R11.2's sequential RI); use a greedy routing or router_model 'iq'")
+        if self.model.split and routing in SEQUENTIAL and routing not in HIRADIX_SEQUENTIAL:
+            reject(self, f"routing {routing!r} is not built under router_model 'hiradix' (its sequential RI, "
+                         f"router-spec §R11.2, composes hdl/seq_alloc.py, whose least-cost choice is "
+                         f"{', '.join(HIRADIX_SEQUENTIAL)}'s); use ugal-s, a greedy routing, or router_model 'iq'")
+        if seq_impl not in SEQ_IMPLS:
+            reject(self, f"seq_impl (structure of hiradix's sequential allocator, hdl/seq_alloc.py) must be one of "
+                         f"{', '.join(SEQ_IMPLS)}, got {seq_impl!r}")
+        self.seq_impl = seq_impl
         if speedup not in RTL_SPEEDUPS or isinstance(speedup, bool):
             reject(self, f"speedup (flits an input may send and an output accept per cycle, router-spec §R1) "
                          f"must be one of {', '.join(map(str, RTL_SPEEDUPS))}, got {speedup!r}")
@@ -389,6 +404,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
                           f"got {observe!r}")
         self.observe = observe
         self.routing, self.threshold = routing, threshold
+        #: the routing is decided by the sequential allocator (§R6 sequential)
+        self.sequential = routing in SEQUENTIAL
         if routing is not None:
             if external_rom:
                 reject(self, f"external_rom: routing {routing!r} is decided in logic and has no route ROM")
@@ -464,6 +481,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
 
         cls_name, arg = DECIDED[self.routing]
         kw = {"routing": arg} if arg else {}
+        if self.model.split and self.routing in SEQUENTIAL:   # hiradix's sequential RI reads both candidates
+            kw["candidates"] = True
         return getattr(route_adaptive, cls_name)(self.net, self.router_id, self.n_vcs, self.vc_depth,
                                                  threshold=self.threshold, **kw)
 

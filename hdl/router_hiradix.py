@@ -45,8 +45,15 @@ requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` 
 ``credit_out`` in ``a + 3``), on the output link in ``a + 3``. A body behind it is requested once its
 VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
 
-Sequential routings (``ugal-s``, ``clos-ad``, ``2dfb-adaptive``) are not built under ``hiradix``
-(the router refuses them).
+**Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
+selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
+prefix or ripple) serves the ``P·S`` lanes from lane ``ptr_seq·S`` (``ptr_seq`` one on every cycle),
+each with two candidates: a head at its source router the minimal route (cost ``q·H(c,d)``) and the
+non-minimal one (``q·(H(c,b)+H(b,d)) + θ``), any other head its one decision, a bound VC its output.
+``q0`` is RI's copy of the queue lengths (ejection ports 0); along the order only ``q`` and the
+``S`` requests per output change, as the spec says. A lane is registered iff the allocator grants it,
+with the chosen candidate's output, class and header. ``clos-ad`` and ``2dfb-adaptive`` are refused
+(not a least-cost choice over fixed candidates).
 """
 
 from __future__ import annotations
@@ -55,7 +62,8 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
 
 from .alloc import InputSelect, OutputArbiter
-from .arbiter import onehot_index, or_all, ptr_width
+from .arbiter import next_ptr, onehot_index, or_all, ptr_width
+from .seq_alloc import SequentialAllocator
 from .vc_select import OutputVCSelect, QueueLength
 
 __all__ = ["HiradixStages"]
@@ -234,6 +242,8 @@ class HiradixStages:
         # ------------------------------------------------ RI (§R11.2)
         eject_tab = Const(sum(1 << o for o in range(P) if is_eject[o]), 1 << pw)
         view_front = [[None] * V for _ in range(P)]   # per input VC, the view's front flit (a View)
+        seq = self.sequential
+        seq_lanes = []   # sequential: per input, per lane, the selected VC's candidates
         for p in range(P):
             iu = ius[p]
             g = p // RI_GROUP   # this input's copy of the output side
@@ -294,9 +304,16 @@ class HiradixStages:
                 m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
                 per_v.append({"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
                               "ovc": ovc, "commit": cm})
+                if seq:
+                    per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
+                                                             new_ok, hops_out, eject_tab, commit_lay, tag))
             sel = InputSelect(V, S)
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
+            if seq:   # the selected lanes go to the sequential allocator (below), which registers them
+                seq_lanes.append([{k: _mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in per_v[0]}
+                                  | {"pick": sel.pick[s]} for s in range(S)])
+                continue
             picked = []
             for s in range(S):
                 pk = sel.pick[s]
@@ -308,6 +325,9 @@ class HiradixStages:
                     m.d.sync += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
                 m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
+
+        if seq:
+            self._hr_seq_chain(m, seq_lanes, rq, pending, ri_q_og, commit_lay)
 
         # ------------------------------------------------ GO (§R11.3)
         lanes = [rq[p][s] for p in range(P) for s in range(S)]
@@ -499,3 +519,79 @@ class HiradixStages:
                     i, t = p * S + s, st[p][s]
                     m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(t["valid"] & t["head"]),
                                  self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]
+
+    # ------------------------------------------------ sequential RI (§R11.2)
+    def _hr_seq_candidates(self, m: Module, rc, f, bound, act_o, act_ov, rvalid, new_ok, hops_out, eject_tab,
+                           commit_lay, tag):
+        """One input VC as a requester of the sequential allocator: candidate 0 and 1 (valid, output, hop
+        weight), and per candidate the class, output VC (one VC per class) and header the head commits.
+
+        A bound VC asks for its output VC's port (candidate 0 alone); a head at its source router
+        (``ugal-s`` undecided, not ejecting) offers the minimal route (cost ``q·H(c,d)``) and the
+        non-minimal one (``q·(H(c,b)+H(b,d)) + θ``); any other head its one decision.
+        """
+        P, K = self.n_ports, self.n_classes
+        pw, vw, kb = ptr_width(P), ptr_width(self.n_vcs), ptr_width(K)
+        src = Signal(name=f"seq_src_{tag}")
+        m.d.comb += src.eq(~bound & rc.src)
+        ok0, ok1 = Signal(name=f"seq_ok0_{tag}"), Signal(name=f"seq_ok1_{tag}")
+        min_ok, nm_ok = rc.min_ok, rc.nm_ok
+        if self.fault == "seq_stale_state":   # the planted bug: the choice made on the copy alone, not re-made
+            min_ok, nm_ok = min_ok & rc.phase_out, nm_ok & ~rc.phase_out
+        m.d.comb += [ok0.eq(bound | Mux(src, min_ok, rvalid & new_ok)), ok1.eq(src & nm_ok)]
+        o0 = Signal(pw, name=f"seq_op0_{tag}")
+        m.d.comb += o0.eq(Mux(bound, act_o, Mux(src, rc.min_port, rc.port)))
+        h0 = Signal(len(rc.min_hops), name=f"seq_hops0_{tag}")
+        m.d.comb += h0.eq(Mux(src, rc.min_hops, 0))
+        cls0 = Signal(kb, name=f"seq_cls0_{tag}")
+        m.d.comb += cls0.eq(Mux(src, 1, rc.cls[:kb]))
+        cm0 = Signal(commit_lay, name=f"seq_commit0_{tag}")   # minimal, or the one decision
+        cm1 = Signal(commit_lay, name=f"seq_commit1_{tag}")   # non-minimal: phase 0 toward b
+        m.d.comb += [cm0.hops.eq(hops_out), cm0.phase.eq(Mux(src, 1, rc.phase_out)),
+                     cm0.decided.eq(Mux(src, 1, rc.decided_out)), cm0.inter.eq(Mux(src, self.router_id, rc.inter_out)),
+                     cm0.h1.eq(rc.h1_out),
+                     cm1.hops.eq(hops_out), cm1.phase.eq(0), cm1.decided.eq(1), cm1.inter.eq(f.inter),
+                     cm1.h1.eq(rc.h1_out)]
+        ov0 = Signal(vw, name=f"seq_ovc0_{tag}")
+        m.d.comb += ov0.eq(Mux(bound, act_ov, Mux(eject_tab.bit_select(o0, 1), 0, cls0)))
+        return {"ok0": ok0, "ok1": ok1, "o0": o0, "o1": rc.nm_port, "h0": h0, "h1": rc.nm_hops, "cls0": cls0,
+                "ov0": ov0, "cm0": cm0.as_value(), "cm1": cm1.as_value()}
+
+    def _hr_seq_chain(self, m: Module, seq_lanes, rq, pending, ri_q_og, commit_lay):
+        """§R11.2's chain: the selected lanes, served from input ``ptr_seq`` (every cycle one on) in lane
+        order, through :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``q0``: RI's copy of the
+        queue lengths; ejection ports 0); a lane is registered iff the allocator grants it."""
+        P, V, S, K = self.n_ports, self.n_vcs, self.speedup, self.n_classes
+        n = P * S
+        lanes = [x for per_in in seq_lanes for x in per_in]
+        qb = (V * self.vc_depth).bit_length()
+        hb = len(lanes[0]["h1"])
+        alloc = SequentialAllocator(n, P, 2, s=S, q_bits=qb, hop_bits=hb,
+                                    bias_bits=max(1, self.threshold.bit_length()), impl=self.seq_impl)
+        m.submodules["ri_seq_alloc"] = alloc
+        ptr_seq = Signal(range(P), name="ptr_seq")   # the input served first; every cycle one on
+        if P > 1:
+            m.d.sync += ptr_seq.eq(next_ptr(m, ptr_seq, None, P, "ptr_seq_next"))
+        m.d.comb += alloc.start.eq(ptr_seq * S)
+        for o in range(P):
+            m.d.comb += alloc.q_op[o].eq(ri_q_og[o][0] if o in ri_q_og else 0)
+        for i, x in enumerate(lanes):
+            m.d.comb += [alloc.valid_rq_cd[i].eq(Cat(x["ok0"], x["ok1"])),
+                         alloc.op_rq_cd[i][0].eq(x["o0"]), alloc.op_rq_cd[i][1].eq(x["o1"]),
+                         alloc.hops_rq_cd[i][0].eq(x["h0"]), alloc.hops_rq_cd[i][1].eq(x["h1"]),
+                         alloc.bias_rq_cd[i][0].eq(0), alloc.bias_rq_cd[i][1].eq(self.threshold)]
+        for p in range(P):
+            granted = []
+            for s in range(S):
+                i, x, r = p * S + s, seq_lanes[p][s], rq[p][s]
+                g, nm = alloc.gnt_rq[i], alloc.sel_rq[i][0]
+                o = alloc.sel_op_rq[i]
+                cls = Mux(nm, 0, x["cls0"])
+                m.d.sync += [r["valid"].eq(g), r["v"].eq(onehot_index(x["pick"], V)), r["voh"].eq(x["pick"]),
+                             r["o"].eq(o), r["ooh"].eq(Mux(g, (Const(1, P) << o)[:P], 0)),
+                             r["head"].eq(x["head"]), r["single"].eq(x["single"]), r["cls"].eq(cls),
+                             r["hk"].eq(Mux(x["head"], (Const(1, K) << cls)[:K], 0)),
+                             r["ovc"].eq(Mux(nm, 0, x["ov0"])),
+                             r["commit"].eq(Mux(nm, x["cm1"], x["cm0"]))]
+                granted.append(Mux(g, x["pick"], 0))
+            m.d.sync += pending[p].eq(or_all(granted))

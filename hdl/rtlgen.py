@@ -173,7 +173,8 @@ def _core_key(router, ports) -> tuple:
 def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
-             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, progress=None) -> dict:
+             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, seq_impl: str = "prefix",
+             progress=None) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -204,8 +205,11 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         ``T_h`` (``2dfb-adaptive``, flits); default 4.
     router_model : str
         The pipeline of every router (router-spec §R10, :data:`radixnet.hdl.router.RTL_MODELS`):
-        ``single-cycle`` (default), ``iq`` or ``hiradix`` (§R11; greedy routings); the manifest records it
-        with its stage delays.
+        ``single-cycle`` (default), ``iq`` or ``hiradix`` (§R11; greedy routings and ``ugal-s``); the manifest
+        records it with its stage delays.
+    seq_impl : str
+        ``hiradix`` with ``ugal-s``: the structure of its RI's sequential allocator, ``prefix`` (default) or
+        ``ripple`` (:class:`radixnet.hdl.router.Router`); the manifest records it.
     speedup : int
         ``S`` of every router (router-spec §R1, §R8b): 1 (default) or 2 (two crossbar lanes per input and
         output, an output queue of ``V * B`` flits per output); the manifest records it.
@@ -268,7 +272,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     shared = scheme == "shared"
     if decided:
         built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold,
-                        router_model=router_model, speedup=speedup, egress_depth=egress_depth)
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, seq_impl=seq_impl)
                  for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
@@ -357,6 +361,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         "family": net.family, "params": net.params,
         "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": speedup,
         "egress_depth": egress_depth,
+        **({"seq_impl": seq_impl} if built[0].model.split and routing in SEQUENTIAL else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -540,7 +545,7 @@ RTL_LIMITS = {"vcs": ROUTER_LIMITS["vcs"][1], "depth": ROUTER_LIMITS["vc_depth"]
 def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
     """The options of ``prog FAMILY``, each with what it sets and what it allows."""
     from ..gen.routing import ROUTINGS
-    from .router import DECIDED, RTL_MODELS, RTL_SPEEDUPS
+    from .router import DECIDED, RTL_MODELS, RTL_SPEEDUPS, SEQ_IMPLS
 
     class _P(argparse.ArgumentParser):
         def error(self, message):
@@ -573,6 +578,9 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
     ap.add_argument("--egress-depth", type=positive_arg("egress-depth", 0, lim["egress-depth"]), default=0,
                     metavar="E", help="each terminal's egress FIFO in beats, the ejection port's credits (§R3a); "
                                       "0: ideal sinks that hold tready high [default 0]")
+    ap.add_argument("--seq-impl", choices=SEQ_IMPLS, default="prefix",
+                    help="--router-model hiradix --routing ugal-s: the sequential allocator's structure "
+                         "(hdl/seq_alloc.py; the same function) [default prefix]")
     ap.add_argument("--axis", action="store_true", help="also write switch_top.v with NetFPGA-style AXI4-Stream ports")
     ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None,
                     help="--axis: tuser port fields [default: onehot up to 8 terminals, binary above]")
@@ -599,7 +607,8 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
-              f"[--router-model single-cycle|iq|hiradix] [--speedup 1|2] [--vcs V] [--depth B] [--egress-depth E]\n"
+              f"[--router-model single-cycle|iq|hiradix [--seq-impl prefix|ripple]] [--speedup 1|2] [--vcs V] "
+              f"[--depth B] [--egress-depth E]\n"
               f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
               f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
               f"[--lint [--lint-mode auto|whole|split]] [--out DIR]\n"
@@ -622,7 +631,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
                            classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                            threshold=args.threshold, port_encoding=args.port_encoding,
                            router_model=args.router_model, speedup=args.speedup, egress_depth=args.egress_depth,
-                           log=lambda s: say(f"{prog}: {s}"), progress=progress)
+                           seq_impl=args.seq_impl, log=lambda s: say(f"{prog}: {s}"), progress=progress)
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)

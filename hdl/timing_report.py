@@ -178,10 +178,10 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
          speedups=(1,)) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
-    ``hiradix`` builds the greedy allocator only (router-spec §R11; its sequential RI is not built), so
-    it has no ``sequential`` rows."""
+    ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
+    structure (router-spec §R11.2)."""
     return [Row(r, m, a, vcs, depth, width, sp) for r in radices for a in allocators for sp in speedups
-            for m in models if not (m == "hiradix" and a == "sequential")]
+            for m in models]
 
 
 def _versions() -> dict:

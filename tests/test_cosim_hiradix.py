@@ -3,12 +3,13 @@
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
 level -- with golden model and RTL both built as the split-allocation router: table, greedy adaptive and
-speedup 1 and 2, multi-flit packets past saturation, the smallest buffers, and a planted fault. The RTL
-refuses the sequential routings under ``hiradix`` (one line), which the golden model runs.
+speedup 1 and 2, multi-flit packets past saturation, the smallest buffers, UGAL-S with the sequential RI, and
+planted faults. The RTL refuses the other sequential routings under ``hiradix`` (one line), which the golden
+model runs.
 
-By default: the switch top at speedup 2, one-flit buffers at speedup 1, router level with ``ugal``, the planted
-fault and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
-``min-ad`` routers and the command line are in ``make test-slow``.
+By default: the switch top at speedup 2, one-flit buffers at speedup 1, UGAL-S, router level with ``ugal``, the
+planted GO fault and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
+``min-ad`` routers, the sequential RI's planted fault and the command line are in ``make test-slow``.
 """
 
 from __future__ import annotations
@@ -58,10 +59,33 @@ def test_greedy_adaptive_speedup_2():
     assert_match(v)
 
 
-@pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES)
-def test_sequential_ri_is_refused_by_the_rtl(family, params, routing, kw):
-    """The golden model runs §R11.2's sequential RI; the RTL does not build it yet and says so in one line,
-    before any work (docs/timing-report.md: the pipelined sequential allocator is the next change)."""
+def test_sequential_ri_ugal_s():
+    """UGAL-S with §R11.2's sequential RI (hdl/seq_alloc.py's unit in the RTL): the selected lanes served from
+    ``ptr_seq``, each head re-deciding with one more flit in ``q`` per earlier request to an output it compares,
+    an output taking at most ``S`` requests; past saturation, three-flit packets. Uniform traffic and θ = 2, so
+    that both the hop weights and the bias move decisions (under complement traffic on the 3-cube every
+    ``H(c,b) + H(b,d)`` equals ``H(c,d)``)."""
+    family, params, routing, kw = SEQUENTIAL_CASES[0]
+    v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit",
+            **{**kw, "ugal_threshold": 2, "traffic": "uniform"}, **HR)
+    assert_match(v)
+    assert v["stall_cycles"] > 100
+
+
+# slow (51 s, its own build): tests/test_hdl_hiradix.py builds the fault-free chain both ways by default
+@pytest.mark.slow
+def test_sequential_ri_fault_is_caught():
+    """``seq_stale_state`` in hiradix's sequential RI: each head keeps the choice it made on RI's copy alone."""
+    family, params, routing, kw = SEQUENTIAL_CASES[0]
+    v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit", fault="seq_stale_state",
+            **kw, **HR)
+    assert v["mismatches"] > 0
+
+
+@pytest.mark.parametrize("family, params, routing, kw", SEQUENTIAL_CASES[1:])
+def test_other_sequential_routings_refused(family, params, routing, kw):
+    """The golden model runs §R11.2's sequential RI for every sequential routing; the RTL builds it for
+    ``ugal-s`` (the least-cost choice of hdl/seq_alloc.py) and refuses the others in one line, before any work."""
     from radixnet.cosim.run import check_network
     from radixnet.gen import build
 
@@ -106,7 +130,8 @@ def test_cli_hiradix():
 # slow (one fbfly k=4 n=2 build per command): the issue's commands as typed; the default set above covers the
 # same configurations on smaller networks
 @pytest.mark.slow
-@pytest.mark.parametrize("extra", [[], ["--routing", "ugal", "--packet-length", "3"]])
+@pytest.mark.parametrize("extra", [[], ["--routing", "ugal", "--packet-length", "3"],
+                                   ["--routing", "ugal-s", "--packet-length", "3"]])
 def test_cli_fbfly_4_2_speedup_2(extra):
     r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--topo", "fbfly", "--k", "4", "--n", "2",
                         "--router-model", "hiradix", "--speedup", "2", "--load", "0.6", *extra,

@@ -278,6 +278,7 @@ def random_run(fbfly, seed, cycles=160, *, rid=0, **kw):
     (1, {}), (2, {"speedup": 2}), (3, {"egress_depth": 2}), (4, {"speedup": 2, "egress_depth": 3, "vc_depth": 6}),
     (5, {"routing": "min-ad"}), (6, {"routing": "ugal", "speedup": 2}), (7, {"n_vcs": 4, "vc_depth": 2}),
     (8, {"routing": "val", "n_vcs": 4}),
+    (9, {"routing": "ugal-s"}), (10, {"routing": "ugal-s", "speedup": 2, "seq_impl": "ripple"}),
 ])
 def test_random_traffic_invariants(fbfly, seed, kw):
     """Every flit leaves once, on its route's port (a table routing) with the right header; an output VC
@@ -316,10 +317,24 @@ def test_random_traffic_invariants(fbfly, seed, kw):
 
 
 # ------------------------------------------------------------------ what hiradix refuses, and lint
-def test_sequential_routings_refused_in_one_line(fbfly):
-    with pytest.raises(ValueError, match=r"^Router: routing 'ugal-s' \(sequential allocator\) is not built under "
-                                         r"router_model 'hiradix'[^\n]*$"):
-        router(fbfly, routing="ugal-s")
+@pytest.mark.parametrize("S", [1, 2])
+def test_sequential_ri_ripple_equals_prefix(fbfly, S):
+    """The sequential RI composes hdl/seq_alloc.py's unit (router-spec §R11.2): its ripple and prefix
+    structures give the same router, flit for flit and cycle for cycle, on random multi-flit traffic."""
+    runs = [random_run(fbfly, 11 + S, routing="ugal-s", speedup=S, seq_impl=impl)[1] for impl in ("ripple", "prefix")]
+    assert len(runs[0]) > 20 and runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("routing", ["clos-ad", "2dfb-adaptive"])
+def test_other_sequential_routings_refused_in_one_line(fbfly, routing):
+    with pytest.raises(ValueError, match=rf"^Router: routing '{routing}' is not built under router_model "
+                                         r"'hiradix'[^\n]*ugal-s[^\n]*$"):
+        router(fbfly, routing=routing)
+
+
+def test_seq_impl_refused_in_one_line(fbfly):
+    with pytest.raises(ValueError, match=r"^Router: seq_impl [^\n]*must be one of prefix, ripple, got 'tree'$"):
+        router(fbfly, routing="ugal-s", seq_impl="tree")
 
 
 @needs_verilator
