@@ -178,7 +178,9 @@ class HiradixStages:
                 m.submodules[f"view_vcsel_op_{o}_cls_{k}"] = sel
                 m.d.comb += [sel.busy_ovc.eq(busy[o]), sel.cls.eq(k)]
                 m.d.comb += [sel.credit_ovc[w].eq(vcnt[o][w]) for w in range(V)]
-                m.d.comb += a.eq(sel.valid)
+                # an idle VC of the class with a credit (``sel.valid``), from the registered ``>= 1`` bits: no
+                # subtraction in front of GO's request mask
+                m.d.comb += a.eq(Cat(*[~busy[o][w] & ge1[o][w] for w in range(k * vpc, (k + 1) * vpc)]).any())
                 avail[(o, k)], aovc[(o, k)] = a, sel.ovc
         # tables indexed by (output, class) and (output, VC), as Router._route_table / _held_route
         ok_bits = []
@@ -353,7 +355,8 @@ class HiradixStages:
             bits = ge[o]
             return bits[0] if len(bits) == 1 else Cat(*bits).bit_select(ovc, 1)
 
-        gnt_lane = [[] for _ in range(n)]   # per lane: (granted by (o, j), the VC given)
+        gnt_lane = [[] for _ in range(n)]   # per lane: (granted by (o, j), the VC that grant gives it)
+        first_ovc = [[] for _ in range(n)]  # per lane and output: the VC a first grant gives it (from registers)
         g_any = {}
         for o in range(P):
             ask = Signal(n, name=f"go_ask_op_{o}_lane")
@@ -385,7 +388,8 @@ class HiradixStages:
                 room = eject_len[o] < V * B
             arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed")
             m.submodules[f"go_arb_op_{o}"] = arb
-            m.d.comb += arb.req.eq(Mux(room, ask & ok, 0))
+            req = Signal(n, name=f"go_req_op_{o}_lane")
+            m.d.comb += [req.eq(Mux(room, ask & ok, 0)), arb.req.eq(req)]
             first = arb.first
             # the first grant's VC, hold and take: what a second grant (S = 2) sees
             f_valid = Signal(name=f"go_first_valid_op_{o}")
@@ -394,6 +398,8 @@ class HiradixStages:
             m.d.comb += [f_valid.eq(first.any()), f_ovc.eq(_mux_onehot(first, lane_ovc)),
                          f_hold.eq(_mux_onehot(first, [r["head"] & ~r["single"] for r in lanes]))]
             grants = [(first, lane_ovc)]
+            for i in range(n):
+                first_ovc[i].append(lane_ovc[i])
             if S > 1:
                 ok2 = Signal(n, name=f"go_second_ok_op_{o}_lane")
                 if is_eject[o]:
@@ -435,33 +441,40 @@ class HiradixStages:
                 m.d.comb += arb.second_ok.eq(ok2)
                 grants.append((arb.second, lane_ovc2))
             # registered: the grants (the switch select), the credits ST takes, the holds
-            takes = [[] for _ in st_take[o]]
-            hold_w = [[] for _ in st_take[o]]
-            rel_w = [[] for _ in st_take[o]]
             for j, (g, lov) in enumerate(grants):
                 gv, gl = g_reg[o][j]
-                gov = Signal(vw, name=f"go_ovc_op_{o}_{j}")
-                m.d.comb += gov.eq(_mux_onehot(g, lov))
                 m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n))]
-                # per output VC, each an AND-OR of the one-hot grant with per-lane terms known before it
-                # (the lane's VC, a head that holds, a tail that releases): no decoding after the arbiter
-                for w in range(len(st_take[o])):
-                    on_w = [Const(1, 1) if is_eject[o] else (x == w) for x in lov]
+                for i in range(n):
+                    gnt_lane[i].append((g[i], lov[i]))
+            # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
+            # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
+            for w in range(len(st_take[o])):
+                on_w = [[Const(1, 1) if is_eject[o] else (x == w) for x in lov] for _, lov in grants]
+                if S == 1:
+                    # the take and the hold the VC has if that lane wins, selected by the chain's one-hot halves
+                    # (``first_hl``): one AND-OR after the chain
+                    t_lane = Signal(n, name=f"go_take_op_{o}_ovc_{w}_lane")
+                    b_lane = Signal(n, name=f"go_busy_op_{o}_ovc_{w}_lane")
+                    m.d.comb += [t_lane.eq(Cat(*on_w[0])),
+                                 b_lane.eq(Cat(*[(e & r["head"] & ~r["single"]) | (busy[o][w] & ~(e & ~r["head"] & t))
+                                                 for e, r, t in zip(on_w[0], lanes, lane_tail)]))]
+                    hl = arb.first_hl
+                    m.d.sync += [st_take[o][w].eq((hl & Cat(t_lane, t_lane)).any()),
+                                 busy[o][w].eq(Mux(req.any(), (hl & Cat(b_lane, b_lane)).any(), busy[o][w]))]
+                    continue
+                takes, hold_w, rel_w = [], [], []
+                for j, (g, _) in enumerate(grants):
                     t_bits = Signal(n, name=f"go_take_op_{o}_{j}_ovc_{w}_lane")
                     h_bits = Signal(n, name=f"go_hold_op_{o}_{j}_ovc_{w}_lane")
                     r_bits = Signal(n, name=f"go_release_op_{o}_{j}_ovc_{w}_lane")
-                    m.d.comb += [t_bits.eq(g & Cat(*on_w)),
-                                 h_bits.eq(g & Cat(*[e & r["head"] & ~r["single"] for e, r in zip(on_w, lanes)])),
-                                 r_bits.eq(g & Cat(*[e & ~r["head"] & t for e, r, t in zip(on_w, lanes, lane_tail)]))]
-                    takes[w].append(t_bits.any())
-                    hold_w[w].append(h_bits.any())
-                    rel_w[w].append(r_bits.any())
-                for i in range(n):
-                    gnt_lane[i].append((g[i], gov))
-            for w in range(len(st_take[o])):
-                m.d.sync += st_take[o][w].eq(sum(takes[w]) if S > 1 else takes[w][0])
-                hold, rel = Cat(*hold_w[w]).any(), Cat(*rel_w[w]).any()
-                m.d.sync += busy[o][w].eq(hold | (busy[o][w] & ~rel))
+                    m.d.comb += [t_bits.eq(g & Cat(*on_w[j])),
+                                 h_bits.eq(g & Cat(*[e & r["head"] & ~r["single"] for e, r in zip(on_w[j], lanes)])),
+                                 r_bits.eq(g & Cat(*[e & ~r["head"] & t for e, r, t in zip(on_w[j], lanes, lane_tail)]))]
+                    takes.append(t_bits.any())
+                    hold_w.append(h_bits.any())
+                    rel_w.append(r_bits.any())
+                hold, rel = Cat(*hold_w).any(), Cat(*rel_w).any()
+                m.d.sync += [st_take[o][w].eq(sum(takes)), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
             g_any[o] = arb.first.any()
 
         # per input lane: granted?, its VC, the output VC given; bindings (the view's) at GO's edge
@@ -474,12 +487,16 @@ class HiradixStages:
                 m.d.comb += granted.eq(Cat(*[g for g, _ in gnt_lane[i]]).any())
                 if vpc == 1:   # known before the grant: RI stored it
                     ovc = r["ovc"]
-                else:
+                elif S == 1:   # a lane requests one output (``rq_ooh``): the VC its grant there gives, from registers
+                    ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
+                    m.d.comb += ovc.eq(_mux_onehot(r["ooh"], first_ovc[i]))
+                else:   # a second grant's VC depends on the first: per grant, the lane's own VC term
                     ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
                     m.d.comb += ovc.eq(_mux_onehot(Cat(*[g for g, _ in gnt_lane[i]]), [x for _, x in gnt_lane[i]]))
                 t = st[p][s]
                 m.d.sync += [t["valid"].eq(granted), t["v"].eq(r["v"]), t["o"].eq(r["o"]), t["head"].eq(r["head"]),
-                             t["ovc"].eq(ovc), t["commit"].eq(r["commit"])]
+                             t["ovc"].eq(ovc if vpc == 1 or S > 1 else Mux(granted, ovc, 0)),
+                             t["commit"].eq(r["commit"])]
                 pops.append(Mux(granted, r["voh"], 0))
                 for v in range(V):
                     with m.If(granted & r["voh"][v]):

@@ -63,6 +63,9 @@ class OutputArbiter(wiring.Component):
         Lanes a second grant may take, given ``first`` (the router computes it from ``first``).
     first, second : Signal(n_inputs * s), out
         One-hot first and (``s >= 2``) second grant; ``second`` 0 for ``s = 1``.
+    first_hl : Signal(2 * n_inputs * s), out
+        The first grant as the chain finds it: one-hot over (the requests at or after the pointer, all
+        requests), ``first = first_hl[:n] | first_hl[n:]`` (a select by it is one AND-OR after the chain).
     ptr : Signal(ptr_width(n_inputs)), out
         The pointer, in inputs (kept as a thermometer-mask register; 0 after the last input was granted).
     """
@@ -72,7 +75,8 @@ class OutputArbiter(wiring.Component):
         self.s = check_int(self, "s", "grants per cycle", s, 1)
         self.frozen = frozen
         n = n_inputs * s
-        members = {"req": In(n), "first": Out(n), "second": Out(n), "ptr": Out(ptr_width(n_inputs))}
+        members = {"req": In(n), "first": Out(n), "first_hl": Out(2 * n), "second": Out(n),
+                   "ptr": Out(ptr_width(n_inputs))}
         if s > 1:
             members["second_ok"] = In(n)
         super().__init__(members)
@@ -86,13 +90,23 @@ class OutputArbiter(wiring.Component):
         mask = Signal(P, init=(1 << P) - 1, name="mask")
         lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(S)])
         m.d.comb += self.ptr.eq(onehot_index(mask & ~(mask << 1)[:P], P))   # its lowest set bit (0: none)
-        m.d.comb += self.first.eq(_rr_masked(m, self.req, lane_mask, n, "first_rr"))
+        first, low, after = _rr_masked(m, self.req, lane_mask, n, "first_rr")
+        m.d.comb += [self.first.eq(first), self.first_hl.eq(low)]
         last = self.first
         if S > 1:
-            m.d.comb += self.second.eq(_rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n,
-                                                  "second_rr"))
+            second, _, _ = _rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n, "second_rr")
+            m.d.comb += self.second.eq(second)
             last = Mux(self.second.any(), self.second, self.first)
-        if P > 1 and not self.frozen:
+        if P > 1 and not self.frozen and S == 1:
+            # one past the input granted, from the chain's own bits (``after``: at or after the first set bit of
+            # (masked, all) requests): a masked grant at g sets ``after[j]`` for j >= g, an unmasked one (no
+            # masked request: ``after[P - 1]`` clear) ``after[P + j]``; one LUT after the chain, no prefix OR
+            nxt = Signal(P, name="mask_next")
+            m.d.comb += nxt.eq(Cat(Const(0, 1), *[after[j - 1] | (after[P + j - 1] & ~after[P - 1])
+                                                 for j in range(1, P)]))
+            with m.If(self.req.any()):
+                m.d.sync += mask.eq(nxt)
+        elif P > 1 and not self.frozen:
             # one past the last input granted: the inputs after it, a prefix OR of the input one-hot
             lastv = Signal(n, name="last")
             m.d.comb += lastv.eq(last)
@@ -104,12 +118,19 @@ class OutputArbiter(wiring.Component):
         return m
 
 
-def _rr_masked(m: Module, req, mask, n: int, name: str) -> Signal:
-    """:func:`rr_first_chain` with the pointer given as a thermometer ``mask`` (the requests at or after it)."""
+def _rr_masked(m: Module, req, mask, n: int, name: str):
+    """:func:`rr_first_chain` with the pointer given as a thermometer ``mask`` (the requests at or after it).
+
+    Returns the one-hot grant, its ``2n``-bit one-hot over ``(req & mask, req)`` and the ``2n`` bits at or after
+    that first set bit (``x | -x``: the same chain's sum bits)."""
     both = Signal(2 * n, name=f"{name}_both")
     m.d.comb += both.eq(Cat(req & mask, req))
+    neg = Signal(2 * n, name=f"{name}_neg")
+    m.d.comb += neg.eq((~both + 1)[:2 * n])
     low = Signal(2 * n, name=f"{name}_low")
-    m.d.comb += low.eq(both & (~both + 1)[:2 * n])
+    m.d.comb += low.eq(both & neg)
     gnt = Signal(n, name=name)
     m.d.comb += gnt.eq(low[:n] | low[n:])
-    return gnt
+    after = Signal(2 * n, name=f"{name}_after")
+    m.d.comb += after.eq(both | neg)
+    return gnt, low, after
