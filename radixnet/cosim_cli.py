@@ -427,6 +427,26 @@ def run_configuration(argv: Sequence[str], progress=None) -> dict:
     return verdict
 
 
+def corners(cfg) -> str:
+    """The run's place in the corner matrix (router model, speedup, allocator, packet length, sinks), and the
+    corners it did not exercise, with the command that runs them all (cosim/matrices/corners.toml)."""
+    from radixnet.hdl.router import RTL_MODELS, RTL_SPEEDUPS, SEQUENTIAL
+
+    seq = cfg.routing in SEQUENTIAL
+    alloc = "sequential" if seq else "separable"
+    stalls = bool(cfg.egress_depth and cfg.sink_stall > 0)
+    here = [f"model {cfg.model.name}", f"speedup {cfg.speedup}", f"{alloc} allocator",
+            f"{'multi' if cfg.packet_length > 1 else 'single'}-flit packets",
+            "stalling sinks" if stalls else "ideal sinks"]
+    other = [f"model {m}" for m in RTL_MODELS if m != cfg.model.name]
+    other += [f"speedup {s}" for s in RTL_SPEEDUPS if s != cfg.speedup]
+    other += ["separable allocator" if seq else "sequential allocator (ugal-s, clos-ad, 2dfb-adaptive)"]
+    other += ["single-flit packets" if cfg.packet_length > 1 else "multi-flit packets (--packet-length)"]
+    other += ["ideal sinks" if stalls else "stalling sinks (--egress-depth, --sink-stall)"]
+    return (f"{', '.join(here)}; not exercised: {', '.join(other)} "
+            f"(all of them: radixnet cosim-matrix --matrix cosim/matrices/corners.toml --out DIR)")
+
+
 def report(verdict: dict, cfg, ok: bool) -> None:
     """Print the verdict: the match line, the backpressure counters, the coverage bins and the first mismatches."""
     from radixnet.cosim.run import describe_mismatch
@@ -455,6 +475,7 @@ def report(verdict: dict, cfg, ok: bool) -> None:
     for family, c in verdict.get("coverage", {}).items():
         bins.append(f"{family} n/a" if "n/a" in c else f"{family} {c['hit']}/{c['total']}")
     print(f"  coverage: {', '.join(bins)}")
+    print(f"  corners: {corners(cfg)}")
     if verdict.get("missed_bins"):
         print(f"  missed bins: {'; '.join(verdict['missed_bins'][:12])}"
               + (f" (and {len(verdict['missed_bins']) - 12} more)" if len(verdict["missed_bins"]) > 12 else ""))
