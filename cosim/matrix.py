@@ -58,6 +58,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,8 @@ from typing import Any, Callable, Hashable, Sequence
 from ..gen.params import check_out_dir
 from ..golden.sweep import LocalPool, PointStore
 
-__all__ = ["CACHE_ENV", "ERROR", "MATCH", "MD_COLUMNS", "MISMATCH", "PENDING", "RECORD_KEYS", "VACUOUS", "VERDICTS",
+__all__ = ["CACHE_ENV", "ERROR", "MATCH", "MAX_DEPTH", "MAX_ENTRIES", "MAX_MATRIX_BYTES", "MAX_NAME", "MD_COLUMNS",
+           "MISMATCH", "PENDING", "RECORD_KEYS", "VACUOUS", "VERDICTS",
            "VERDICT_FIELDS", "Entry", "EntryError", "MatrixError", "MatrixRun", "describe", "exit_status",
            "fingerprint", "load_matrix", "markdown", "read_matrix", "run_entry", "summary", "where", "worker_cache",
            "worker_label", "write_tables"]
@@ -76,6 +78,12 @@ MATCH, MISMATCH, VACUOUS, ERROR, PENDING = "MATCH", "MISMATCH", "VACUOUS", "ERRO
 VERDICTS = (MATCH, MISMATCH, VACUOUS, ERROR, PENDING)
 #: Environment variable naming the build cache of a Dask worker (default ``~/.cache/radixnet/cosim``).
 CACHE_ENV = "RADIXNET_COSIM_CACHE"
+#: Limits of a matrix file: its size in bytes, its configurations, how deeply its values nest (the top-level
+#: table counts as one level) and the characters of an entry's name.
+MAX_MATRIX_BYTES = 1 << 20
+MAX_ENTRIES = 1000
+MAX_DEPTH = 16
+MAX_NAME = 128
 #: Fields of a verdict record that every line of ``verdicts.jsonl`` has.
 RECORD_KEYS = ("fingerprint", "name", "verdict", "config")
 #: Verdict fields copied into a record (those a configuration's verdict has).
@@ -227,26 +235,31 @@ def read_matrix(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     Raises
     ------
     MatrixError
-        The file cannot be read or parsed, has other top-level keys, or holds no configuration.
+        The file cannot be read or parsed (not a regular file, over :data:`MAX_MATRIX_BYTES`, not UTF-8), nests
+        deeper than :data:`MAX_DEPTH`, has other top-level keys, or holds no configuration or more than
+        :data:`MAX_ENTRIES`.
     """
     p = Path(path)
+    shown = one_line(os.fspath(path))
+    text = _read_text(p, shown)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise MatrixError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise MatrixError(f"{path}: not valid JSON ({e})") from None
-        if isinstance(data, list):
-            data = {"config": data}
-    else:
-        import tomllib
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise MatrixError(f"{path}: not valid TOML ({e})") from None
+        if p.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except ValueError as e:
+                raise MatrixError(f"{shown}: not valid JSON ({one_line(str(e))})") from None
+            if isinstance(data, list):
+                data = {"config": data}
+        else:
+            import tomllib
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as e:
+                raise MatrixError(f"{shown}: not valid TOML ({one_line(str(e))})") from None
+    except RecursionError:  # the parser's own stack: far deeper than MAX_DEPTH
+        raise MatrixError(f"{shown}: values nest deeper than {MAX_DEPTH} levels") from None
+    if _too_deep(data, MAX_DEPTH):
+        raise MatrixError(f"{shown}: values nest deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict):
         raise MatrixError(f"{path}: must hold a list of configurations (got {type(data).__name__})")
     other = [k for k in data if k not in ("config", "defaults")]
@@ -255,13 +268,66 @@ def read_matrix(path: str | os.PathLike) -> tuple[dict, list[dict]]:
                           f"optional [defaults] table)")
     defaults, configs = data.get("defaults", {}), data.get("config", [])
     if not isinstance(defaults, dict):
-        raise MatrixError(f"{path}: defaults must be a table of settings (got {type(defaults).__name__})")
+        raise MatrixError(f"{shown}: defaults must be a table of settings (got {type(defaults).__name__})")
     if not isinstance(configs, list) or not configs:
-        raise MatrixError(f"{path}: holds no configuration (give [[config]] tables, or a JSON list of objects)")
+        raise MatrixError(f"{shown}: holds no configuration (give [[config]] tables, or a JSON list of objects)")
+    if len(configs) > MAX_ENTRIES:
+        raise MatrixError(f"{shown}: holds {len(configs):,} configurations; at most {MAX_ENTRIES:,} are allowed "
+                          f"(split it into several matrices)")
     for i, c in enumerate(configs, 1):
         if not isinstance(c, dict):
-            raise MatrixError(f"{path}: entry {i}: must be a table of settings (got {type(c).__name__})")
+            raise MatrixError(f"{shown}: entry {i}: must be a table of settings (got {type(c).__name__})")
     return defaults, configs
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: control characters (a newline, a tab, an escape) as Python escapes.
+
+    Examples
+    --------
+    >>> one_line("a\\nb")
+    'a\\\\nb'
+    """
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _read_text(p: Path, shown: str) -> str:
+    """The text of a regular file of at most :data:`MAX_MATRIX_BYTES`; a FIFO, a device or a directory is refused
+    without reading (opened non-blocking, so a FIFO without a writer does not hang)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise MatrixError(f"cannot read {shown}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise MatrixError(f"cannot read {shown}: not a regular file (a matrix is a TOML or JSON file)")
+        if st.st_size > MAX_MATRIX_BYTES:
+            raise MatrixError(f"{shown}: {st.st_size:,} bytes; a matrix file is at most {MAX_MATRIX_BYTES:,} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_MATRIX_BYTES + 1)
+    except OSError as e:
+        raise MatrixError(f"cannot read {shown}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_MATRIX_BYTES:  # grew since fstat
+        raise MatrixError(f"{shown}: a matrix file is at most {MAX_MATRIX_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MatrixError(f"cannot read {shown}: not UTF-8 text") from None
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether tables and lists nest more than ``limit`` levels (iterative: no recursion limit of its own)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            if d > limit:
+                return True
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
 
 
 def _keys(values: dict, path: str | os.PathLike, at: str) -> dict:
@@ -270,7 +336,8 @@ def _keys(values: dict, path: str | os.PathLike, at: str) -> dict:
     for k, v in values.items():
         key = str(k).replace("-", "_")
         if key in out:
-            raise MatrixError(f"{path}: {at}: key {key} given twice ({k!r} and another spelling)")
+            raise MatrixError(f"{one_line(os.fspath(path))}: {at}: key {one_line(key)} given twice ({k!r} and "
+                              f"another spelling)")
         out[key] = v
     return out
 
@@ -298,29 +365,34 @@ def load_matrix(path: str | os.PathLike, check: Callable[[dict], tuple[list[str]
         a bad value, an unknown key, two entries with one name or with the same configuration.
     """
     defaults, configs = read_matrix(path)
+    shown = one_line(os.fspath(path))
     defaults = _keys(defaults, path, "defaults")
     if "name" in defaults:
-        raise MatrixError(f"{path}: defaults: name is given per entry, not in the defaults")
+        raise MatrixError(f"{shown}: defaults: name is given per entry, not in the defaults")
     entries: list[Entry] = []
     names: dict[str, int] = {}
     prints: dict[str, Entry] = {}
     for i, raw in enumerate(configs, 1):
         values = {**defaults, **_keys(raw, path, f"entry {i}")}
         name = values.pop("name", None)
-        at = f"{path}: entry {i}" + (f" ({name})" if isinstance(name, str) and name else "")
+        at = f"{shown}: entry {i}"
         if name is None:
             name = f"#{i}"
-        elif not isinstance(name, str) or not name.strip() or "\n" in name:
-            raise MatrixError(f"{at}: name: must be a non-empty one-line string (got {name!r})")
+        elif not isinstance(name, str) or not name.strip() or not name.isprintable() or len(name) > MAX_NAME:
+            # a name is a line of the table and of every message: printable, one line
+            raise MatrixError(f"{at}: name: must be a non-empty line of at most {MAX_NAME} printable characters "
+                              f"(got {one_line(repr(name)[:MAX_NAME + 2])})")
+        else:
+            at += f" ({name})"
         if name in names:
             raise MatrixError(f"{at}: name: {name!r} is the name of entry {names[name]} too")
         names[name] = i
         try:
             argv, config = check(values)
         except EntryError as e:
-            raise MatrixError(f"{at}: " + (f"key {e.key}: {e.message}" if e.key else e.message)) from None
+            raise MatrixError(one_line(f"{at}: " + (f"key {e.key}: {e.message}" if e.key else e.message))) from None
         except ValueError as e:
-            raise MatrixError(f"{at}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+            raise MatrixError(one_line(f"{at}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")) from None
         fp = fingerprint(config)
         if fp in prints:
             raise MatrixError(f"{at}: the same configuration as entry {prints[fp].index} ({prints[fp].name}); "

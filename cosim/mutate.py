@@ -56,12 +56,15 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import io
 import json
+import math
 import os
 import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -70,6 +73,7 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Mutant", "DEFAULT_CHECKS", "CATALOGUE", "load_catalogue", "apply", "main"]
 
@@ -78,6 +82,11 @@ CATALOGUE = Path(__file__).with_name("mutations.toml")
 
 #: the package's subpackages and where they live in the repository (pyproject.toml's package-dir)
 SUBPACKAGES = ("gen", "golden", "hdl", "cosim")
+#: a catalogue or an ``@FILE`` of checks is a regular UTF-8 text file of at most this many bytes
+MAX_TEXT_BYTES = 1 << 20
+#: ``--jobs`` at most (as ``radixnet sweep``'s) and ``--timeout`` at most (seconds: a week)
+MAX_JOBS = 256
+MAX_TIMEOUT = 7 * 24 * 3600.0
 
 #: the default checks: stages of pytest arguments, run in order with ``-x`` (the first failure kills).
 #: All of them are in the default test suite. The unit stage needs no Verilator build (seconds per
@@ -139,26 +148,73 @@ class Mutant:
         return hashlib.sha1(json.dumps([self.file, self.find, self.replace]).encode()).hexdigest()[:12]
 
 
-def load_catalogue(path: str | os.PathLike = CATALOGUE) -> list[Mutant]:
-    """The mutants of a catalogue file, validated: every field present, ids unique and plain, a real change."""
-    path = Path(path)
+def _show(text: Any) -> str:
+    """``text`` as one printable line (control characters escaped), for messages."""
+    t = str(text)
+    return t if t.isprintable() else repr(t)[1:-1]
+
+
+def read_text(path: str | os.PathLike, shown: str) -> str:
+    """The text of a regular UTF-8 file of at most :data:`MAX_TEXT_BYTES`, or MutateError starting ``shown``
+    (the option and the file, e.g. ``--catalogue FILE``).
+
+    A FIFO, a device or a directory is refused without reading (opened non-blocking: a FIFO without a
+    writer does not hang).
+    """
     try:
-        raw = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise MutateError(f"--catalogue {path}: {e}") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise MutateError(f"{shown}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise MutateError(f"{shown}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_TEXT_BYTES + 1)
+    except OSError as e:
+        raise MutateError(f"{shown}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_TEXT_BYTES:
+        raise MutateError(f"{shown}: larger than {MAX_TEXT_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MutateError(f"{shown}: not UTF-8 text") from None
+
+
+def load_catalogue(path: str | os.PathLike = CATALOGUE) -> list[Mutant]:
+    """The mutants of a catalogue file, validated: every field present, ids unique and plain, a real change.
+
+    Raises
+    ------
+    MutateError
+        One line: the file is not a regular UTF-8 text file (:func:`read_text`) or not TOML, ``mutant`` is not
+        an array of tables, or an entry lacks a field, repeats an id or changes nothing.
+    """
+    shown = f"--catalogue {_show(os.fspath(path))}"
+    try:
+        raw = tomllib.loads(read_text(path, shown))
+    except tomllib.TOMLDecodeError as e:
+        raise MutateError(f"{shown}: not valid TOML ({_show(e)})") from None
+    except RecursionError:  # nesting past the parser's stack
+        raise MutateError(f"{shown}: not valid TOML (nested too deeply)") from None
+    entries = raw.get("mutant", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise MutateError(f"{shown}: mutant must be an array of [[mutant]] tables (got {type(entries).__name__})")
     out, seen = [], set()
-    for i, e in enumerate(raw.get("mutant", [])):
+    for i, e in enumerate(entries):
         missing = [k for k in ("id", "file", "find", "replace", "class", "desc") if not isinstance(e.get(k), str)]
         if missing:
-            raise MutateError(f"--catalogue {path}: mutant #{i + 1} ({e.get('id', '?')}) lacks {', '.join(missing)}")
+            raise MutateError(f"{shown}: mutant #{i + 1} ({_show(e.get('id', '?'))}) lacks {', '.join(missing)}")
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", e["id"]) or e["id"] in seen:
-            raise MutateError(f"--catalogue {path}: mutant id {e['id']!r} is not unique or not a plain name")
+            raise MutateError(f"{shown}: mutant id {_show(repr(e['id']))} is not unique or not a plain name")
         if e["find"] == e["replace"] or not e["find"]:
-            raise MutateError(f"--catalogue {path}: mutant {e['id']} changes nothing")
+            raise MutateError(f"{shown}: mutant {e['id']} changes nothing")
         seen.add(e["id"])
         out.append(Mutant(e["id"], e["file"], e["find"], e["replace"], e["class"], e["desc"]))
     if not out:
-        raise MutateError(f"--catalogue {path}: no [[mutant]] entries")
+        raise MutateError(f"{shown}: no [[mutant]] entries")
     return out
 
 
@@ -184,9 +240,18 @@ def apply(mutant: Mutant, text: str) -> str:
 def repo_root() -> Path:
     """The repository this module was installed from (editable install), or MutateError."""
     root = Path(__file__).resolve().parents[1]
-    if not ((root / "pyproject.toml").exists() and (root / "hdl").is_dir() and (root / "tests").is_dir()):
+    if not is_repo(root):
         raise MutateError(f"cannot find the repository (looked at {root}); give --repo")
     return root
+
+
+def is_repo(root: Path) -> bool:
+    """Whether ``root`` has the layout a snapshot copies: pyproject.toml, tests/, radixnet/ and the subpackages."""
+    try:
+        return ((root / "pyproject.toml").is_file() and (root / "tests").is_dir() and (root / "radixnet").is_dir()
+                and all((root / d).is_dir() for d in SUBPACKAGES))
+    except OSError:
+        return False
 
 
 def snapshot(repo: Path, dest: Path) -> str:
@@ -379,17 +444,30 @@ def score(rows: list[dict]) -> tuple[int, int]:
     return killed, killed + sum(r["status"] == "survived" for r in rows)
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary name beside ``path``, then rename it: readers never see half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def write_tables(rows: list[dict], out: Path, meta: dict) -> None:
     """kill-table.json, .csv and .md in ``out``."""
     killed, counted = score(rows)
     doc = dict(meta, killed=killed, counted=counted, score=(killed / counted) if counted else None, mutants=rows)
-    (out / "kill-table.json").write_text(json.dumps(doc, indent=1) + "\n")
+    write_atomic(out / "kill-table.json", json.dumps(doc, indent=1) + "\n")
     cols = ["id", "class", "desc", "status", "kind", "by", "message", "seconds"]
-    with open(out / "kill-table.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for r in rows:
-            w.writerow([r.get(c, "") for c in cols])
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(cols)
+    for r in rows:
+        w.writerow([r.get(c, "") for c in cols])
+    write_atomic(out / "kill-table.csv", buf.getvalue())
     lines = ["| mutant | class | description | killed by | s |", "|---|---|---|---|---|"]
     for r in rows:
         res = verdict(r).replace("|", "\\|")
@@ -398,7 +476,7 @@ def write_tables(rows: list[dict], out: Path, meta: dict) -> None:
     lines += ["", f"Score: {killed} of {counted} killed ({pct}); "
                   f"{sum(r['status'] == 'dropped' for r in rows)} dropped (Verilog identical), "
                   f"{sum(r['status'] in ('stale', 'invalid') for r in rows)} not applied."]
-    (out / "kill-table.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "kill-table.md", "\n".join(lines) + "\n")
 
 
 def print_table(rows: list[dict], file=sys.stdout) -> None:
@@ -446,10 +524,7 @@ def _parse(argv):
 def _checks(arg: str | None) -> list[str]:
     if arg is None:
         return list(DEFAULT_CHECKS)
-    try:
-        text = Path(arg[1:]).read_text() if arg.startswith("@") else arg.replace(";", "\n")
-    except OSError as e:
-        raise MutateError(f"--checks {arg}: {e.strerror}") from None
+    text = read_text(arg[1:], f"--checks @{_show(arg[1:])}") if arg.startswith("@") else arg.replace(";", "\n")
     stages = [s.strip() for s in text.splitlines() if s.strip() and not s.strip().startswith("#")]
     if not stages:
         raise MutateError("--checks: no stages given")
@@ -472,9 +547,21 @@ def main(argv=None) -> int:
     except MutateError as e:
         print(f"radixnet mutate: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a write that fails midway (a full disk): the finished mutants stay in results.jsonl
+        print(f"radixnet mutate: error: {_show(e)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("radixnet mutate: interrupted (finished mutants are kept; run again to resume)", file=sys.stderr)
         return 130
+
+
+def _out_dir(path: str | os.PathLike, name: str) -> Path:
+    """``--out``/``--cache``: a directory radixnet may create or write into (checked, not created), resolved."""
+    from ..gen.params import ParamError, check_out_dir
+    try:
+        return check_out_dir(path, name).resolve()
+    except ParamError as e:
+        raise MutateError(_show(e)) from None
 
 
 def _main(a) -> int:
@@ -484,22 +571,30 @@ def _main(a) -> int:
             print(f"{m.id:<28} {m.file:<22} {m.cls:<28} {m.desc}")
         print(f"{len(cat)} mutants")
         return 0
-    if a.jobs < 1:
-        raise MutateError(f"--jobs must be >= 1, got {a.jobs}")
-    if a.only:
+    # every argument before any file is written or any check runs
+    if not 1 <= a.jobs <= MAX_JOBS:
+        raise MutateError(f"--jobs: must be an integer in [1, {MAX_JOBS}] (got {a.jobs})")
+    if not (math.isfinite(a.timeout) and 0 < a.timeout <= MAX_TIMEOUT):
+        raise MutateError(f"--timeout: must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (got {a.timeout})")
+    if a.only is not None:
         want = [s.strip() for s in a.only.split(",") if s.strip()]
+        if not want:  # an empty selection would run the baseline and no mutant
+            raise MutateError(f"--only: must be a comma-separated list of mutant ids (got {_show(repr(a.only))})")
         unknown = [s for s in want if s not in {m.id for m in cat}]
         if unknown:
-            raise MutateError(f"--only: unknown mutant id(s) {', '.join(unknown)}")
+            raise MutateError(f"--only: unknown mutant id(s) {_show(', '.join(unknown))}")
         cat = [m for m in cat if m.id in want]
     if a.cosim_only and a.checks:
         raise MutateError("--cosim-only: give either it or --checks")
     checks = DEFAULT_CHECKS[1:] if a.cosim_only else _checks(a.checks)
-    repo = Path(a.repo).resolve() if a.repo else repo_root()
-    out = Path(a.out).resolve() if a.out else repo / "build" / "mutate"
+    if a.repo is not None and not is_repo(Path(a.repo)):
+        raise MutateError(f"--repo: {_show(a.repo)} is not a radixnet repository (it needs pyproject.toml, tests/, "
+                          f"radixnet/ and {', '.join(d + '/' for d in SUBPACKAGES)})")
+    repo = Path(a.repo).resolve() if a.repo is not None else repo_root()
+    out = _out_dir(a.out, "out") if a.out is not None else _out_dir(repo / "build" / "mutate", "out")
+    cache = _out_dir(a.cache, "cache") if a.cache is not None else repo / "build" / "mutate" / "cache"
     for d in ("logs", "work"):
         (out / d).mkdir(parents=True, exist_ok=True)
-    cache = Path(a.cache).resolve() if a.cache else repo / "build" / "mutate" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     seed = None if a.no_seed else (repo / "build" / "cosim")
     seed = seed if seed is not None and seed.is_dir() else None
@@ -535,7 +630,7 @@ def _main(a) -> int:
         base = {"tree": tree, "checks": checks_id, "passed": True, "seconds": round(o.seconds, 1),
                 "stage_seconds": o.stage_seconds, "designs": sorted({d for _, d, _ in o.designs}),
                 "tests": [[t, d, s] for t, d, s in o.designs]}
-        base_file.write_text(json.dumps(base, indent=1) + "\n")
+        write_atomic(base_file, json.dumps(base, indent=1) + "\n")
         print(f"mutate: the unmutated sources pass ({o.seconds:.0f} s; {len(base['designs'])} designs)", flush=True)
     base_designs = set(base["designs"])
 

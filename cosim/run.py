@@ -359,8 +359,9 @@ def spaceless(path: Path) -> Path:
 
     Verilator's generated makefile refuses a directory whose path has a space (GNU make cannot build
     there, and it sees through links), so such a ``--build-dir`` gets its builds in
-    ``$TMPDIR/radixnet-build-<digest of the path>``, linked from ``path/builds`` (the verdict's
-    ``build_dir`` names it too).
+    ``$TMPDIR/radixnet-build-<uid>-<digest of the path>``, linked from ``path/builds`` (the verdict's
+    ``build_dir`` names it too). That root is private (:func:`private_dir`): a build found there is
+    trusted (``built.ok``), so no other local user may have made or be able to change it.
     """
     path.mkdir(parents=True, exist_ok=True)
     real = path.resolve()
@@ -368,16 +369,61 @@ def spaceless(path: Path) -> Path:
         return path
     import tempfile
 
-    root = Path(tempfile.gettempdir()) / f"radixnet-build-{hashlib.sha1(str(real).encode()).hexdigest()[:12]}"
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    root = (Path(tempfile.gettempdir())
+            / f"radixnet-build-{uid}-{hashlib.sha1(str(real).encode()).hexdigest()[:12]}")
     if " " in str(root):
         raise CosimError(f"--build-dir {path} has a space in its path, and so has the temporary directory "
                          f"{root.parent}: Verilator cannot build there")
-    if root.is_symlink():   # not ours to build through
-        raise CosimError(f"{root} is a link; remove it or give --build-dir a path without spaces")
-    root.mkdir(exist_ok=True)
+    private_dir(root)
     link = path / "builds"
     if not link.is_symlink():
         link.symlink_to(root, target_is_directory=True)
+    return root
+
+
+def private_dir(root: Path) -> Path:
+    """Create ``root`` with mode 0700, or accept it as it is only if it is this user's own: a directory (not a
+    link), owned by the current user, writable by no one else.
+
+    Parameters
+    ----------
+    root : Path
+        The directory, in a place other users can write to (the temporary directory).
+
+    Returns
+    -------
+    Path
+        ``root``.
+
+    Raises
+    ------
+    CosimError
+        One line: ``root`` is a link or not a directory, belongs to another user, or is writable by its group
+        or others (another user could have planted a build there); remove it, or give a build directory
+        without spaces.
+    """
+    import stat
+
+    try:
+        root.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise CosimError(f"cannot create the build root {root}: {e.strerror or e}") from None
+    hint = "remove it, or give --build-dir a path without spaces"
+    try:
+        st = os.lstat(root)
+    except OSError as e:
+        raise CosimError(f"cannot use the build root {root}: {e.strerror or e}") from None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise CosimError(f"the build root {root} is {'a link' if stat.S_ISLNK(st.st_mode) else 'not a directory'}; "
+                         f"{hint}")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise CosimError(f"the build root {root} belongs to another user (uid {st.st_uid}); {hint}")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):  # someone else could have put a binary in it
+        raise CosimError(f"the build root {root} is writable by its group or others (mode "
+                         f"{stat.S_IMODE(st.st_mode):04o}); {hint}")
     return root
 
 

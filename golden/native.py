@@ -101,14 +101,19 @@ STATE = State()
 registry: list["Native | Any"] = []
 
 
+def hash_files(h, names, paths) -> None:
+    """Feed ``h`` each file's name and bytes, in the order given (``names[i]`` labels ``paths[i]``)."""
+    for name, path in zip(names, paths):
+        h.update(name.encode())
+        h.update(Path(path).read_bytes())
+
+
 def stamp() -> str:
     """The hash a built module must carry to be used: the kernel sources, the routing codes, numpy's and
     Python's versions and the CPU (the code is compiled for this CPU's features)."""
     from ..gen import routing
     h = hashlib.sha256(f"keys {KEY_VERSION} lowering {LOWERING}".encode())
-    for rel in SOURCES:
-        h.update(rel.encode())
-        h.update((ROOT / rel).read_bytes())
+    hash_files(h, SOURCES, [ROOT / rel for rel in SOURCES])
     h.update(repr(sorted((k, v) for k, v in vars(routing).items() if k.isupper() and type(v) is int)).encode())
     h.update(f"numpy {np.__version__} python {sys.version} {platform.machine()}".encode())
     try:

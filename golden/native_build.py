@@ -103,10 +103,8 @@ def sources_hash() -> str:
     version: what the signatures the workload records depend on (the kernels' arguments and their types)."""
     import hashlib
     h = hashlib.sha256(f"keys {native.KEY_VERSION}".encode())
-    for path in sorted((native.ROOT / "golden").glob("*.py")):
-        if not path.name.startswith("native"):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
+    paths = [p for p in sorted((native.ROOT / "golden").glob("*.py")) if not p.name.startswith("native")]
+    native.hash_files(h, [p.name for p in paths], paths)
     return h.hexdigest()
 
 

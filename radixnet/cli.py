@@ -380,30 +380,13 @@ STUDY_RESERVED = ("out", "jobs", "on_point", "router_model", "scheduler")
 
 
 def study_parameters(name: str) -> dict[str, Any]:
-    """The parameters ``--set`` may give study ``name``, with their defaults (from its function's signature)."""
-    import inspect
-
+    """The parameters ``--set`` may give study ``name``, with their defaults (its declared :attr:`Study.params`)."""
     from radixnet.golden.studies import STUDIES
-    sig = inspect.signature(STUDIES[name].run)
-    return {k: v.default for k, v in sig.parameters.items()
-            if k not in STUDY_RESERVED and v.kind in (v.POSITIONAL_OR_KEYWORD, v.KEYWORD_ONLY)}
-
-
-def parse_study_value(name: str, text: str, default: Any = None) -> Any:
-    """A ``--set`` value: a comma list for ``patterns`` or a parameter whose default is a tuple (each item parsed),
-    else an int, a float, or the string (e.g. a load grid ``0.1:1.0:0.1``)."""
-    if name == "patterns" or isinstance(default, (tuple, list)):
-        return [parse_study_value("", t) for t in text.split(",") if t]
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
+    return {p.name: p.default for p in STUDIES[name].params}
 
 
 def _cmd_study(argv: Sequence[str]) -> int:
-    from radixnet.golden.studies import STUDIES, run_study
+    from radixnet.golden.studies import STUDIES, check_study, run_study
     if not argv or argv[0] in ("-h", "--help", "list"):
         print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J] [--scheduler ADDRESS]\nstudies:")
         for st in STUDIES.values():
@@ -413,8 +396,8 @@ def _cmd_study(argv: Sequence[str]) -> int:
     p.add_argument("--out", required=True, help="output directory (resumes if it holds earlier points)")
     p.add_argument("--k", type=_int_arg("k"), default=None, help="kim-*: routers per dimension [default 32]")
     p.add_argument("--n", type=_int_arg("n"), default=None, help="2dfb-fig4: dimensions [default 1]")
-    p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes [default: CPU count]; with "
-                   "--scheduler: points in flight at most [default: twice the cluster's worker threads]")
+    p.add_argument("--jobs", type=_int_arg("jobs"), default=None, help="worker processes, 1 to 256 [default: CPU "
+                   "count]; with --scheduler: points in flight at most [default: twice the cluster's worker threads]")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the study's sweeps on a Dask cluster: tcp://HOST:PORT of a running `dask scheduler` "
                         "(docs/cluster.md) [default: local processes]")
@@ -430,14 +413,14 @@ def _cmd_study(argv: Sequence[str]) -> int:
     if argv[0] not in STUDIES:
         raise ParamError("study", f"must be one of {', '.join(STUDIES)} (got {argv[0]!r})")
     settable = study_parameters(argv[0])
-    kw: dict[str, Any] = {"router_model": args.router_model}  # run_study checks it
-    for name, value, least in (("k", args.k, 2), ("n", args.n, 1)):
+    given: dict[str, Any] = {}
+    for name, value in (("k", args.k), ("n", args.n)):
         if value is None:
             continue
-        if name not in settable or value < least:
+        if name not in settable:
             having = ", ".join(st for st in STUDIES if name in study_parameters(st))
-            raise ParamError(name, f"applies to the studies with a {name} ({having}) and must be >= {least}")
-        kw[name] = value
+            raise ParamError(name, f"applies to the studies with a {name} ({having})")
+        given[name] = value
     for item in args.set:
         if item == "help":
             print(f"radixnet study {argv[0]} --set NAME=VALUE, NAME one of: "
@@ -447,9 +430,12 @@ def _cmd_study(argv: Sequence[str]) -> int:
         if not eq or name not in settable:
             raise ParamError("set", f"{item!r}: give NAME=VALUE with NAME one of "
                                     f"{', '.join(settable) or '(none: this study has no parameters)'}")
-        kw[name] = parse_study_value(name, value, settable[name])
-    if args.jobs is not None and argv[0] != "kim-fig5":
-        kw["jobs"] = args.jobs
+        given[name] = value
+    # every value against the study's declared bounds, and --jobs, before any work
+    kw: dict[str, Any] = {"router_model": args.router_model,  # run_study checks it
+                          **check_study(argv[0], {**given, "jobs": args.jobs})}
+    if kw["jobs"] is None or argv[0] == "kim-fig5":
+        del kw["jobs"]
     if args.scheduler is not None:
         from radixnet.golden.cluster import parse_address
         kw["scheduler"] = parse_address(args.scheduler)  # a malformed address: refused before any work
@@ -467,7 +453,11 @@ def _cmd_study(argv: Sequence[str]) -> int:
             progress.log(f"  [{done[0]}/{total}] {what}")
             progress("points", done[0], total, what)
 
-        result = run_study(argv[0], args.out, on_point=tick, **kw)  # refuses a bad --router-model before any work
+        try:
+            result = run_study(argv[0], args.out, on_point=tick, **kw)  # refuses a bad --router-model before any work
+        except OSError as e:  # a write that fails midway (a full disk): the points written stay, a rerun resumes
+            print(f"radixnet study {argv[0]}: error: {e}", file=sys.stderr)
+            return 1
     ok = all(c["holds"] for c in result["claims"])
     for c in result["claims"]:
         print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['computed']}")
