@@ -5,11 +5,11 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # tool:package pairs installed from apt when the tool is missing
-APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:ccache $(PYTHON):python3
+APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:ccache z3:z3 $(PYTHON):python3
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup kernels lint test test-slow clean help synth-report timing-report
+.PHONY: setup kernels lint test test-slow clean help synth-report timing-report formal
 
 help:
 	@echo "make setup          install system packages (apt) and .venv with radixnet and its test extras"
@@ -21,6 +21,7 @@ help:
 	@echo "make cosim TOPO=F   the RTL against the golden model [ARGS=...] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS=...]"
 	@echo "make synth-report   Yosys cells, flip-flops, logic depth of crossbars and allocators [RADIX=\"8 16 32\"]"
 	@echo "make timing-report  ECP5 place and route, Xilinx counts of the router cores [RADIX=\"8 16\"] [TIMING_SPEEDUPS=\"1 2\"]"
+	@echo "make formal         formal checks of the RTL units: yosys-smtbmc + z3, bounded and k-induction (docs/formal.md)"
 	@echo "make mutate         plant each RTL bug of cosim/mutations.toml and tabulate the kills [MUTATE_ARGS=...]"
 	@echo "make bench-cosim    co-simulation build and replay speed: cocotb 1.9.2 on Debian's Verilator 5.006 against this .venv"
 	@echo "make clean          remove build/, .pytest_cache, sim_build"
@@ -34,7 +35,7 @@ setup:
 	if [ -n "$$missing" ]; then \
 	  echo "setup: apt-get install$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, python3-venv, python3-dev)"; fi
+	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,device]'
@@ -64,6 +65,10 @@ test-slow: kernels
 
 clean:
 	rm -rf build .pytest_cache sim_build
+
+# formal checks of the RTL units (cosim/formal.py, docs/formal.md); files in build/formal/<check>
+formal:
+	$(PY) -m radixnet.cosim.formal
 
 # make rtl TOPO=<family> [ARGS="--k 4 --n 2 [--axis] [--lint]"] [VCS=V] [DEPTH=4] [ROUTER_MODEL=iq] [SPEEDUP=2] [EGRESS_DEPTH=E]: in build/rtl/<family>/
 # one router_core_<k>.v per distinct core, per router a route ROM and wrapper, network_top.v (and with
