@@ -58,13 +58,12 @@ from __future__ import annotations
 import json
 import os
 import socket
-import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
-from ..gen.params import check_out_dir
+from ..gen.params import check_out_dir, read_text_file
 from ..golden.sweep import LocalPool, PointStore
 
 __all__ = ["CACHE_ENV", "ERROR", "MATCH", "MAX_DEPTH", "MAX_ENTRIES", "MAX_MATRIX_BYTES", "MAX_NAME", "MD_COLUMNS",
@@ -292,30 +291,11 @@ def one_line(text: str) -> str:
 
 
 def _read_text(p: Path, shown: str) -> str:
-    """The text of a regular file of at most :data:`MAX_MATRIX_BYTES`; a FIFO, a device or a directory is refused
-    without reading (opened non-blocking, so a FIFO without a writer does not hang)."""
+    """The text of a regular UTF-8 file of at most :data:`MAX_MATRIX_BYTES` (:func:`radixnet.gen.params.read_text_file`)."""
     try:
-        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise MatrixError(f"cannot read {shown}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise MatrixError(f"cannot read {shown}: not a regular file (a matrix is a TOML or JSON file)")
-        if st.st_size > MAX_MATRIX_BYTES:
-            raise MatrixError(f"{shown}: {st.st_size:,} bytes; a matrix file is at most {MAX_MATRIX_BYTES:,} bytes")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_MATRIX_BYTES + 1)
-    except OSError as e:
-        raise MatrixError(f"cannot read {shown}: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_MATRIX_BYTES:  # grew since fstat
-        raise MatrixError(f"{shown}: a matrix file is at most {MAX_MATRIX_BYTES:,} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise MatrixError(f"cannot read {shown}: not UTF-8 text") from None
+        return read_text_file(p, MAX_MATRIX_BYTES, "a matrix file")
+    except ValueError as e:
+        raise MatrixError(f"cannot read {shown}: {e}") from None
 
 
 def _too_deep(value: Any, limit: int) -> bool:

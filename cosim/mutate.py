@@ -64,7 +64,6 @@ import re
 import shlex
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import threading
@@ -74,6 +73,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..gen.params import read_text_file
 
 __all__ = ["Mutant", "DEFAULT_CHECKS", "CATALOGUE", "load_catalogue", "apply", "main"]
 
@@ -156,31 +157,11 @@ def _show(text: Any) -> str:
 
 def read_text(path: str | os.PathLike, shown: str) -> str:
     """The text of a regular UTF-8 file of at most :data:`MAX_TEXT_BYTES`, or MutateError starting ``shown``
-    (the option and the file, e.g. ``--catalogue FILE``).
-
-    A FIFO, a device or a directory is refused without reading (opened non-blocking: a FIFO without a
-    writer does not hang).
-    """
+    (the option and the file, e.g. ``--catalogue FILE``; :func:`radixnet.gen.params.read_text_file`)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise MutateError(f"{shown}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise MutateError(f"{shown}: not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_TEXT_BYTES + 1)
-    except OSError as e:
-        raise MutateError(f"{shown}: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_TEXT_BYTES:
-        raise MutateError(f"{shown}: larger than {MAX_TEXT_BYTES:,} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise MutateError(f"{shown}: not UTF-8 text") from None
+        return read_text_file(path, MAX_TEXT_BYTES)
+    except ValueError as e:
+        raise MutateError(f"{shown}: {e}") from None
 
 
 def load_catalogue(path: str | os.PathLike = CATALOGUE) -> list[Mutant]:

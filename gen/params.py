@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 __all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file",
+           "read_text_file",
            "ROUTER_LIMITS"]
 
 
@@ -202,6 +204,37 @@ def validate(params: Sequence[Param], values: dict[str, Any],
 
 
 # ------------------------------------------------------------------ output paths
+def read_text_file(path: Any, limit: int, what: str = "the file") -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes; ValueError with the reason in a few words.
+
+    A FIFO, a device or a directory is refused without reading (opened non-blocking: a FIFO without a writer
+    does not hang); the size is checked before reading and again after (a file that grew).
+    """
+    too_big = f"{what} is at most {limit:,} bytes"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > limit:
+            raise ValueError(too_big)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(too_big)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+
+
 def _nearest_existing(path: Path) -> Path:
     p = path.absolute()
     while not os.path.lexists(p) and p != p.parent:
