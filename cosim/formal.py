@@ -136,6 +136,25 @@ def _next_after_last(m: Module, gnt, before: dict, n: int, name: str) -> Signal:
     return nxt
 
 
+def _assert_first_in_order(m: Module, chosen, wanting, before: dict, n: int, msg: str) -> None:
+    """No requester that wanted and was not chosen precedes a chosen one in round-robin order (§R6)."""
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                m.d.comb += Assert(~(chosen[i] & wanting[j] & ~chosen[j] & before[j, i]), msg)
+
+
+def _expected_ptr(m: Module, chosen, before: dict, n: int, when) -> Signal:
+    """The pointer §R6 predicts: a register moved to one past the last ``chosen`` in the cycles ``when`` holds
+    (``when`` None: never moved)."""
+    expect = Signal(ptr_width(n), name="ptr_expect")
+    nxt = _next_after_last(m, chosen, before, n, "ptr_expect_next")
+    if when is not None:
+        with m.If(when):
+            m.d.sync += expect.eq(nxt)
+    return expect
+
+
 class _Top(Elaboratable):
     """An elaboratable built by a function of a fresh :class:`Module` (the wrappers below)."""
 
@@ -255,18 +274,11 @@ def arbiter_top(n: int = 4, s: int = 1, bound: int | None = None, unit=None) -> 
             Assert(pc_gnt == Mux(pc_req < k, pc_req, k), "arbiter: min(s, requests) grants (one-hot for s = 1)"),
             Assert(arb.ptr < n, "arbiter: ptr < n"),
         ]
-        for i in range(n):
-            for j in range(n):
-                if i != j:
-                    m.d.comb += Assert(~(gnt[i] & req[j] & ~gnt[j] & before[j, i]),
-                                       "arbiter: grants the first requesters in round-robin order")
+        _assert_first_in_order(m, gnt, req, before, n, "arbiter: grants the first requesters in round-robin order")
         # the pointer (§R6 step 4)
-        expect = Signal(ptr_width(n), name="ptr_expect")
-        nxt = _next_after_last(m, gnt, before, n, "ptr_expect_next")
         commit = Signal(name="commit")
         m.d.comb += commit.eq(update & req.any())
-        with m.If(commit):
-            m.d.sync += expect.eq(nxt)
+        expect = _expected_ptr(m, gnt, before, n, commit)
         m.d.comb += Assert(arb.ptr == expect, "arbiter: ptr moves to one past the last grant, on update")
         # fairness
         waits = [_wait_counter(m, req[i] & ~gnt[i], commit, bound, f"wait_{i}") for i in range(n)]
@@ -395,16 +407,8 @@ def input_select_top(n: int = 4, s: int = 2, bound: int | None = None) -> Elabor
                         if a != b:
                             m.d.comb += Assert(~(picks[jj][a] & p[b] & before[b, a]),
                                                f"ri: lane {jj} before lane {j} in round-robin order")
-        for a in range(n):
-            for b in range(n):
-                if a != b:
-                    m.d.comb += Assert(~(picked[a] & elig[b] & ~picked[b] & before[b, a]),
-                                       "ri: picks the first eligible VCs in round-robin order")
-        expect = Signal(ptr_width(n), name="ptr_expect")
-        nxt = _next_after_last(m, picked, before, n, "ptr_expect_next")
-        if n > 1:
-            with m.If(elig.any()):
-                m.d.sync += expect.eq(nxt)
+        _assert_first_in_order(m, picked, elig, before, n, "ri: picks the first eligible VCs in round-robin order")
+        expect = _expected_ptr(m, picked, before, n, elig.any() if n > 1 else None)
         m.d.comb += Assert(sel.ptr == expect, "ri: ptr moves to one past the last pick")
         waits = [_wait_counter(m, elig[i] & ~picked[i], 1, bound, f"wait_{i}") for i in range(n)]
         for i, w in enumerate(waits):
