@@ -78,6 +78,11 @@ COMMIT_FIELDS = ("hops",)
 ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 
 
+#: what the sequential RI's chain reads of a selected lane (:meth:`HiradixStages._hr_seq_candidates`, and the
+#: request's head and single-flit bits)
+SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1")
+
+
 def _mux_onehot(sel_bits, values):
     """``OR_i (sel_bits[i] ? values[i] : 0)``: the value a one-hot selects (0 when none)."""
     return or_all([Mux(sel_bits[i], v, 0) for i, v in enumerate(values)])
@@ -313,7 +318,7 @@ class HiradixStages:
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
             if seq:   # the selected lanes go to the sequential allocator (below), which registers them
-                seq_lanes.append([{k: _mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in per_v[0]}
+                seq_lanes.append([{k: _mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in SEQ_LANE_FIELDS}
                                   | {"pick": sel.pick[s]} for s in range(S)])
                 continue
             picked = []

@@ -141,7 +141,7 @@ class Row:
     radix : int
         ``R``, even, ``>= 4``.
     model : str
-        Router model (router-spec §R10, §R11): ``single-cycle``, ``iq`` or ``hiradix`` (greedy only).
+        Router model (router-spec §R10, §R11): ``single-cycle``, ``iq`` or ``hiradix``.
     allocator : str
         ``greedy`` (``sp`` table) or ``sequential`` (``ugal-s``).
     vcs, depth, width : int
