@@ -639,7 +639,10 @@ def observe_topology(net, *, V: int, B: int, E: int, K: int, S: int, model, rout
         link.append(lr)
         eject.append(er)
     topo = {"radix": radix, "link": link, "eject": eject, "V": V, "B": B, "E": E, "K": K, "S": S,
-            "credit_delay": int(model.credit_delay), "iq": bool(model.pipelined), "routing": routing,
+            # cycles from a grant (the hop's cycle) to the credit of its slot: hiradix frees the slot at IN, a
+            # cycle after ST (router-spec §R11.4)
+            "credit_delay": int(model.credit_delay) + int(getattr(model, "split", False)),
+            "iq": bool(model.pipelined), "routing": routing,
             # cycles from the allocator's decision to the cycle a decision is recorded (hiradix: RI, then ST)
             "decide_lag": 2 if getattr(model, "split", False) else 0,
             "inj": [[int(net.inj_router[t]), int(net.inj_port[t])] for t in range(net.num_terminals)],

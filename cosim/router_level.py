@@ -103,7 +103,8 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
     V = cfg.vcs
-    d_cr = cfg.model.credit_delay   # SA grant -> credit register (§R10)
+    # SA grant -> credit register (§R10); hiradix frees the slot at IN, a cycle after ST (§R11.4)
+    d_cr = cfg.model.credit_delay + int(cfg.model.split)
     if router is None:
         visits = Counter(h[0] for p in packets for h in p["hops"])
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))

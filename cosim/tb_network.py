@@ -114,7 +114,15 @@ async def replay(dut):
     t = 0
     t_wall = time.perf_counter()
     tick = CycleReporter(job.get("progress"), len(pk))   # the parent's progress bar: packets delivered
-    while t <= last_cycle and done < len(pk):
+    # after the last delivery, the cycles until its slot's credit shows (a hop's credit follows its grant by
+    # ``credit_delay`` cycles, the flit's link by one cycle fewer): the credits are part of the hop record
+    linger = max(0, int(topo.get("credit_delay", 0)) - 1)
+    stop_at = None
+    while t <= last_cycle:
+        if done == len(pk):
+            stop_at = t - 1 + linger if stop_at is None else stop_at
+            if t > stop_at:
+                break
         tick(t, done)
         while ci < len(creation) and creation[ci][3] == t:
             p = creation[ci]

@@ -20,8 +20,9 @@ Two presets:
 ``hiradix``
     VC and switch allocation combined, but split into a registered input stage
     (RI) and output stage (GO), the grant registered before switch traversal
-    (ST) applies it (router-spec §R11): every stage reads registers only. One
-    hop costs four cycles, as ``iq``.
+    (ST) applies its output side and, a cycle later, the inputs (IN) its input
+    side (router-spec §R11): every stage reads registers only. One hop costs
+    four cycles, as ``iq``.
 
 Examples
 --------
@@ -33,7 +34,7 @@ Examples
 >>> zero_load_latency(get_router_model("single-cycle"), hops=1, packet_length=1, link_latency=1)
 3
 >>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
-12
+13
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "input-queued VC router, lookahead routing, VA | SA | ST | link (spec §R10); 4 cycles per hop",
                 "va-sa"),
     RouterModel("hiradix", 0, 1, 1, 1, 1,
-                "allocation split into registered input and output stages, RI | GO | ST | link (spec §R11); "
+                "allocation split into registered input and output stages, RI | GO | ST (+ IN) | link (spec §R11); "
                 "4 cycles per hop", "split"),
 )}
 
@@ -141,5 +142,5 @@ def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, lin
     creation cycle), ``hops + 1`` router traversals each followed by a link (the last one the
     ejection link), and ``packet_length - 1`` cycles for the body flits to follow the head.
     """
-    extra = 1 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's ST
+    extra = 2 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's IN
     return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1 + extra

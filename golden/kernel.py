@@ -61,12 +61,14 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: to q(o), zero between RIs); the request register ``rq[r, :rq_n[r]]`` (RI's lanes of the last cycle, each
 #: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`) and the grant register
 #: ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
-#: ``(o, p, v, ov, phase, decided, inter)``); other models keep them empty.
+#: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
+#: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
+#: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
 #: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n gr gr_n ri_credit ri_busy")
+                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -105,8 +107,8 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: order. Between calls ``bcount`` and ``inl`` (input p is in ``in_list``) are all zero and ``req_o`` (VC (p,
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
-#: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC
-#: has a request in the request register; ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
+#: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
+#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel")
 
@@ -1004,16 +1006,100 @@ GR_FIELDS = ("o", "p", "v", "ov", "phase", "decided", "inter")
 
 
 @compiled(cache=True, _nrt=False)
-def _hr_st(r, t, prm, tp, rs, lk, pk, sc):
-    """§R11.4 ST of router ``r`` in cycle ``t``: the grants GO registered in ``t - 1`` applied in each output's
-    grant order (:func:`_grant`: the front flit leaves its buffer, takes a credit, joins the output queue to
-    leave on the link from ``t + dst``; a head commits RI's decision, binds and holds with ``L > 1``; a tail
-    unbinds and releases). The flit popped is the VC's front flit, and its own index says head, body or tail."""
-    gr = rs.gr
+def _hr_in(r, prm, tp, rs, lk, sc):
+    """§R11.4 IN of router ``r``: the input side of the grants ST applied in the cycle before (``gi``): each
+    granted flit leaves its buffer (its slot's credit goes upstream, usable ``Tc`` cycles later); with ``L > 1``
+    a head binds its input VC to its output VC and a tail unbinds it. True when a grant was applied."""
+    L = prm.L
+    gi, buf, bhead, bcnt = rs.gi, rs.buf, rs.bhead, rs.bcnt
+    Bd = buf.shape[3]
+    n = rs.gi_n[r]
+    for i in range(n):
+        o, p, v, ov = gi[r, i, 0], gi[r, i, 1], gi[r, i, 2], gi[r, i, 3]
+        flit = buf[r, p, v, bhead[r, p, v]]
+        k0 = rs.in_active[r, p, v]   # the router list the VC is in
+        bcnt[r, p, v] -= 1
+        bhead[r, p, v] = 0 if bcnt[r, p, v] == 0 else wrap(bhead[r, p, v] + 1, Bd)
+        idx = flit - packet_of(flit, L) * L
+        if idx == 0 and idx != L - 1:
+            rs.in_active[r, p, v] = 1
+            rs.in_o[r, p, v] = o
+            rs.in_ov[r, p, v] = ov
+        if idx == L - 1:
+            rs.in_active[r, p, v] = 0
+        if bcnt[r, p, v] == 0:
+            _list_drop(rs, r, k0, p, v)
+        elif rs.in_active[r, p, v] != k0:
+            _list_drop(rs, r, k0, p, v)
+            _list_add(rs, r, 1 - k0, p, v)
+        c_in = tp.in_ch[r, p]
+        if c_in >= 0:
+            _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, sc.tcs[0], v)
+        else:
+            _send_credit(lk.tcpipe, lk.cred_term, lk.n_cred_term, tp.in_term[r, p], sc.tcs[0], v)
+    rs.gi_n[r] = 0
+    return n > 0
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_st(r, t, prm, tp, rs, pk):
+    """§R11.4 ST of router ``r`` in cycle ``t``: the output side of the grants GO registered in ``t - 1``, in
+    each output's grant order: the requested VC's front flit in the view (its buffer after this cycle's IN)
+    takes a credit of its output VC and joins the output queue to leave on the link from ``t + dst``; a head
+    commits RI's decision (``hops`` grows at a network port) and with ``L > 1`` holds the output VC, a tail
+    releases it. The grants move on to ``gi`` (their IN is the next cycle). True when a grant was applied."""
+    L = prm.L
+    gr, gi = rs.gr, rs.gi
     n = rs.gr_n[r]
     for i in range(n):
-        _grant(r, gr[r, i, 1], gr[r, i, 2], gr[r, i, 0], gr[r, i, 3], gr[r, i, 4], gr[r, i, 5], gr[r, i, 6], t,
-               sc.tcs[0], prm, tp, rs, lk, pk)
+        o, p, v, ov = gr[r, i, 0], gr[r, i, 1], gr[r, i, 2], gr[r, i, 3]
+        nphase, ndecided, ninter = gr[r, i, 4], gr[r, i, 5], gr[r, i, 6]
+        flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
+        pid = packet_of(flit, L)
+        idx = flit - pid * L
+        eject = tp.out_term[r, o] >= 0
+        if idx == 0:
+            if nphase < 0:   # a routing that never changes the header
+                if prm.trace_on:
+                    nphase = pk.phase[pid]
+                    ndecided = pk.decided[pid]
+                    ninter = pk.inter[pid]
+            else:
+                pk.phase[pid] = nphase
+                pk.decided[pid] = ndecided
+                pk.inter[pid] = ninter
+            if not eject:
+                pk.hops[pid] += 1
+            if prm.trace_on:
+                h = pk.nhop[pid]
+                if h < pk.hop_router.shape[1]:
+                    pk.hop_router[pid, h] = r
+                    pk.hop_port[pid, h] = o
+                    pk.hop_vc[pid, h] = ov
+                    pk.hop_cycle[pid, h] = t
+                    pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
+                pk.nhop[pid] += 1
+            if idx != L - 1:
+                rs.ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
+        if idx == L - 1:
+            rs.ovc_busy[r, o, ov] = 0
+        if not eject or prm.E > 0:
+            rs.credit[r, o, ov] -= 1
+        Q = rs.oq.shape[2]
+        if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list of cycle t + dst
+            w = (t + prm.dst) & (rs.wheel.shape[0] - 1)
+            rs.wheel[w, rs.n_wheel[w]] = (r << 16) | o   # ports < 2**16
+            rs.n_wheel[w] += 1
+        slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
+        rs.oq[r, o, slot] = flit
+        rs.oqv[r, o, slot] = ov
+        rs.oqt[r, o, slot] = t + prm.dst
+        rs.oq_cnt[r, o] += 1
+        gi[r, i, 0] = o
+        gi[r, i, 1] = p
+        gi[r, i, 2] = v
+        gi[r, i, 3] = ov
+    rs.gi_n[r] = n
     rs.gr_n[r] = 0
     return n > 0
 
@@ -1102,10 +1188,12 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
     deciding again on the view with one more flit in ``q`` per earlier request of this RI at the output, and no
     output taking more than ``S`` requests (a lane that would is not registered: it waits)."""
     V, S, L = prm.V, prm.S, prm.L
-    rq, out_term, dec = rs.rq, tp.out_term, sc.dec
-    n_old = rs.rq_n[r]
+    rq, rq2, out_term, dec = rs.rq, rs.rq2, tp.out_term, sc.dec
+    n_old, n_old2 = rs.rq_n[r], rs.rq2_n[r]
     for i in range(n_old):
-        sc.hu[rq[r, i, 0], rq[r, i, 1]] = 1
+        sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
+    for i in range(n_old2):
+        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1115,15 +1203,21 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
             if k == 1:   # bound to an output VC (§R11.4)
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
-                if sc.hu[p, v]:
-                    # the front flit is requested: the next one, if the front is no tail, a second flit is here
-                    # and the output VC holds two credits (none needed at an ejection port with E = 0)
-                    if rs.bcnt[r, p, v] < 2:
+                u = sc.hu[p, v]
+                if u:
+                    # the first u flits may be taken by the undecided requests: the next one, if none of them is
+                    # a tail, a flit is behind them and the output VC holds u + 1 credits (none needed at an
+                    # ejection port with E = 0)
+                    if rs.bcnt[r, p, v] < u + 1:
                         continue
-                    flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
-                    if flit - packet_of(flit, L) * L == L - 1:
+                    tail = False
+                    for j in range(u):
+                        flit = rs.buf[r, p, v, wrap(rs.bhead[r, p, v] + j, rs.buf.shape[3])]
+                        if flit - packet_of(flit, L) * L == L - 1:
+                            tail = True
+                    if tail:
                         continue
-                    if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < 2:
+                    if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < u + 1:
                         continue
                 elif _no_credit(r, o, ov, prm, tp, rs):
                     continue
@@ -1151,8 +1245,13 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.inl[p] = 1
                 sc.in_list[nin] = p
                 nin += 1
-    for i in range(n_old):
+    for i in range(n_old2):
+        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
+    for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
+        rq2[r, i, 0] = rq[r, i, 0]
+        rq2[r, i, 1] = rq[r, i, 1]
+    rs.rq2_n[r] = n_old
     seq = prm.sequential
     n = 0
     for i in range(nin):
@@ -1251,13 +1350,16 @@ def _hr_chain(r, prm, tp, rs, pk, sc, nin):
 
 @compiled(cache=True, _nrt=False)
 def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
-    """Router ``r`` in cycle ``t`` under ``hiradix`` (§R11): ST applies the grant register, then GO decides the
-    request register and RI makes new requests, both on the state ST left (the view; GO registers its grants
-    without applying them, so RI does not see them, and RI reads the request register GO decides only for
-    u(v)). True when a flit moved."""
+    """Router ``r`` in cycle ``t`` under ``hiradix`` (§R11): IN applies the input side of the grants ST applied
+    in ``t - 1``, ST the output side of the grant register, then GO decides the request register and RI makes
+    new requests, both on the state IN and ST left (the view; GO registers its grants without applying them, so
+    RI does not see them, and RI reads the two request registers, ``rq`` and ``rq2``, only for u(v)). True when
+    a flit moved."""
     moved = False
+    if rs.gi_n[r] > 0:
+        moved = _hr_in(r, prm, tp, rs, lk, sc)
     if rs.gr_n[r] > 0:
-        moved = _hr_st(r, t, prm, tp, rs, lk, pk, sc)
+        moved |= _hr_st(r, t, prm, tp, rs, pk)
     if rs.rq_n[r] > 0:
         _hr_go(r, prm, tp, rs, sc)
     # RI reads the output side one cycle late, from its copy (§R11.1); the copy for the next cycle is the
@@ -1267,6 +1369,10 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         _hr_ri(r, prm, tp, rs, pk, sc)
         _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
+        for i in range(rs.rq_n[r]):
+            rs.rq2[r, i, 0] = rs.rq[r, i, 0]
+            rs.rq2[r, i, 1] = rs.rq[r, i, 1]
+        rs.rq2_n[r] = rs.rq_n[r]
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])

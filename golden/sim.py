@@ -253,9 +253,9 @@ class SimConfig:
         # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
         W = wheel_slots(self.model.traversal_delay())
-        # hiradix (§R11): the request (9 fields) and grant (7 fields) registers, S lanes per port, and the
-        # requests of a sequential RI per output (every model)
-        regs = 16 * S if self.model.split else 0
+        # hiradix (§R11): the request (9 fields), grant (7 fields), IN (4 fields) and older request (2 fields)
+        # registers, S lanes per port, and the requests of a sequential RI per output (every model)
+        regs = 22 * S if self.model.split else 0
         parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 7 + 2 * W + regs) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 3 * w * T + 12 * w * per_call,
@@ -600,6 +600,9 @@ class Simulator:
         nreg = P * S if model.split else 1
         self.rq, self.rq_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
         self.gr, self.gr_n = np.zeros((R, nreg, len(kernel.GR_FIELDS)), i32), np.zeros(R, i32)
+        # hiradix: the grants whose input side (IN) is the next cycle, and the requests of two cycles ago
+        self.gi, self.gi_n = np.zeros((R, nreg, 4), i32), np.zeros(R, i32)
+        self.rq2, self.rq2_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
         self.qadd = np.zeros((R, P), i32)
         # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)

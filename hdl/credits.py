@@ -47,7 +47,7 @@ ValueError: CreditCounter: depth (flits per downstream VC buffer) must be an int
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Signal
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.hdl import Assert
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -132,18 +132,21 @@ class CreditCounter(wiring.Component):
             ]
             with m.If(~underflow & ~overflow):
                 m.d.sync += count.eq(count - self.take + self.ret)
-        if self.thresholds:   # registered ``count >= k`` bits of the next count (hiradix's view, §R11.1)
-            nxt = Signal(range(depth + 2), name="count_next")
-            m.d.comb += nxt.eq(count)
-            if self.takes == 1:
-                with m.If(self.take & ~self.ret & ~empty):
-                    m.d.comb += nxt.eq(count - 1)
-                with m.Elif(self.ret & ~self.take & ~full):
-                    m.d.comb += nxt.eq(count + 1)
-            else:
-                with m.If(~underflow & ~overflow):
-                    m.d.comb += nxt.eq(count - self.take + self.ret)
-            m.d.sync += self.ge.eq(Cat(*[nxt >= k for k in range(1, self.thresholds + 1)]))
+        if self.thresholds:
+            # registered ``count >= k`` bits of the next count (hiradix's view, §R11.1). ``take`` comes late in
+            # the cycle (after GO's arbiter), so each bit is a select by ``take`` of compares made on
+            # ``count`` and ``ret`` alone: one LUT after ``take``, not an adder and a comparator
+            ge_next = []
+            for j in range(1 << len(self.take)):   # the next count if ``take`` is j (held on a violation)
+                nj = Signal(range(depth + 2), name=f"count_next_take{j}")
+                under_j = Const(0, 1) if j == 0 else (j > count) if self.takes > 1 else empty
+                over_j = self.ret & ((count - j) == depth) if self.takes > 1 else self.ret & full & (j == 0)
+                m.d.comb += nj.eq(Mux(under_j | over_j, count, count - j + self.ret))
+                ge_next.append(Cat(*[nj >= k for k in range(1, self.thresholds + 1)]))
+            sel = ge_next[0]
+            for j in range(1, len(ge_next)):
+                sel = Mux(self.take == j, ge_next[j], sel)
+            m.d.sync += self.ge.eq(sel)
         with m.If(underflow | overflow):
             m.d.sync += self.error.eq(1)
         if self.check:

@@ -271,8 +271,12 @@ class FrontInputUnit(wiring.Component):
     front0_ivc, front1_ivc : list of Signal(entry), out
         Per VC, the oldest and the second oldest entry (flit bits, then the side-band bits above
         them); don't-care when the VC holds fewer flits.
-    nge_ivc : list of Signal(3), out
+    nge_ivc : list of Signal(4), out
         Per VC, bit ``k - 1``: the VC holds at least ``k`` flits (registers).
+    third_ivc, fourth_ivc : list of Signal(entry), out
+        Per VC, the third and fourth oldest entries: the RAM's head and the slot after it, read at
+        registered addresses (don't-care when the VC holds fewer flits; 0 when ``depth`` is too small to
+        hold them).
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
@@ -289,7 +293,9 @@ class FrontInputUnit(wiring.Component):
             "pop_ivc": In(n_vcs),
             "front0_ivc": Out(self.entry_bits).array(n_vcs),
             "front1_ivc": Out(self.entry_bits).array(n_vcs),
-            "nge_ivc": Out(3).array(n_vcs),
+            "nge_ivc": Out(4).array(n_vcs),
+            "third_ivc": Out(self.entry_bits).array(n_vcs),
+            "fourth_ivc": Out(self.entry_bits).array(n_vcs),
             "credit_ret_ivc": Out(n_vcs),
             "count_ivc": Out(range(depth + 1)).array(n_vcs),
             "error": Out(1),
@@ -319,7 +325,7 @@ class FrontInputUnit(wiring.Component):
             ]
             nxt = Signal(range(depth + 1), name=f"count_next_ivc_{v}")
             m.d.comb += nxt.eq(count + push - pop)
-            m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3))]
+            m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3, nxt >= 4))]
             ram_data = None
             if rd:
                 # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
@@ -337,15 +343,18 @@ class FrontInputUnit(wiring.Component):
                     tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
                     m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(self.entry_bits), depth=rd, init=[])
                     wp, rp = mem.write_port(), mem.read_port(domain="comb")
-                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    rp2 = mem.read_port(domain="comb")   # the fourth entry (what the hiradix RI reads of it)
 
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head),
+                                 rp2.addr.eq(inc(head)), self.fourth_ivc[v].eq(rp2.data)]
                     with m.If(to_ram):
                         m.d.sync += tail.eq(inc(tail))
                     with m.If(from_ram):
                         m.d.sync += head.eq(inc(head))
                     ram_data = rp.data
+                m.d.comb += self.third_ivc[v].eq(ram_data)
             with m.If(pop):
                 m.d.sync += r0.eq(Mux(nge[1], r1, in_entry))
                 if ram_data is not None:

@@ -22,23 +22,28 @@ any state:
   early; an ejection port: the queue rule),
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
   and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
-  credits ST takes (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
+  flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
   input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
-  view reads is updated with the grant (at GO's edge): the input VC bindings (``active``, ``act_o``,
-  ``act_ov``) and the output VC holds (``busy``), as ST will leave them.
+  view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
+  ``go_take``), the input VC bindings (``active``, ``act_o``, ``act_ov``) and the output VC holds
+  (``busy``), as ST will leave them. Whether a granted body ends its packet (the hold it releases)
+  comes from registers at both ends: RI registers the kind of the view's front and second flit of
+  the VC (``rq_tail1``, ``rq_tail2``) and whether it had a request GO was deciding (``rq_dep``: then
+  the request pops the second flit iff the one before it was granted, which the output knows from
+  its own ``st_take`` and the input from its ``st_pop``); GO reads no input buffer.
 * **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
   register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
   under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
-  (``S = 2``, grant order); the credit counters take ``st_take``; ``credit_out_ip_ivc`` is
-  ``st_pop`` delayed by a register (on the link in ``s + 1`` for a pop in ``s``).
+  (``S = 2``, grant order); ``credit_out_ip_ivc`` is ``st_pop`` delayed by a register (on the link
+  in ``s + 1`` for a pop in ``s``).
 
 **The view** (§R11.1) is the state at the start of ``t`` with ``t``'s ST applied, as functions of
 registers: an input VC's front is ``front1`` if ST pops it this cycle, else ``front0`` (the
 :class:`~radixnet.hdl.input_unit.FrontInputUnit` holds the first two flits of every VC in
 registers, and its occupancy ``>= 1, 2, 3`` as registered bits); an output VC's ``credit >= k`` is
-the counter's registered ``count >= k + take`` bit for ST's registered ``take``
-(:class:`~radixnet.hdl.credits.CreditCounter` ``thresholds``); bindings and holds are registers
-written at GO's edge.
+the counter's registered ``count >= k`` bit (:class:`~radixnet.hdl.credits.CreditCounter`
+``thresholds``: the counters take at GO's edge what ST moves in the next cycle, so a counter is the
+view's); bindings and holds are registers written at GO's edge.
 
 Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
 requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
@@ -80,7 +85,8 @@ ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 
 #: what the sequential RI's chain reads of a selected lane (:meth:`HiradixStages._hr_seq_candidates`, and the
 #: request's head and single-flit bits)
-SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1")
+SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1", "e1", "e2",
+                   "t1", "t2", "t3")
 
 
 def _mux_onehot(sel_bits, values):
@@ -106,11 +112,20 @@ class HiradixStages:
         side_lay = self._side_layout
 
         # ------------------------------------------------ registers between the stages
-        # per output VC: credits ST takes this cycle (from GO's grants of the cycle before)
+        # per output VC: the flits GO granted it in the cycle before (ST moves them in this cycle); the credits
+        # are taken at GO's edge (``go_take``), so that a counter is the view itself
         st_take = {o: [Signal(range(S + 1), name=f"st_take_op_{o}_ovc_{w}") for w in range(1 if is_eject[o] else V)]
                    for o in range(P)}
-        st_pop = [Signal(V, name=f"st_pop_ip_{p}") for p in range(P)]
-        pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]   # u(v) of §R11.2
+        go_take = {o: [Signal(range(S + 1), name=f"go_take_op_{o}_ovc_{w}") for w in range(1 if is_eject[o] else V)]
+                   for o in range(P)}
+        st_take2 = {o: [Signal(range(S + 1), name=f"st_take2_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
+                    for o in range(P)}   # the same, a cycle older
+        # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before)
+        in_pop = [Signal(V, name=f"in_pop_ip_{p}") for p in range(P)]
+        # u(v) of §R11.2: the VCs RI requested in the cycle before (GO decides them now) and two cycles ago
+        # (GO decided them in the cycle before; the view holds their verdict from the next cycle)
+        pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]
+        pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
 
         def lane_sfx(p, s):
             return f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
@@ -128,42 +143,52 @@ class HiradixStages:
                 "cls": reg(kb, f"rq_cls_{lane_sfx(p, s)}"),
                 "hk": reg(K, f"rq_head_cls_oh_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"rq_ovc_{lane_sfx(p, s)}"),
-                "commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
-        st = [[{"valid": reg(1, f"st_valid_{lane_sfx(p, s)}"),
-                "v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
+                "commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}"),
+                # the kind of the flit ST will take, from RI's view (GO reads no input buffer): whether the VC had
+                # a request in the last RI (``e1``) and the one before (``e2``), and "a body's tail" for the view's
+                # first three flits (the grant takes flit e1·granted + e2·granted, §R11.2)
+                "e1": reg(1, f"rq_dep1_{lane_sfx(p, s)}"),
+                "e2": reg(1, f"rq_dep2_{lane_sfx(p, s)}"),
+                "t1": reg(1, f"rq_tail1_{lane_sfx(p, s)}"),
+                "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
+                "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+        # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
+        # whether it was granted comes back from the outputs' grant registers)
+        st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
+                "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
                 "head": reg(1, f"st_head_{lane_sfx(p, s)}"),
+                "single": reg(1, f"st_single_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
                 "commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
         g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
                    Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}"))) for j in range(S)]
                  for o in range(P)]
+        # per output and grant: the lanes granted (one-hot, what the inputs gather) and the output VC given
+        g_oh = [[Signal(n, name=f"g_lane_oh_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
+                for o in range(P)]
+        g_ovc = [[Signal(vw, name=f"g_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
+                 for o in range(P)]
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
         def view_ge(o, w, k):
-            """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1 or 2; ``k + S <= S + 2``)."""
+            """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1, 2 or 3): the counter's
+            registered bit (GO's grants take their credits at GO's edge, ST's in the view)."""
             cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
             if cc is None:
                 return Const(1, 1)
-            t = st_take[o][w]
-            x = Signal(name=f"view_ge{k}_op_{o}_ovc_{w}")
-            if S == 1:
-                m.d.comb += x.eq(Mux(t, cc.ge[k], cc.ge[k - 1]))
-            else:
-                m.d.comb += x.eq(Mux(t[1], cc.ge[k + 1], Mux(t[0], cc.ge[k], cc.ge[k - 1])))
-            return x
+            return cc.ge[k - 1]
 
         ge1 = {o: [view_ge(o, w, 1) for w in range(len(st_take[o]))] for o in range(P)}
         ge2 = {o: [view_ge(o, w, 2) for w in range(len(st_take[o]))] for o in range(P)}
+        ge3 = {o: [view_ge(o, w, 3) for w in range(len(st_take[o]))] for o in range(P)}
         need_cnt = adaptive or vpc > 1
         vcnt = {}
         if need_cnt:
             for o in credits:
                 vcnt[o] = []
                 for w in range(V):
-                    c = Signal(len(credits[o][w].count), name=f"view_credit_op_{o}_ovc_{w}")
-                    m.d.comb += c.eq(credits[o][w].count - st_take[o][w])
-                    vcnt[o].append(c)
+                    vcnt[o].append(credits[o][w].count)
         # per (output, class): may a head take it, and which VC (§R5 on the view)
         avail, aovc = {}, {}
         for o in range(P):
@@ -195,16 +220,16 @@ class HiradixStages:
                                avail[(o, 0)] if o < P and is_eject[o] else Const(0, 1))
         ok_tab = Signal(len(ok_bits), name="view_new_ok_op_cls")
         m.d.comb += ok_tab.eq(Cat(*ok_bits))
-        h1_bits, h2_bits = [], []
+        h_bits = {1: [], 2: [], 3: []}
+        ges = {1: ge1, 2: ge2, 3: ge3}
         for o in range(1 << pw):
             for w in range(1 << vw):
-                if o >= P or w >= len(st_take[o]):
-                    h1_bits.append(Const(0, 1)), h2_bits.append(Const(0, 1))
-                else:
-                    h1_bits.append(ge1[o][w]), h2_bits.append(ge2[o][w])
-        held1 = Signal(len(h1_bits), name="view_held_ok1_op_ovc")
-        held2 = Signal(len(h2_bits), name="view_held_ok2_op_ovc")
-        m.d.comb += [held1.eq(Cat(*h1_bits)), held2.eq(Cat(*h2_bits))]
+                for k in (1, 2, 3):
+                    h_bits[k].append(Const(0, 1) if o >= P or w >= len(st_take[o]) else ges[k][o][w])
+        held = {}
+        for k in (1, 2, 3):
+            held[k] = Signal(len(h_bits[k]), name=f"view_held_ok{k}_op_ovc")
+            m.d.comb += held[k].eq(Cat(*h_bits[k]))
         if adaptive:
             q_o, avail_o = {}, {}
             for o in credits:
@@ -234,27 +259,26 @@ class HiradixStages:
         for i, b in enumerate(ok_bits):
             if not (isinstance(b, Const) and b.value == 0):
                 ok_init |= 1 << i
-        h_init = {1: 0, 2: 0}
+        h_init = {1: 0, 2: 0, 3: 0}
         for o in range(P):
             for w in range(len(st_take[o])):
-                for k in (1, 2):
+                for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
         ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init)
-        ri_held1_g = copy(held1, "ri_held_ok1_op_ovc", h_init[1])
-        ri_held2_g = copy(held2, "ri_held_ok2_op_ovc", h_init[2])
+        ri_held_g = {k: copy(held[k], f"ri_held_ok{k}_op_ovc", h_init[k]) for k in (1, 2, 3)}
         if adaptive:
             ri_q_og = {o: copy(q_o[o], f"ri_qlen_op_{o}") for o in q_o}
             ri_avail_og = {o: copy(avail_o[o], f"ri_avail_op_{o}_cls", (1 << K) - 1) for o in avail_o}
 
         # ------------------------------------------------ RI (§R11.2)
         eject_tab = Const(sum(1 << o for o in range(P) if is_eject[o]), 1 << pw)
-        view_front = [[None] * V for _ in range(P)]   # per input VC, the view's front flit (a View)
         seq = self.sequential
         seq_lanes = []   # sequential: per input, per lane, the selected VC's candidates
         for p in range(P):
             iu = ius[p]
             g = p // RI_GROUP   # this input's copy of the output side
-            ri_ok_tab, ri_held1, ri_held2 = ri_ok_tab_g[g], ri_held1_g[g], ri_held2_g[g]
+            ri_ok_tab = ri_ok_tab_g[g]
+            ri_held = {k: x[g] for k, x in ri_held_g.items()}
             if adaptive:
                 ri_q_o = {o: x[g] for o, x in ri_q_og.items()}
                 ri_avail_o = {o: x[g] for o, x in ri_avail_og.items()}
@@ -262,17 +286,20 @@ class HiradixStages:
             per_v = []
             for v in range(V):
                 tag = f"ip_{p}_ivc_{v}"
-                pop = st_pop[p][v]
+                pop = in_pop[p][v]
                 fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
                 m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
                 f = data.View(lay, fe[:fw])
-                view_front[p][v] = f
                 nge = iu.nge_ivc[v]
-                pres1, pres2 = Signal(name=f"view_has1_{tag}"), Signal(name=f"view_has2_{tag}")
-                m.d.comb += [pres1.eq(Mux(pop, nge[1], nge[0])), pres2.eq(Mux(pop, nge[2], nge[1]))]
+                pres = [Signal(name=f"view_has{k}_{tag}") for k in (1, 2, 3)]   # the view holds >= 1, 2, 3 flits
+                m.d.comb += [x.eq(Mux(pop, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
+                # the view's first three flits (its second and third read off the front registers and the
+                # buffer's third and fourth entries)
+                f1 = data.View(lay, Mux(pop, iu.third_ivc[v], iu.front1_ivc[v])[:fw])
+                f2 = data.View(lay, Mux(pop, iu.fourth_ivc[v], iu.third_ivc[v])[:fw])
                 bidx = Cat(act_ov[p][v][:vw], act_o[p][v])
-                ok1, ok2 = Signal(name=f"view_bound_ok1_{tag}"), Signal(name=f"view_bound_ok2_{tag}")
-                m.d.comb += [ok1.eq(ri_held1.bit_select(bidx, 1)), ok2.eq(ri_held2.bit_select(bidx, 1))]
+                oks = [Signal(name=f"view_bound_ok{k}_{tag}") for k in (1, 2, 3)]   # >= 1, 2, 3 credits (copy)
+                m.d.comb += [x.eq(ri_held[k + 1].bit_select(bidx, 1)) for k, x in enumerate(oks)]
                 if adaptive:
                     rc = self._decider()
                     m.submodules[f"route_{tag}"] = rc
@@ -294,8 +321,12 @@ class HiradixStages:
                         looks.append(ri_ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
                     m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
                 bound = active[p][v]
-                m.d.comb += elig[v].eq(Mux(pending[p][v], bound & ~f.tail & pres2 & ok2,
-                                           pres1 & Mux(bound, ok1, f.head & rvalid & new_ok)))
+                # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
+                # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
+                e1, e2 = pending[p][v], pending2[p][v]
+                m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~f.tail & ~f1.tail & pres[2] & oks[2],
+                                           Mux(e1 | e2, bound & ~f.tail & pres[1] & oks[1],
+                                               pres[0] & Mux(bound, oks[0], f.head & rvalid & new_ok))))
                 o_req = Signal(pw, name=f"ri_op_{tag}")
                 m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
                 cm = Signal(commit_lay, name=f"ri_commit_{tag}")
@@ -309,8 +340,12 @@ class HiradixStages:
                     m.d.comb += ovc.eq(Mux(bound, act_ov[p][v], Mux(eject_tab.bit_select(port, 1), 0, cls[:kb])))
                 hk = Signal(K, name=f"ri_head_cls_oh_{tag}")   # a head's class, one-hot (GO's test is an AND-OR)
                 m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
+                # the kind of the flit this request takes: the view's flit k, k the number of its VC's undecided
+                # requests GO grants (GO counts them, §R11.2)
+                ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(3)]
+                m.d.comb += [t.eq(x.tail & ~x.head) for t, x in zip(ts, (f, f1, f2))]
                 per_v.append({"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
-                              "ovc": ovc, "commit": cm})
+                              "ovc": ovc, "commit": cm, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2]})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
                                                              new_ok, hops_out, eject_tab, commit_lay, tag))
@@ -328,24 +363,18 @@ class HiradixStages:
                 r = rq[p][s]
                 m.d.sync += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.sync += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc"):
+                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
                     m.d.sync += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
                 m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
             self._hr_seq_chain(m, seq_lanes, rq, pending, ri_q_og, commit_lay)
+        for p in range(P):
+            m.d.sync += pending2[p].eq(pending[p])
 
         # ------------------------------------------------ GO (§R11.3)
         lanes = [rq[p][s] for p in range(P) for s in range(S)]
-        # per lane: the flit ST will pop if granted is the view's front of its VC (it leaves at the next ST)
-        lane_tail = []
-        for i, r in enumerate(lanes):
-            p = i // S
-            t = Signal(name=f"go_pops_tail_lane_{i}")
-            m.d.comb += t.eq(_mux_onehot(r["voh"], [view_front[p][v].tail & ~view_front[p][v].head
-                                                     for v in range(V)]))
-            lane_tail.append(t)
         # the ejection queue's length (§R11.3): flits in it at the start of t and those this ST adds
         eject_len = {}
         oqs = self._hiradix_oqs
@@ -360,8 +389,6 @@ class HiradixStages:
             bits = ge[o]
             return bits[0] if len(bits) == 1 else Cat(*bits).bit_select(ovc, 1)
 
-        gnt_lane = [[] for _ in range(n)]   # per lane: (granted by (o, j), the VC that grant gives it)
-        first_ovc = [[] for _ in range(n)]  # per lane and output: the VC a first grant gives it (from registers)
         g_any = {}
         for o in range(P):
             ask = Signal(n, name=f"go_ask_op_{o}_lane")
@@ -403,8 +430,6 @@ class HiradixStages:
             m.d.comb += [f_valid.eq(first.any()), f_ovc.eq(_mux_onehot(first, lane_ovc)),
                          f_hold.eq(_mux_onehot(first, [r["head"] & ~r["single"] for r in lanes]))]
             grants = [(first, lane_ovc)]
-            for i in range(n):
-                first_ovc[i].append(lane_ovc[i])
             if S > 1:
                 ok2 = Signal(n, name=f"go_second_ok_op_{o}_lane")
                 if is_eject[o]:
@@ -448,13 +473,24 @@ class HiradixStages:
             # registered: the grants (the switch select), the credits ST takes, the holds
             for j, (g, lov) in enumerate(grants):
                 gv, gl = g_reg[o][j]
-                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n))]
-                for i in range(n):
-                    gnt_lane[i].append((g[i], lov[i]))
+                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n)), g_oh[o][j].eq(g),
+                             g_ovc[o][j].eq(_mux_onehot(g, lov))]
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
             for w in range(len(st_take[o])):
                 on_w = [[Const(1, 1) if is_eject[o] else (x == w) for x in lov] for _, lov in grants]
+                # does the flit a body lane's grant takes end its packet? From registers at this end: RI read
+                # the kind of the view's first three flits (``t1..t3``) and whether its VC had a request in the
+                # RI before (``e1``, decided by GO in the cycle before) and the one before that (``e2``); such a
+                # request was for the output VC the packet holds, so GO granted it iff it granted this output VC
+                # a flit then (``st_take``, ``st_take2``), and the grant takes flit e1·took1 + e2·took2
+                took1, took2 = Signal(name=f"go_took1_op_{o}_ovc_{w}"), Signal(name=f"go_took2_op_{o}_ovc_{w}")
+                m.d.comb += [took1.eq(st_take[o][w] != 0), took2.eq(st_take2[o][w] != 0)]
+                m.d.sync += st_take2[o][w].eq(st_take[o][w])
+                lane_tail = []
+                for r in lanes:
+                    k1, k2 = r["e1"] & took1, r["e2"] & took2
+                    lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
                 if S == 1:
                     # the take and the hold the VC has if that lane wins, selected by the chain's one-hot halves
                     # (``first_hl``): one AND-OR after the chain
@@ -464,7 +500,8 @@ class HiradixStages:
                                  b_lane.eq(Cat(*[(e & r["head"] & ~r["single"]) | (busy[o][w] & ~(e & ~r["head"] & t))
                                                  for e, r, t in zip(on_w[0], lanes, lane_tail)]))]
                     hl = arb.first_hl
-                    m.d.sync += [st_take[o][w].eq((hl & Cat(t_lane, t_lane)).any()),
+                    m.d.comb += go_take[o][w].eq((hl & Cat(t_lane, t_lane)).any())
+                    m.d.sync += [st_take[o][w].eq(go_take[o][w]),
                                  busy[o][w].eq(Mux(req.any(), (hl & Cat(b_lane, b_lane)).any(), busy[o][w]))]
                     continue
                 takes, hold_w, rel_w = [], [], []
@@ -479,59 +516,66 @@ class HiradixStages:
                     hold_w.append(h_bits.any())
                     rel_w.append(r_bits.any())
                 hold, rel = Cat(*hold_w).any(), Cat(*rel_w).any()
-                m.d.sync += [st_take[o][w].eq(sum(takes)), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
+                m.d.comb += go_take[o][w].eq(sum(takes))
+                m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
             g_any[o] = arb.first.any()
 
-        # per input lane: granted?, its VC, the output VC given; bindings (the view's) at GO's edge
+        # ------------------------------------------------ ST and IN (§R11.4)
+        # per input lane, in ST: the request GO decided in the cycle before, its flit the view's front of its VC
+        # (IN pops this cycle's earlier grants); whether it was granted, and the output VC given, gathered from
+        # the outputs' grant registers and registered at the input: IN's pop and the bindings of the next cycle
+        lane_flits = []
+        granted_lane = []
         for p in range(P):
+            iu = ius[p]
+            m.d.comb += iu.pop_ivc.eq(in_pop[p])
             pops = []
             for s in range(S):
                 i = p * S + s
-                r = rq[p][s]
-                granted = Signal(name=f"go_granted_{lane_sfx(p, s)}")
-                m.d.comb += granted.eq(Cat(*[g for g, _ in gnt_lane[i]]).any())
-                if vpc == 1:   # known before the grant: RI stored it
-                    ovc = r["ovc"]
-                elif S == 1:   # a lane requests one output (``rq_ooh``): the VC its grant there gives, from registers
-                    ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
-                    m.d.comb += ovc.eq(_mux_onehot(r["ooh"], first_ovc[i]))
-                else:   # a second grant's VC depends on the first: per grant, the lane's own VC term
-                    ovc = Signal(vw, name=f"go_granted_ovc_{lane_sfx(p, s)}")
-                    m.d.comb += ovc.eq(_mux_onehot(Cat(*[g for g, _ in gnt_lane[i]]), [x for _, x in gnt_lane[i]]))
-                t = st[p][s]
-                m.d.sync += [t["valid"].eq(granted), t["v"].eq(r["v"]), t["o"].eq(r["o"]), t["head"].eq(r["head"]),
-                             t["ovc"].eq(ovc if vpc == 1 or S > 1 else Mux(granted, ovc, 0)),
-                             t["commit"].eq(r["commit"])]
-                pops.append(Mux(granted, r["voh"], 0))
-                for v in range(V):
-                    with m.If(granted & r["voh"][v]):
-                        with m.If(r["head"] & ~r["single"]):
-                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(r["o"]), act_ov[p][v].eq(ovc)]
-                        with m.Elif(~r["head"] & lane_tail[i]):
-                            m.d.sync += active[p][v].eq(0)
-            m.d.sync += st_pop[p].eq(or_all(pops))
-
-        # ------------------------------------------------ ST (§R11.4)
-        lane_flits = []
-        for p in range(P):
-            m.d.comb += ius[p].pop_ivc.eq(st_pop[p])
-            for s in range(S):
-                t = st[p][s]
+                r, t = rq[p][s], st[p][s]
+                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit")]
+                fronts = [Mux(in_pop[p][v], iu.front1_ivc[v], iu.front0_ivc[v])[:fw] for v in range(V)]
                 fl = Signal(lay, name=f"st_flit_{lane_sfx(p, s)}")
-                m.d.comb += fl.eq(ius[p].front0_ivc[0][:fw])
+                m.d.comb += fl.eq(fronts[0])
                 if V > 1:
-                    m.d.comb += fl.eq(Cat(*[ius[p].front0_ivc[v][:fw] for v in range(V)])
-                                      .word_select(t["v"], fw) if V == 1 << vw else
-                                      _mux_onehot(Cat(*[t["v"] == v for v in range(V)]),
-                                                  [ius[p].front0_ivc[v][:fw] for v in range(V)]))
+                    m.d.comb += fl.eq(Cat(*fronts).word_select(t["v"], fw) if V == 1 << vw else
+                                      _mux_onehot(t["voh"], fronts))
                 m.d.comb += fl.vc.eq(t["ovc"])
                 with m.If(t["head"]):
                     m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
                 lane_flits.append(fl)
+                granted = Signal(name=f"st_granted_{lane_sfx(p, s)}")
+                m.d.comb += granted.eq(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]).any())
+                granted_lane.append(granted)
+                if vpc == 1:   # known before the grant: RI stored it
+                    ovc = t["ovc"]
+                else:
+                    ovc = Signal(vw, name=f"st_granted_ovc_{lane_sfx(p, s)}")
+                    m.d.comb += ovc.eq(_mux_onehot(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]),
+                                                   [g_ovc[o][j] for o in range(P) for j in range(S)]))
+                pops.append(Mux(granted, t["voh"], 0))
+                # IN of the next cycle: the head binds, the tail (the lane's flit's own kind) unbinds
+                ends = Signal(name=f"st_ends_{lane_sfx(p, s)}")
+                m.d.comb += ends.eq(fl.tail & ~fl.head)
+                for v in range(V):
+                    with m.If(granted & t["voh"][v]):
+                        with m.If(t["head"] & ~t["single"]):
+                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(t["o"]), act_ov[p][v].eq(ovc)]
+                        with m.Elif(~t["head"] & ends):
+                            m.d.sync += active[p][v].eq(0)
+            m.d.sync += in_pop[p].eq(or_all(pops))
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
-                m.d.comb += cc.take.eq(st_take[o][w])
+                m.d.comb += cc.take.eq(go_take[o][w])
         outs = self._crossbar(m, lane_flits, g_reg, "crossbar")
+        if vpc > 1:   # a head leaves on the output VC GO gave it (registered at the output)
+            for o in range(P):
+                for j, (go, fo) in enumerate(outs[o]):
+                    f2 = Signal(lay, name=f"st_out_flit_op_{o}" + ("" if S == 1 else f"_{j}"))
+                    m.d.comb += f2.eq(fo)
+                    with m.If(fo.head):
+                        m.d.comb += f2.vc.eq(g_ovc[o][j])
+                    outs[o][j] = (go, f2)
         self._drive_links(m, outs, oqs, m.d.sync)
 
         # co-simulation ports: the decisions commit at ST (the heads it applies)
@@ -539,7 +583,7 @@ class HiradixStages:
             for p in range(P):
                 for s in range(S):
                     i, t = p * S + s, st[p][s]
-                    m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(t["valid"] & t["head"]),
+                    m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(granted_lane[i] & t["head"]),
                                  self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]
 
     # ------------------------------------------------ sequential RI (§R11.2)
@@ -614,6 +658,8 @@ class HiradixStages:
                              r["head"].eq(x["head"]), r["single"].eq(x["single"]), r["cls"].eq(cls),
                              r["hk"].eq(Mux(x["head"], (Const(1, K) << cls)[:K], 0)),
                              r["ovc"].eq(Mux(nm, 0, x["ov0"])),
-                             r["commit"].eq(Mux(nm, x["cm1"], x["cm0"]))]
+                             r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
+                             r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
+                             r["t3"].eq(x["t3"])]
                 granted.append(Mux(g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

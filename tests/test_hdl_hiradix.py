@@ -116,7 +116,7 @@ def brief(outs):
 # ------------------------------------------------------------------ zero-load timeline (§R11, §R11.5)
 def test_zero_load_timeline(fbfly):
     """A head usable at a (sent at a - 1) is on its output link at a + 3, with hops + 1 on a network port;
-    the first body at a + 5 (requested two cycles after its head, once ST bound the VC), then one per
+    the first body at a + 6 (requested three cycles after its head, once IN bound the VC), then one per
     cycle; an ejection keeps hops and leaves on VC 0."""
     dut = router(fbfly, vc_depth=6)
     port = net_port(fbfly, 0, 13)
@@ -126,17 +126,18 @@ def test_zero_load_timeline(fbfly):
     assert outs == [
         (4, port, flit(13, vc=0, hops=1, data=0xab)),
         (14, port, flit(13, vc=0, tail=0, hops=1, data=1)),
-        (16, port, flit(13, vc=0, head=0, tail=0, data=2)),
-        (17, port, flit(13, vc=0, head=0, tail=0, data=3)),
-        (18, port, flit(13, vc=0, head=0, tail=1, data=4)),
+        (17, port, flit(13, vc=0, head=0, tail=0, data=2)),
+        (18, port, flit(13, vc=0, head=0, tail=0, data=3)),
+        (19, port, flit(13, vc=0, head=0, tail=1, data=4)),
         (24, 2, flit(2, vc=0, data=7)),
     ]
-    # a slot freed at ST in s (the flit is on the link in s + 1) is credited upstream in s + 1
-    assert creds == [(4, 2, 1), (14, 1, 0), (16, 1, 0), (17, 1, 0), (18, 1, 0), (24, 0, 1)]
+    # a flit crossing the switch at ST in s (on the link in s + 1) frees its slot at IN in s + 1, credited
+    # upstream in s + 2
+    assert creds == [(5, 2, 1), (15, 1, 0), (18, 1, 0), (19, 1, 0), (20, 1, 0), (25, 0, 1)]
 
 
 def test_credit_register(fbfly):
-    """credit_out is a register: high in s + 1 for a pop in ST at s, never in s itself."""
+    """credit_out is a register: high in s + 1 for a pop at IN in s, never in s itself."""
     dut = router(fbfly)
     seen = []
 
@@ -154,46 +155,53 @@ def test_credit_register(fbfly):
     sim.add_testbench(bench)
     sim.run()
     port = net_port(fbfly, 0, 13)
-    # sent 0, usable 1 (RI), GO 2, ST 3 (pop), credit and link in 4
-    assert seen == [(0, 0), (0, 0), (0, 0), (0, 0), (0b10, 1 << port), (0, 0)]
+    # sent 0, usable 1 (RI), GO 2, ST 3, link and IN (pop) in 4, credit in 5
+    assert seen == [(0, 0), (0, 0), (0, 0), (0, 0), (0, 1 << port), (0b10, 0)]
 
 
 # ------------------------------------------------------------------ GO: two heads, one output (§R11.3)
 def test_two_heads_one_output(fbfly):
     """Two heads from inputs 0 and 1 for one output in one RI: GO grants input 0 (ptr_out 0) and drops
-    input 1's request; input 1 cannot ask again in the next RI (u = 1: its request was being decided),
-    asks in the one after, and leaves two cycles after the winner -- on the VC with the most credits
-    in the view (VC 0 gave one to the winner, whose credit is not back yet)."""
+    input 1's request; input 1 cannot ask again in the next two RIs (u = 1: its request is being decided,
+    then the view does not hold the verdict yet), asks in the one after, and leaves three cycles after the
+    winner -- on the VC with the most credits in the view (VC 0 gave one to the winner, whose credit is not
+    back yet)."""
     dut = router(fbfly)
     port = net_port(fbfly, 0, 13)
     outs, _ = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
-    assert brief(outs) == [(4, port, 0, 0), (6, port, 1, 1)]
+    assert brief(outs) == [(4, port, 0, 0), (7, port, 1, 1)]
     # ptr_out moves past the last input granted: after input 0 alone, a tie goes to input 1
     outs, _ = simulate(dut, {0: {0: flit(13, data=0)}, 8: {0: flit(13, data=2), 1: flit(13, data=3)}}, 20)
-    assert [(t, d) for t, _, d, _ in brief(outs)] == [(4, 0), (12, 3), (14, 2)]
+    assert [(t, d) for t, _, d, _ in brief(outs)] == [(4, 0), (12, 3), (15, 2)]
 
 
 # ------------------------------------------------------------------ RI's u(v) rule (§R11.2, §R11.5)
-def test_single_flit_packets_of_one_vc_go_every_other_cycle(fbfly):
+def test_single_flit_packets_of_one_vc_go_every_third_cycle(fbfly):
+    """§R11.5: a head is requested only once the view holds the verdict on its VC's request before (two
+    cycles after GO): one VC sends a single-flit packet every third cycle, two VCs two in three cycles,
+    three VCs one per cycle."""
     dut = router(fbfly)
     port = net_port(fbfly, 0, 13)
     outs, _ = simulate(dut, {t: {0: flit(13, data=t)} for t in range(3)}, 14)
-    assert [(t, d) for t, o, d, _ in brief(outs)] == [(4, 0), (6, 1), (8, 2)]
-    # two VCs keep the input busy: one packet per cycle
+    assert [(t, d) for t, o, d, _ in brief(outs)] == [(4, 0), (7, 1), (10, 2)]
     outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 2, data=t)} for t in range(4)}, 14)
+    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(4, port, 0), (5, port, 1), (7, port, 2), (8, port, 3)]
+    dut = router(fbfly, n_vcs=4)
+    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 3, data=t)} for t in range(4)}, 14)
     assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(4, port, 0), (5, port, 1), (6, port, 2), (7, port, 3)]
 
 
-def test_bound_vc_streams_with_two_credits_and_two_flits(fbfly):
-    """A bound VC asks for its next flit while GO decides the one before (two credits, two flits in the
-    view): one flit per cycle with B = 6 (§R11.5); with B = 2 downstream credits run short, and RI sees a
-    returned credit a cycle after GO does (its copy of the output side, §R11.1)."""
+def test_bound_vc_streams_with_three_credits_and_three_flits(fbfly):
+    """A bound VC asks for its next flit while its two requests before await their verdicts (u(v) = 2:
+    three credits, three flits in the view): one flit per cycle with B = 6 from the first body, three cycles
+    after the head (§R11.5); with B = 2 downstream credits run short, and RI sees a returned credit a cycle
+    after GO does (its copy of the output side, §R11.1)."""
     dut = router(fbfly, vc_depth=6)
     outs, _ = simulate(dut, source({0: packet(13, 10)}), 30)
-    assert [t for t, _, _ in outs] == [4] + list(range(6, 15))
+    assert [t for t, _, _ in outs] == [4] + list(range(7, 16))
     dut = router(fbfly, vc_depth=2)
     outs, _ = simulate(dut, source({0: packet(13, 4)}), 30)
-    assert [t for t, _, _ in outs] == [4, 6, 10, 12]
+    assert [t for t, _, _ in outs] == [4, 7, 10, 13]
 
 
 # ------------------------------------------------------------------ speedup 2 (§R8b under §R11)
@@ -205,7 +213,7 @@ def test_speedup2(fbfly):
     port = net_port(fbfly, 0, 13)
     outs, creds = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
     assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1)]
-    assert creds == [(4, 0, 0), (4, 1, 0)]
+    assert creds == [(5, 0, 0), (5, 1, 0)]
     outs, creds = simulate(dut, {0: {0: flit(13, vc=0, data=0)}, 1: {0: flit(13, vc=1, data=1)},
                                  2: {1: flit(13, vc=0, data=2)}}, 12)
     assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1), (6, port, 2, 0)]
@@ -220,11 +228,12 @@ def test_speedup2(fbfly):
 
 
 # ------------------------------------------------------------------ egress credits (§R3a under §R11)
-@pytest.mark.parametrize("E, times", [(2, [4, 6, 8, 10, 12, 14]), (4, [4, 6, 7, 8, 9, 11])])
+@pytest.mark.parametrize("E, times", [(2, [4, 7, 10, 13, 16, 19]), (4, [4, 7, 8, 9, 10, 13])])
 def test_egress_credits(fbfly, E, times):
     """A six-flit packet into an egress FIFO whose sink returns each credit a cycle after the flit arrives:
-    with E = 2 RI asks for the next flit on its copy's two credits while GO decides the one before, and GO
-    grants it when the credit is back in the view (one flit per two cycles); E = 4 streams."""
+    with E = 2 two credits cover a round trip of three cycles (GO takes, the flit is on the link two cycles
+    later, its credit back a cycle after that), so one flit per three cycles after the first body; E = 4
+    streams four flits, then waits for credits."""
     dut = router(fbfly, egress_depth=E)
     outs, _ = simulate(dut, source({4: packet(1, 6)}), 30, ej_credit=lambda t, o, f: t + 1)
     assert [t for t, o, _ in outs] == times and {o for _, o, _ in outs} == {1}

@@ -17,7 +17,7 @@ from radixnet.golden import kernel
 from radixnet.hdl.arbiter import ptr_width
 from radixnet.hdl.credits import CreditCounter
 from radixnet.hdl.flit import HOPS_BITS, FlitWidths, flit_layout, flit_widths
-from radixnet.hdl.input_unit import InputUnit
+from radixnet.hdl.input_unit import FrontInputUnit, InputUnit
 from radixnet.hdl.route_table import RouteCompute
 from radixnet.hdl.vc_select import OutputVCSelect, QueueLength
 from radixnet.hdl.verilog import WAIVERS, lint, synth, to_verilog
@@ -89,7 +89,7 @@ def with_vc(layout, bits, vc):
     return (bits & ~mask) | (vc << f.offset)
 
 
-def input_unit_run(n_vcs, depth, steps, *, speedup=2):
+def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     """Drive an InputUnit under the credit protocol and compare every cycle with a FIFO model.
 
     ``steps`` items are ``(send, pop_wish, bits)``: the upstream sends a flit with payload ``bits``
@@ -97,9 +97,12 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2):
     non-empty VCs of ``pop_wish`` (as seen at the start of the cycle), at most ``speedup`` of them.
     Credits returned in cycle t are usable upstream from t + 1 (§R2, Tl = 1).
     Returns the number of flits that went through.
+
+    ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the third and
+    fourth (``third_ivc``, ``fourth_ivc``, read off the RAM) and the occupancy bits ``nge_ivc`` are checked too.
     """
     layout = unit_layout(n_vcs)
-    dut = InputUnit(n_vcs, depth, layout)
+    dut = (FrontInputUnit if front else InputUnit)(n_vcs, depth, layout)
     fifo = [deque() for _ in range(n_vcs)]
     upstream = [depth] * n_vcs  # credits held by the upstream router
     moved = [0]
@@ -108,10 +111,16 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2):
         for send, pop_wish, bits in steps:
             # start of the cycle: what the allocator sees
             nonempty = sum(1 << v for v in range(n_vcs) if fifo[v])
-            assert ctx.get(dut.front_valid_ivc) == nonempty
+            if not front:
+                assert ctx.get(dut.front_valid_ivc) == nonempty
             for v in range(n_vcs):
                 assert ctx.get(dut.count_ivc[v]) == len(fifo[v])
-                if fifo[v]:
+                if front:
+                    assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(4) if len(fifo[v]) > k)
+                    for k, port in enumerate((dut.front0_ivc, dut.front1_ivc, dut.third_ivc, dut.fourth_ivc)):
+                        if len(fifo[v]) > k:
+                            assert ctx.get(port[v]) == fifo[v][k], (v, k)
+                elif fifo[v]:
                     assert ctx.get(dut.front_flit_ivc[v].as_value()) == fifo[v][0]
             pops = [v for v in range(n_vcs) if (pop_wish >> v) & 1 and fifo[v]][:speedup]
             pop_mask = sum(1 << v for v in pops)
@@ -157,6 +166,14 @@ def input_case(draw):
 def test_input_unit_matches_fifo_model(case):
     n_vcs, depth, speedup, steps = case
     input_unit_run(n_vcs, depth, steps, speedup=speedup)
+
+
+@SETTINGS
+@given(input_case())
+def test_front_input_unit_matches_fifo_model(case):
+    """The hiradix input unit: the same FIFO, its first four entries readable (two from registers)."""
+    n_vcs, depth, speedup, steps = case
+    input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True)
 
 
 def test_input_unit_full_rate_and_wrap():
