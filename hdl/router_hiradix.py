@@ -76,6 +76,11 @@ __all__ = ["HiradixStages"]
 #: inputs per copy of RI's view of the output side (router-spec §R11.1): a register per group, placed by
 #: its readers
 RI_GROUP = 4
+#: outputs per copy of the request register's fields GO reads (:data:`GO_FIELDS`): a register per group of
+#: outputs, placed by its readers (Kim, Dally, Towles & Gupta's sub-switches: each group's GO reads its own copy)
+GO_GROUP = 4
+#: what GO reads of a request besides its one-hot output vector
+GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "t1", "t2", "t3")
 
 #: header fields RI's decision commits (written at ST into the head): ``hops`` always, the adaptive
 #: routings' decision fields too
@@ -154,6 +159,20 @@ class HiradixStages:
                 "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
         # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
         # whether it was granted comes back from the outputs' grant registers)
+        # RI writes the request's next value (``rqn``); the request register and, with more than one group of
+        # outputs, a copy of GO's fields per group (kept apart: synthesis would merge the equal flip-flops)
+        def name_of(x):
+            return (x.as_value() if isinstance(x, data.View) else x).name
+
+        rqn = [[{k: Signal(x.shape(), name=f"{name_of(x)}_next") for k, x in rq[p][s].items()} for s in range(S)]
+               for p in range(P)]
+        n_go = (P + GO_GROUP - 1) // GO_GROUP
+        rq_go = [[[{k: Signal(rq[p][s][k].shape(), name=f"{name_of(rq[p][s][k])}_go{g}", attrs={"keep": 1})
+                    for k in GO_FIELDS} for s in range(S)] for p in range(P)] for g in range(n_go)] if n_go > 1 else []
+        for p in range(P):
+            for s in range(S):
+                m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
+                m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
@@ -360,21 +379,23 @@ class HiradixStages:
             for s in range(S):
                 pk = sel.pick[s]
                 picked.append(pk)
-                r = rq[p][s]
-                m.d.sync += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
-                m.d.sync += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
+                r = rqn[p][s]
+                m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
+                m.d.comb += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
                 for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
-                    m.d.sync += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
-                m.d.sync += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
+                    m.d.comb += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
+                m.d.comb += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
-            self._hr_seq_chain(m, seq_lanes, rq, pending, ri_q_og, commit_lay)
+            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_og, commit_lay)
         for p in range(P):
             m.d.sync += pending2[p].eq(pending[p])
 
         # ------------------------------------------------ GO (§R11.3)
-        lanes = [rq[p][s] for p in range(P) for s in range(S)]
+        # per group of outputs, the lanes as its GO reads them (its copy of GO's fields)
+        lanes_go = [[{**rq[p][s], **(rq_go[g][p][s] if rq_go else {})} for p in range(P) for s in range(S)]
+                    for g in range(n_go)]
         # the ejection queue's length (§R11.3): flits in it at the start of t and those this ST adds
         eject_len = {}
         oqs = self._hiradix_oqs
@@ -384,13 +405,9 @@ class HiradixStages:
             m.d.comb += cnt.eq((self.out_valid_op[o] if S == 1 else oqs[o].count) + in_st)
             eject_len[o] = cnt
 
-        def body_credit(o, ovc, ge):
-            """Output VC ``(o, ovc)`` holds ``ge``'s credits in the view (``ovc`` a lane's register)."""
-            bits = ge[o]
-            return bits[0] if len(bits) == 1 else Cat(*bits).bit_select(ovc, 1)
-
         g_any = {}
         for o in range(P):
+            lanes = lanes_go[o // GO_GROUP]
             ask = Signal(n, name=f"go_ask_op_{o}_lane")
             m.d.comb += ask.eq(Cat(*[r["ooh"][o] for r in lanes]))
             ok = Signal(n, name=f"go_ok_op_{o}_lane")
@@ -413,8 +430,9 @@ class HiradixStages:
                     lv = Signal(vw, name=f"go_ovc_op_{o}_lane_{i}")
                     m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
                     lane_ovc.append(lv)
-                # a body or tail: its output VC has a credit in the view (RI chose it on its copy, §R11.3)
-                m.d.comb += ok[i].eq(Mux(r["head"], hd, body_credit(o, r["ovc"], ge1)))
+                # a body or tail: its output VC holds a credit in the view (§R11.3: RI asked with u(v) + 1 credits
+                # in its copy, and every take since is one of those u(v) requests'; the counter asserts it)
+                m.d.comb += ok[i].eq(Mux(r["head"], hd, 1))
             room = Const(1, 1)
             if is_eject[o]:
                 room = eject_len[o] < V * B
@@ -462,7 +480,7 @@ class HiradixStages:
                         hd2 = Cat(*[av2[k] for k in range(K)]).bit_select(r["cls"], 1) if K > 1 else av2[0]
                         # a body's VC is held by its packet, so the first grant took none of its credits (a
                         # head gets an idle VC; an input VC makes one request a cycle)
-                        m.d.comb += ok2[i].eq(Mux(r["head"], hd2, body_credit(o, r["ovc"], ge1)))
+                        m.d.comb += ok2[i].eq(Mux(r["head"], hd2, 1))
                         lv = Signal(vw, name=f"go_second_ovc_op_{o}_lane_{i}")
                         hov = _mux_onehot(Cat(*[r["cls"] == k for k in range(K)]), [ov2[k] for k in range(K)]) \
                             if K > 1 else ov2[0]
@@ -623,7 +641,7 @@ class HiradixStages:
         return {"ok0": ok0, "ok1": ok1, "o0": o0, "o1": rc.nm_port, "h0": h0, "h1": rc.nm_hops, "cls0": cls0,
                 "ov0": ov0, "cm0": cm0.as_value(), "cm1": cm1.as_value()}
 
-    def _hr_seq_chain(self, m: Module, seq_lanes, rq, pending, ri_q_og, commit_lay):
+    def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_og, commit_lay):
         """§R11.2's chain: the selected lanes, served from input ``ptr_seq`` (every cycle one on) in lane
         order, through :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``q0``: RI's copy of the
         queue lengths; ejection ports 0); a lane is registered iff the allocator grants it."""
@@ -649,11 +667,11 @@ class HiradixStages:
         for p in range(P):
             granted = []
             for s in range(S):
-                i, x, r = p * S + s, seq_lanes[p][s], rq[p][s]
+                i, x, r = p * S + s, seq_lanes[p][s], rqn[p][s]
                 g, nm = alloc.gnt_rq[i], alloc.sel_rq[i][0]
                 o = alloc.sel_op_rq[i]
                 cls = Mux(nm, 0, x["cls0"])
-                m.d.sync += [r["valid"].eq(g), r["v"].eq(onehot_index(x["pick"], V)), r["voh"].eq(x["pick"]),
+                m.d.comb += [r["valid"].eq(g), r["v"].eq(onehot_index(x["pick"], V)), r["voh"].eq(x["pick"]),
                              r["o"].eq(o), r["ooh"].eq(Mux(g, (Const(1, P) << o)[:P], 0)),
                              r["head"].eq(x["head"]), r["single"].eq(x["single"]), r["cls"].eq(cls),
                              r["hk"].eq(Mux(x["head"], (Const(1, K) << cls)[:K], 0)),
