@@ -385,12 +385,37 @@ def study_parameters(name: str) -> dict[str, Any]:
     return {p.name: p.default for p in STUDIES[name].params}
 
 
+def study_parameter_table(name: str) -> str:
+    """``radixnet study NAME --set help``: each parameter ``--set`` may give study ``name``, one per line, with
+    its default, what is allowed (the bounds :func:`radixnet.golden.studies.check_study` applies) and its help.
+
+    >>> print(study_parameter_table("kim-fig12").splitlines()[1])
+      N        default 4096           an integer in [4, 65536]; terminals of every k-ary n-flat
+    """
+    from radixnet.golden.studies import STUDIES
+    params = STUDIES[name].params
+    lines = [f"radixnet study {name} --set NAME=VALUE (repeatable); NAME one of:" if params else
+             f"radixnet study {name}: no parameters to --set"]
+    defaults = ["derived" if p.default is None else ",".join(map(str, p.default))
+                if isinstance(p.default, (tuple, list)) else str(p.default) for p in params]
+    wn = max((len(p.name) for p in params), default=0)
+    wd = max((len(d) for d in defaults), default=0)
+    for p, default in zip(params, defaults):
+        lines.append(f"  {p.name:<{wn}}  default {default:<{wd}}  {p.allowed()}; {p.help}")
+    return "\n".join(lines)
+
+
 def _cmd_study(argv: Sequence[str]) -> int:
     from radixnet.golden.studies import STUDIES, check_study, run_study
     if not argv or argv[0] in ("-h", "--help", "list"):
         print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J] [--scheduler ADDRESS]\nstudies:")
         for st in STUDIES.values():
             print(f"  {st.name:<10} {st.doc}")
+        print("`radixnet study NAME --set help` lists a study's parameters, their defaults and bounds")
+        return 0
+    if argv[0] in STUDIES and any(a == "--set=help" or (a == "--set" and b == "help")
+                                  for a, b in zip(argv[1:], list(argv[2:]) + [""])):
+        print(study_parameter_table(argv[0]))
         return 0
     p = Parser(prog=f"radixnet study {argv[0]}", description="Regenerate a paper figure and check its claims.")
     p.add_argument("--out", required=True, help="output directory (resumes if it holds earlier points)")
@@ -422,10 +447,6 @@ def _cmd_study(argv: Sequence[str]) -> int:
             raise ParamError(name, f"applies to the studies with a {name} ({having})")
         given[name] = value
     for item in args.set:
-        if item == "help":
-            print(f"radixnet study {argv[0]} --set NAME=VALUE, NAME one of: "
-                  + (", ".join(f"{k} (default {v!r})" for k, v in settable.items()) or "none"))
-            return 0
         name, eq, value = item.partition("=")
         if not eq or name not in settable:
             raise ParamError("set", f"{item!r}: give NAME=VALUE with NAME one of "

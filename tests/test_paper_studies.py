@@ -218,10 +218,16 @@ def test_ttn_dynamic_level2(tmp_path):
 
 def test_study_cli_sets_the_studys_parameters(tmp_path, capsys):
     """``radixnet study NAME --set NAME=VALUE`` passes a parameter of the study's function (checked against its
-    signature: an unknown one is refused in one line, exit 2); ``--set help`` lists them with their defaults."""
+    signature: an unknown one is refused in one line, exit 2); ``--set help`` lists them with their defaults
+    and the bounds the study checks, with or without ``--out``."""
     assert main(["study", "ttn-dynamic", "--out", str(tmp_path / "h"), "--set", "help"]) == 0
     out = capsys.readouterr().out
-    assert "L (default 3)" in out and "patterns" in out and "on_point" not in out
+    assert "  L  " in out and "default 3" in out and "an integer in [2, 8]" in out and "patterns" in out
+    assert "on_point" not in out
+    assert main(["study", "kim-fig12", "--set=help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 5 and out[1].split()[:3] == ["N", "default", "4096"] and "[4, 65536]" in out[1]
+    assert not (tmp_path / "k").exists()
     assert main(["study", "kim-fig12", "--out", str(tmp_path / "x"), "--set", "Q=3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--set" in err[0] and "N, loads, storage, measure" in err[0]
