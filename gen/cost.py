@@ -72,7 +72,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -143,6 +143,11 @@ COST_PARAMS: tuple[Param, ...] = (
     Param("p_link_ll", float, 0.040, "W per signal driving a local (<1 m backplane) link with a dedicated SerDes, "
           "direct networks (Table 5, P_link_ll)", minimum=0),
 )
+#: the largest value any numeric model parameter takes (prices in $, lengths in m, powers in W, counts): far
+#: above any real one, and low enough that the model's sums over a million routers and cables stay finite
+COST_PARAM_MAX = 1e12
+COST_PARAMS = tuple(replace(p, maximum=COST_PARAM_MAX) if p.type in (int, float) and p.maximum is None else p
+                    for p in COST_PARAMS)
 _BY_NAME = {p.name: p for p in COST_PARAMS}
 
 

@@ -196,3 +196,20 @@ def test_build_dir_with_space_gets_a_private_reused_root(tmp_path, monkeypatch):
     root.chmod(0o777)  # as if someone else could have written into it
     with pytest.raises(CosimError, match="writable by its group or others"):
         spaceless(tmp_path / "with space")
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e13", "inf", "nan", "-1"])
+def test_cost_parameter_out_of_range_refused_in_one_line(value):
+    """A cost-model value the model's sums cannot hold (``COST_PARAM_MAX``) or that is no finite number: one line,
+    exit 2, no ``Infinity`` in a JSON report."""
+    refused(["cost", "fbfly", "--k", "4", "--n", "2", "--cost", f"router_chip={value}", "--json"], "router_chip")
+
+
+def test_cost_parameter_at_its_maximum_stays_finite(capsys):
+    from radixnet.cli import main
+    from radixnet.gen.cost import COST_PARAM_MAX
+    assert main(["cost", "fbfly", "--k", "4", "--n", "2", "--cost", f"router_chip={COST_PARAM_MAX:g}",
+                 "--cost", f"cable_per_m={COST_PARAM_MAX:g}", "--json"]) == 0
+    out = capsys.readouterr().out
+    rep = json.loads(out)
+    assert "Infinity" not in out and 1e11 < rep["cost_per_node"] < 1e15
