@@ -215,8 +215,8 @@ def estimate(name: str, *, allow_huge: bool = False, max_memory: int | None = No
         if not allow_huge and (routers > MAX_ROUTERS or channels > MAX_CHANNELS):
             given = " ".join(f"--{k.replace('_', '-')} {_show(v)}" for k, v in values.items() if v is not None)
             raise ParamError(_largest_param(fam, values, routers + channels),
-                             f"{name} with {given or 'the default parameters'} has {routers:,} routers and "
-                             f"{channels:,} channels; at most {MAX_ROUTERS:,} routers and {MAX_CHANNELS:,} "
+                             f"{name} with {given or 'the default parameters'} has {_count(routers)} routers and "
+                             f"{_count(channels)} channels; at most {MAX_ROUTERS:,} routers and {MAX_CHANNELS:,} "
                              f"channels are allowed")
         size = Size(params, routers, channels, fam.count_terminals(params, routers))
         check_memory({"network": size.memory()["peak"]}, max_memory, what=f"building {name} ({size.describe()})",
@@ -225,7 +225,26 @@ def estimate(name: str, *, allow_huge: bool = False, max_memory: int | None = No
 
 
 def _show(v: Any) -> str:
-    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+    """A parameter value for a one-line message: a long list by its first entries and its length.
+
+    >>> _show([2] * 50001)
+    '2,2,2,2,2,2,2,2,... (50,001 entries)'
+    """
+    if isinstance(v, (list, tuple)):
+        head = ",".join(map(str, v[:8]))
+        return head if len(v) <= 8 else f"{head},... ({len(v):,} entries)"
+    text = str(v)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text):,} characters)"
+
+
+def _count(n: int) -> str:
+    """A count for a message, ``1,234`` or, past 30 digits, its order of magnitude (Python refuses to print an
+    integer of more than 4,300 digits).
+
+    >>> _count(16_000_000), _count(2 ** 50001)
+    ('16,000,000', 'about 10^15052')
+    """
+    return f"{n:,}" if n.bit_length() <= 100 else f"about 10^{int(n.bit_length() * 0.30102999566)}"
 
 
 def _largest_param(fam: Family, values: dict[str, Any], total: int) -> str:

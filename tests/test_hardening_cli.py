@@ -213,3 +213,10 @@ def test_cost_parameter_at_its_maximum_stays_finite(capsys):
     out = capsys.readouterr().out
     rep = json.loads(out)
     assert "Infinity" not in out and 1e11 < rep["cost_per_node"] < 1e15
+
+
+def test_huge_dims_list_refused_in_one_short_line():
+    """50,001 torus dimensions: a network of about 10^15052 routers, refused in one line of bounded length (no
+    "Exceeds the limit (4300 digits)" traceback, no 100 KB message)."""
+    line = refused(["topo", "torus", "--dims", ",".join(["2"] * 50001)], "about 10^15052 routers")
+    assert len(line) < 400
