@@ -220,3 +220,13 @@ def test_huge_dims_list_refused_in_one_short_line():
     "Exceeds the limit (4300 digits)" traceback, no 100 KB message)."""
     line = refused(["topo", "torus", "--dims", ",".join(["2"] * 50001)], "about 10^15052 routers")
     assert len(line) < 400
+
+
+def test_graphml_with_two_graphs_refused(tmp_path):
+    """networkx reads a GraphML file's first graph only: a file with two is refused, not half read."""
+    f = tmp_path / "two.graphml"
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n'
+                 '<graph id="a" edgedefault="undirected"><node id="0"/><node id="1"/><edge source="0" target="1"/>'
+                 '</graph>\n<graph id="b" edgedefault="undirected"><node id="2"/><node id="3"/>'
+                 '<edge source="2" target="3"/></graph>\n</graphml>\n')
+    refused(["topo", "file", "--path", str(f)], "holds 2 graphs")

@@ -273,6 +273,10 @@ def _read_graphml(path: str, data: bytes) -> dict:
         g = nx.parse_graphml(data)
     except Exception as e:  # ElementTree.ParseError, NetworkXError, KeyError on bad keys, ValueError ...
         raise ParamError("path", f"{path}: not a readable GraphML file ({type(e).__name__}: {_short(str(e))})") from None
+    import xml.etree.ElementTree as ET
+    graphs = sum(1 for el in ET.fromstring(data) if el.tag.rsplit("}", 1)[-1] == "graph")
+    if graphs > 1:   # networkx reads the first one only
+        raise ParamError("path", f"{path}: holds {graphs} graphs; give a GraphML file with one network")
     edges = list(g.edges())
     nodes = list(g.nodes)
     out = {"us": [str(a) for a, _ in edges], "vs": [str(b) for _, b in edges], "where": [None] * len(edges),
