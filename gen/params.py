@@ -296,13 +296,21 @@ def check_out_file(path: Any, name: str) -> Path:
     if text is None or not str(text).strip():
         raise ParamError(name, "must name a file (got an empty string)")
     p = Path(text)
-    if p.is_dir():
-        raise ParamError(name, f"{text} is a directory, not a file")
-    parent = p.absolute().parent
-    if not parent.is_dir():
-        raise ParamError(name, f"cannot write {text}: {parent} is not a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ParamError(name, f"cannot write {text}: permission denied")
-    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
-        raise ParamError(name, f"cannot write {text}: cannot create files in {parent}")
+    try:   # a name the file system refuses (too long, ...) is an error of the parameter, not a traceback
+        if p.is_dir():
+            raise ParamError(name, f"{text} is a directory, not a file")
+        parent = p.absolute().parent
+        if not parent.is_dir():
+            raise ParamError(name, f"cannot write {text}: {parent} is not a directory")
+        if p.exists() and not os.access(p, os.W_OK):
+            raise ParamError(name, f"cannot write {text}: permission denied")
+        if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+            raise ParamError(name, f"cannot write {text}: cannot create files in {parent}")
+    except OSError as e:
+        raise ParamError(name, f"cannot write {_short_path(text)}: {e.strerror or e}") from None
     return p
+
+
+def _short_path(text: str) -> str:
+    """A path for a one-line message: a long one by its start and end."""
+    return text if len(text) <= 80 else f"{text[:40]}...{text[-30:]}"

@@ -230,3 +230,10 @@ def test_graphml_with_two_graphs_refused(tmp_path):
                  '</graph>\n<graph id="b" edgedefault="undirected"><node id="2"/><node id="3"/>'
                  '<edge source="2" target="3"/></graph>\n</graphml>\n')
     refused(["topo", "file", "--path", str(f)], "holds 2 graphs")
+
+
+def test_file_name_too_long_refused_in_one_line(tmp_path):
+    """A 300-character file name (past the file system's 255): refused before any work, in one short line."""
+    line = refused(["topo", "fbfly", "--k", "4", "--n", "2", "--export", "json", str(tmp_path / ("a" * 300))],
+                   "File name too long")
+    assert "--export" in line and len(line) < 300
