@@ -241,6 +241,14 @@ def _set_parent_death_signal() -> bool:
         return False
 
 
+_JSON_NAME = {str: "string", int: "integer", dict: "object"}
+
+
+def _short_json(v: Any) -> str:
+    text = json.dumps(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 class PointStore:
     """``points.jsonl``: append-only, one record per finished point, durable per line.
 
@@ -257,6 +265,8 @@ class PointStore:
 
     #: Fields of a sweep point's record.
     POINT_KEYS = ("routing", "load", "seed", "fingerprint", "result")
+    #: The JSON type each field of a sweep point's record must have (its ``load`` is also in (0, 1])
+    TYPES = {"routing": str, "load": (int, float), "seed": int, "fingerprint": dict, "result": dict}
 
     def __init__(self, path: str | os.PathLike, keys: tuple[str, ...] = POINT_KEYS, what: str = "point") -> None:
         self.path = Path(path)
@@ -291,13 +301,35 @@ class PointStore:
                 rec = json.loads(line)
                 for key in self.keys:
                     rec[key]  # noqa: B018
-                if "load" in self.keys:
-                    rec["load"] = round(float(rec["load"]), _DIGITS)
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 self.warnings.append(f"{self.path}:{no}: not a {self.what} record, ignored")
                 continue
+            bad = self._bad_field(rec)
+            if bad:
+                self.warnings.append(f"{self.path}:{no}: {bad}; not a {self.what} record, ignored (it runs again)")
+                continue
+            if "load" in self.keys:
+                rec["load"] = round(float(rec["load"]), _DIGITS)
             records.append(rec)
         return records
+
+    def _bad_field(self, rec: Any) -> str:
+        """What is wrong with a record's fields (a type, a load outside (0, 1]), or "" when nothing is.
+
+        >>> PointStore("p.jsonl")._bad_field({"routing": "min", "load": 5.0, "seed": 0, "fingerprint": {},
+        ...                                   "result": {}})
+        "'load' must be in (0, 1] (got 5.0)"
+        """
+        if not isinstance(rec, dict):
+            return f"a record must be a JSON object (got {type(rec).__name__})"
+        types = self.TYPES if self.keys == self.POINT_KEYS else {}   # other stores keep records of their own
+        for key in self.keys:
+            want = types.get(key)
+            if want is not None and (not isinstance(rec[key], want) or isinstance(rec[key], bool)):
+                return f"{key!r} must be a JSON {_JSON_NAME.get(want, 'number')} (got {_short_json(rec[key])})"
+        if types and not 0 < rec["load"] <= 1:
+            return f"'load' must be in (0, 1] (got {rec['load']!r})"
+        return ""
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one record as one line, then flush it to disk (``fsync``).

@@ -237,3 +237,25 @@ def test_file_name_too_long_refused_in_one_line(tmp_path):
     line = refused(["topo", "fbfly", "--k", "4", "--n", "2", "--export", "json", str(tmp_path / ("a" * 300))],
                    "File name too long")
     assert "--export" in line and len(line) < 300
+
+
+def test_sweep_points_with_wrong_types_run_again(tmp_path):
+    """A ``points.jsonl`` line with every key but a wrong type (``"result": "oops"``) or an edited load outside
+    (0, 1] is not a record: a warning naming the file, line and field, and the point runs again (no traceback,
+    no silent use of the edited load)."""
+    out = tmp_path / "sw"
+    args = ["sweep", "--topo", "fbfly", "--k", "2", "--n", "2", "--routing", "min", "--loads", "0.1,0.2",
+            "--measure", "200", "--out", str(out), "--quiet"]
+    r = subprocess.run([sys.executable, "-m", "radixnet", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    path = out / "points.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    recs[0]["result"] = "oops"
+    recs[1]["load"] = 5.0
+    path.write_text("".join(json.dumps(x) + "\n" for x in recs))
+    r = subprocess.run([sys.executable, "-m", "radixnet", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "points.jsonl:1: 'result' must be a JSON object" in r.stderr
+    assert "points.jsonl:2: 'load' must be in (0, 1] (got 5.0)" in r.stderr
+    again = [json.loads(x) for x in path.read_text().splitlines()[2:]]
+    assert sorted(x["load"] for x in again) == [0.1, 0.2]
