@@ -562,15 +562,16 @@ class HiradixStages:
                 with m.If(t["head"]):
                     m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
                 lane_flits.append(fl)
+                by = Signal(P * S, name=f"st_granted_by_{lane_sfx(p, s)}")   # per output and grant
+                m.d.comb += by.eq(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]))
                 granted = Signal(name=f"st_granted_{lane_sfx(p, s)}")
-                m.d.comb += granted.eq(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]).any())
+                m.d.comb += granted.eq(by.any())
                 granted_lane.append(granted)
                 if vpc == 1:   # known before the grant: RI stored it
                     ovc = t["ovc"]
                 else:
                     ovc = Signal(vw, name=f"st_granted_ovc_{lane_sfx(p, s)}")
-                    m.d.comb += ovc.eq(_mux_onehot(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]),
-                                                   [g_ovc[o][j] for o in range(P) for j in range(S)]))
+                    m.d.comb += ovc.eq(_mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
                 pops.append(Mux(granted, t["voh"], 0))
                 # IN of the next cycle: the head binds, the tail (the lane's flit's own kind) unbinds
                 ends = Signal(name=f"st_ends_{lane_sfx(p, s)}")
