@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import socket
+import struct
 import time
 import uuid
 from typing import Any, Callable, Hashable, Iterator
@@ -39,13 +41,16 @@ from urllib.parse import urlsplit
 
 from ..gen import ParamError
 
-__all__ = ["ADDRESS_ALLOWED", "CONNECT_TIMEOUT", "KILLED_RESUBMITS", "DaskPool", "SchedulerLost", "WorkerLost",
-           "active_client", "cluster_line", "connect", "parse_address", "scheduler", "use_client", "worker_threads"]
+__all__ = ["ADDRESS_ALLOWED", "CONNECT_TIMEOUT", "HANDSHAKE_MAX", "KILLED_RESUBMITS", "DaskPool", "SchedulerLost",
+           "WorkerLost", "active_client", "cluster_line", "connect", "parse_address", "probe", "scheduler", "use_client",
+           "worker_threads"]
 
 #: What ``--scheduler`` takes (the error message names it).
 ADDRESS_ALLOWED = "tcp://HOST:PORT or tls://HOST:PORT of a running Dask scheduler (HOST:PORT means tcp://)"
 #: Seconds :func:`connect` waits for the scheduler before giving up.
 CONNECT_TIMEOUT = 10.0
+#: Bytes a Dask scheduler's first message (its handshake, a few hundred) may announce; more is not Dask.
+HANDSHAKE_MAX = 1 << 20
 #: Times a point that ended in ``KilledWorker`` is submitted again before it is reported as lost.
 KILLED_RESUBMITS = 2
 
@@ -106,6 +111,113 @@ def parse_address(address: str) -> str:
     return f"{scheme.lower()}://{parts.netloc}"
 
 
+def _tls_context(addr: str):
+    """The client TLS context of the Dask configuration, or ParamError naming what ``tls://`` needs."""
+    from distributed.security import Security
+    try:  # what a Client does: the configured security loader, else the configuration's settings
+        from distributed.client import _maybe_call_security_loader
+        security = _maybe_call_security_loader(addr) or Security()
+    except ImportError:  # pragma: no cover - another distributed
+        security = Security()
+    ctx = security.get_connection_args("client").get("ssl_context")
+    if ctx is None:
+        raise ParamError("scheduler", f"{addr}: tls:// needs the Dask configuration's client TLS settings "
+                                      "(distributed.comm.tls.ca-file, .client.cert, .client.key; docs/cluster.md); "
+                                      "or give tcp://HOST:PORT")
+    return ctx
+
+
+def _recv(sock: socket.socket, n: int, left: Callable[[], float]) -> bytes:
+    """Exactly ``n`` bytes from ``sock`` before the deadline (TimeoutError), or ConnectionError at its end."""
+    buf = bytearray()
+    while len(buf) < n:
+        sock.settimeout(left())
+        chunk = sock.recv(min(n - len(buf), 1 << 16))
+        if not chunk:
+            raise ConnectionError("closed the connection")
+        buf += chunk
+    return bytes(buf)
+
+
+def probe(address: str, timeout: float | None = None) -> None:
+    """Check that a Dask scheduler greets at ``address`` within ``timeout`` seconds, before any Dask client.
+
+    A Dask scheduler sends its handshake first: one message of a few hundred bytes, framed as an 8-byte
+    length, then an 8-byte frame count and the frame lengths. The deadline covers connecting (retried
+    while refused, as Dask does for a scheduler still starting), the TLS handshake and that first message;
+    a Dask client itself would wait for the message forever, and take any 8 bytes for a length to allocate.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler (:func:`parse_address`).
+    timeout : float, optional
+        Seconds (default :data:`CONNECT_TIMEOUT`).
+
+    Raises
+    ------
+    ParamError
+        Naming ``--scheduler``: no server, a server that sends nothing in time, one whose first message is
+        not Dask's, or ``tls://`` without the Dask TLS settings.
+    """
+    addr = parse_address(address)
+    wait = CONNECT_TIMEOUT if timeout is None else float(timeout)
+    scheme, _, rest = addr.partition("://")
+    parts = urlsplit("//" + rest)
+    ctx = _tls_context(addr) if scheme == "tls" else None
+    deadline = time.monotonic() + wait
+
+    def left() -> float:
+        t = deadline - time.monotonic()
+        if t <= 0:
+            raise TimeoutError
+        return t
+
+    stage, delay = "connect", 0.01
+    try:
+        while True:
+            try:
+                raw = socket.create_connection((parts.hostname, parts.port), timeout=left())
+                break
+            except (ConnectionRefusedError, socket.gaierror) as e:
+                if deadline - time.monotonic() <= delay:
+                    raise e
+                time.sleep(delay)
+                delay = min(2 * delay, 0.5)
+        with raw:
+            stage = "greet"
+            raw.settimeout(left())
+            sock = ctx.wrap_socket(raw, server_hostname=parts.hostname) if ctx is not None else raw
+            with sock:
+                (size,) = struct.unpack("Q", head := _recv(sock, 8, left))
+                if not 16 <= size <= HANDSHAKE_MAX:
+                    raise ValueError(head)
+                body = _recv(sock, size, left)
+                (frames,) = struct.unpack_from("Q", body)
+                if not 1 <= frames <= 64 or 8 + 8 * frames > size:
+                    raise ValueError(body[:8])
+    except ParamError:
+        raise
+    except ValueError as e:
+        raise ParamError("scheduler", f"the server at {addr} is not a Dask scheduler (its first answer begins "
+                                      f"{e.args[0][:16]!r}, not a Dask message); give {ADDRESS_ALLOWED}") from None
+    except (TimeoutError, socket.timeout):
+        if stage == "connect":
+            raise ParamError("scheduler", f"no Dask scheduler answered at {addr} within {wait:g} s (TimeoutError); "
+                                          f"start one with `dask scheduler`, or give {ADDRESS_ALLOWED}") from None
+        raise ParamError("scheduler", f"the server at {addr} accepted the connection but sent no Dask greeting "
+                                      f"within {wait:g} s (not a Dask scheduler, or a tls:// one given as tcp://); "
+                                      f"give {ADDRESS_ALLOWED}") from None
+    except OSError as e:  # refused, unreachable, unknown host, a TLS handshake refused, closed
+        why = type(e).__name__ + (f": {e.strerror or e.reason}" if getattr(e, "strerror", None)
+                                  or getattr(e, "reason", None) else f": {e}" if str(e) else "")
+        if stage == "connect":
+            raise ParamError("scheduler", f"no Dask scheduler answered at {addr} within {wait:g} s ({why}); start "
+                                          f"one with `dask scheduler`, or give {ADDRESS_ALLOWED}") from None
+        raise ParamError("scheduler", f"the server at {addr} broke off the Dask greeting ({why}); give "
+                                      f"{ADDRESS_ALLOWED}") from None
+
+
 def connect(address: str, timeout: float | None = None, check: bool = True):
     """Connect to a Dask scheduler, refusing an address that is malformed or does not answer in time.
 
@@ -127,11 +239,12 @@ def connect(address: str, timeout: float | None = None, check: bool = True):
     Raises
     ------
     ParamError
-        Naming ``--scheduler``: a malformed address, no scheduler answering within ``timeout``, or a
-        worker without radixnet.
+        Naming ``--scheduler``: a malformed address, no scheduler answering within ``timeout`` (its first
+        message included, :func:`probe`), a server that is not Dask's, or a worker without radixnet.
     """
     addr = parse_address(address)
     wait = CONNECT_TIMEOUT if timeout is None else timeout
+    probe(addr, wait)  # a server that is not Dask's, or that never answers, is refused here
     from distributed import Client
     try:
         client = Client(addr, timeout=wait, set_as_default=False)
@@ -139,6 +252,9 @@ def connect(address: str, timeout: float | None = None, check: bool = True):
         raise ParamError("scheduler", f"no Dask scheduler answered at {addr} within {wait:g} s "
                                       f"({type(e).__name__}); start one with `dask scheduler`, or give "
                                       f"{ADDRESS_ALLOWED}") from None
+    except Exception as e:  # noqa: BLE001 - whatever else the handshake raises is a refused address
+        raise ParamError("scheduler", f"cannot connect to the Dask scheduler at {addr} ({type(e).__name__}: "
+                                      f"{str(e).splitlines()[0] if str(e) else ''})") from None
     if check:
         try:
             _check_workers(client)
