@@ -649,7 +649,18 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     ``o`` (sent on the link from cycle ``t + dst``), and a credit for its slot goes upstream. A head leaves
     with the header (``nphase``, ``ndecided``, ``ninter``); ``nphase < 0``: the one its packet holds (a VC
     that holds its output VC, so that its request reads no packet fields, or a routing that never changes
-    the header, :func:`_decide`). ``cs``: the credit pipes' slot of cycle ``t`` (``t % Tc``)."""
+    the header, :func:`_decide`). ``cs``: the credit pipes' slot of cycle ``t`` (``t % Tc``). Both sides of the
+    grant at once: :func:`_grant_in`, then :func:`_grant_out` (``hiradix`` applies them a cycle apart, §R11.4)."""
+    flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
+    _grant_in(r, p, v, o, ov, cs, prm, tp, rs, lk)
+    _grant_out(r, o, ov, flit, nphase, ndecided, ninter, t, prm, tp, rs, pk)
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _grant_in(r, p, v, o, ov, cs, prm, tp, rs, lk):
+    """The input side of a grant of input VC (r, p, v)'s front flit to (o, ov): the flit leaves its buffer, a
+    head of a packet longer than a flit binds the VC to (o, ov), a tail unbinds it, and a credit for the slot
+    goes upstream (``cs``: the credit pipes' slot of this cycle)."""
     L = prm.L
     buf, bhead, bcnt = rs.buf, rs.bhead, rs.bcnt
     Bd = buf.shape[3]
@@ -659,6 +670,36 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     # an emptied buffer restarts at slot 0 (so does an output queue): below saturation the queues then
     # stay in their first cache line instead of cycling through every slot
     bhead[r, p, v] = 0 if bcnt[r, p, v] == 0 else wrap(bhead[r, p, v] + 1, Bd)
+    idx = flit - packet_of(flit, L) * L
+    if idx == 0 and idx != L - 1:
+        rs.in_active[r, p, v] = 1
+        rs.in_o[r, p, v] = o
+        rs.in_ov[r, p, v] = ov
+    if idx == L - 1:
+        # the tail releases its input VC's allocation (for L = 1 in the single-cycle model it was never set;
+        # in the iq model VA set it, §R10)
+        rs.in_active[r, p, v] = 0
+    # the VC leaves its router's lists when emptied, and changes list when it took or released an output VC
+    if bcnt[r, p, v] == 0:
+        _list_drop(rs, r, k0, p, v)
+    elif rs.in_active[r, p, v] != k0:
+        _list_drop(rs, r, k0, p, v)
+        _list_add(rs, r, 1 - k0, p, v)
+    # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
+    c_in = tp.in_ch[r, p]
+    if c_in >= 0:
+        _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, cs, v)
+    else:
+        _send_credit(lk.tcpipe, lk.cred_term, lk.n_cred_term, tp.in_term[r, p], cs, v)
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _grant_out(r, o, ov, flit, nphase, ndecided, ninter, t, prm, tp, rs, pk):
+    """The output side of a grant of ``flit`` to (o, ov) in cycle ``t``: a head commits its header (``nphase``,
+    ``ndecided``, ``ninter``; ``nphase < 0``: the one its packet holds), its ``hops`` grows at a network port,
+    its hop is traced (§R9), and with ``L > 1`` it holds the output VC, which its tail releases; the flit takes
+    a credit of (o, ov) and joins the output queue of ``o`` (sent on the link from cycle ``t + dst``)."""
+    L = prm.L
     pid = packet_of(flit, L)
     idx = flit - pid * L
     eject = tp.out_term[r, o] >= 0
@@ -684,21 +725,9 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
                 pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
             pk.nhop[pid] += 1
         if idx != L - 1:
-            rs.in_active[r, p, v] = 1
-            rs.in_o[r, p, v] = o
-            rs.in_ov[r, p, v] = ov
             rs.ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
     if idx == L - 1:
-        # the tail releases its input VC's allocation and the output VC it held (for L = 1 in the
-        # single-cycle model neither was ever set; in the iq model VA set both, §R10)
-        rs.in_active[r, p, v] = 0
-        rs.ovc_busy[r, o, ov] = 0
-    # the VC leaves its router's lists when emptied, and changes list when it took or released an output VC
-    if bcnt[r, p, v] == 0:
-        _list_drop(rs, r, k0, p, v)
-    elif rs.in_active[r, p, v] != k0:
-        _list_drop(rs, r, k0, p, v)
-        _list_add(rs, r, 1 - k0, p, v)
+        rs.ovc_busy[r, o, ov] = 0   # the tail releases the output VC it held (L = 1: never set, §R10)
     if not eject or prm.E > 0:
         rs.credit[r, o, ov] -= 1
     Q = rs.oq.shape[2]
@@ -712,12 +741,6 @@ def _grant(r, p, v, o, ov, nphase, ndecided, ninter, t, cs, prm, tp, rs, lk, pk)
     if prm.dst > 0:   # with dst = 0 (single-cycle) a flit may take the link in its grant cycle
         rs.oqt[r, o, slot] = t + prm.dst
     rs.oq_cnt[r, o] += 1
-    # credit back upstream for the freed input slot, usable there Tc cycles later (§R2, §R10)
-    c_in = tp.in_ch[r, p]
-    if c_in >= 0:
-        _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, cs, v)
-    else:
-        _send_credit(lk.tcpipe, lk.cred_term, lk.n_cred_term, tp.in_term[r, p], cs, v)
 
 
 # allocation modes (§R6, §R10)
@@ -1007,36 +1030,13 @@ GR_FIELDS = ("o", "p", "v", "ov", "phase", "decided", "inter")
 
 @compiled(cache=True, _nrt=False)
 def _hr_in(r, prm, tp, rs, lk, sc):
-    """§R11.4 IN of router ``r``: the input side of the grants ST applied in the cycle before (``gi``): each
-    granted flit leaves its buffer (its slot's credit goes upstream, usable ``Tc`` cycles later); with ``L > 1``
-    a head binds its input VC to its output VC and a tail unbinds it. True when a grant was applied."""
-    L = prm.L
-    gi, buf, bhead, bcnt = rs.gi, rs.buf, rs.bhead, rs.bcnt
-    Bd = buf.shape[3]
+    """§R11.4 IN of router ``r``: the input side of the grants ST applied in the cycle before (``gi``), each by
+    :func:`_grant_in` (the flit leaves its buffer, its slot's credit goes upstream, a head binds, a tail
+    unbinds). True when a grant was applied."""
+    gi = rs.gi
     n = rs.gi_n[r]
     for i in range(n):
-        o, p, v, ov = gi[r, i, 0], gi[r, i, 1], gi[r, i, 2], gi[r, i, 3]
-        flit = buf[r, p, v, bhead[r, p, v]]
-        k0 = rs.in_active[r, p, v]   # the router list the VC is in
-        bcnt[r, p, v] -= 1
-        bhead[r, p, v] = 0 if bcnt[r, p, v] == 0 else wrap(bhead[r, p, v] + 1, Bd)
-        idx = flit - packet_of(flit, L) * L
-        if idx == 0 and idx != L - 1:
-            rs.in_active[r, p, v] = 1
-            rs.in_o[r, p, v] = o
-            rs.in_ov[r, p, v] = ov
-        if idx == L - 1:
-            rs.in_active[r, p, v] = 0
-        if bcnt[r, p, v] == 0:
-            _list_drop(rs, r, k0, p, v)
-        elif rs.in_active[r, p, v] != k0:
-            _list_drop(rs, r, k0, p, v)
-            _list_add(rs, r, 1 - k0, p, v)
-        c_in = tp.in_ch[r, p]
-        if c_in >= 0:
-            _send_credit(lk.cpipe, lk.cred_ch, lk.n_cred_ch, c_in, sc.tcs[0], v)
-        else:
-            _send_credit(lk.tcpipe, lk.cred_term, lk.n_cred_term, tp.in_term[r, p], sc.tcs[0], v)
+        _grant_in(r, gi[r, i, 1], gi[r, i, 2], gi[r, i, 0], gi[r, i, 3], sc.tcs[0], prm, tp, rs, lk)
     rs.gi_n[r] = 0
     return n > 0
 
@@ -1044,57 +1044,16 @@ def _hr_in(r, prm, tp, rs, lk, sc):
 @compiled(cache=True, _nrt=False)
 def _hr_st(r, t, prm, tp, rs, pk):
     """§R11.4 ST of router ``r`` in cycle ``t``: the output side of the grants GO registered in ``t - 1``, in
-    each output's grant order: the requested VC's front flit in the view (its buffer after this cycle's IN)
-    takes a credit of its output VC and joins the output queue to leave on the link from ``t + dst``; a head
-    commits RI's decision (``hops`` grows at a network port) and with ``L > 1`` holds the output VC, a tail
-    releases it. The grants move on to ``gi`` (their IN is the next cycle). True when a grant was applied."""
-    L = prm.L
+    each output's grant order, by :func:`_grant_out`: the requested VC's front flit in the view (its buffer after
+    this cycle's IN) commits its header, takes a credit and joins the output queue; a head holds the output VC
+    and a tail releases it. The grants move on to ``gi`` (their IN is the next cycle). True when a grant was
+    applied."""
     gr, gi = rs.gr, rs.gi
     n = rs.gr_n[r]
     for i in range(n):
         o, p, v, ov = gr[r, i, 0], gr[r, i, 1], gr[r, i, 2], gr[r, i, 3]
-        nphase, ndecided, ninter = gr[r, i, 4], gr[r, i, 5], gr[r, i, 6]
-        flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
-        pid = packet_of(flit, L)
-        idx = flit - pid * L
-        eject = tp.out_term[r, o] >= 0
-        if idx == 0:
-            if nphase < 0:   # a routing that never changes the header
-                if prm.trace_on:
-                    nphase = pk.phase[pid]
-                    ndecided = pk.decided[pid]
-                    ninter = pk.inter[pid]
-            else:
-                pk.phase[pid] = nphase
-                pk.decided[pid] = ndecided
-                pk.inter[pid] = ninter
-            if not eject:
-                pk.hops[pid] += 1
-            if prm.trace_on:
-                h = pk.nhop[pid]
-                if h < pk.hop_router.shape[1]:
-                    pk.hop_router[pid, h] = r
-                    pk.hop_port[pid, h] = o
-                    pk.hop_vc[pid, h] = ov
-                    pk.hop_cycle[pid, h] = t
-                    pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
-                pk.nhop[pid] += 1
-            if idx != L - 1:
-                rs.ovc_busy[r, o, ov] = 1  # an ejection port's implicit VC is held head to tail too (§R5)
-        if idx == L - 1:
-            rs.ovc_busy[r, o, ov] = 0
-        if not eject or prm.E > 0:
-            rs.credit[r, o, ov] -= 1
-        Q = rs.oq.shape[2]
-        if rs.oq_cnt[r, o] == 0:   # the queue joins the link stage's list of cycle t + dst
-            w = (t + prm.dst) & (rs.wheel.shape[0] - 1)
-            rs.wheel[w, rs.n_wheel[w]] = (r << 16) | o   # ports < 2**16
-            rs.n_wheel[w] += 1
-        slot = wrap(rs.oq_head[r, o] + rs.oq_cnt[r, o], Q)
-        rs.oq[r, o, slot] = flit
-        rs.oqv[r, o, slot] = ov
-        rs.oqt[r, o, slot] = t + prm.dst
-        rs.oq_cnt[r, o] += 1
+        _grant_out(r, o, ov, rs.buf[r, p, v, rs.bhead[r, p, v]], gr[r, i, 4], gr[r, i, 5], gr[r, i, 6], t, prm, tp,
+                   rs, pk)
         gi[r, i, 0] = o
         gi[r, i, 1] = p
         gi[r, i, 2] = v
