@@ -26,7 +26,7 @@ import numpy as np
 from ..gen import Network, ParamError
 from ..gen.params import ROUTER_LIMITS, Param
 from ..gen.progress import report
-from ..gen.resources import MEMORY_FRACTION, format_bytes, memory_limit
+from ..gen.resources import effective_limit, format_bytes, memory_limit
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (
     PRIO,
@@ -276,18 +276,17 @@ class SimConfig:
         """Refuse (ParamError) a run whose :meth:`memory_estimate` exceeds ``max_memory``."""
         parts = self.memory_estimate(batch, trace)
         total = sum(parts.values())
-        limit = memory_limit(self.max_memory)
-        if total > limit:
+        limit = effective_limit(self.max_memory)  # --max-memory or the RAM's share, within the process's limits
+        if total > limit.bytes:
             top = max(parts, key=parts.get)
             what = {"routers": "routers x ports x --vcs x --vc-depth", "links": "channels x --link-latency x --vcs",
                     "injection": "terminals", "tables": "routers^2 route tables",
                     "packets": "terminals x --batch" if batch else "the packet table",
                     "in_flight": "the packets the buffers hold, (channels + terminals) x --vcs x --vc-depth / "
                                  "--packet-length"}[top]
-            src = "--max-memory" if self.max_memory is not None else f"{MEMORY_FRACTION:g} of this machine's RAM"
             raise ParamError("max-memory", f"this simulation needs about {format_bytes(total)} (mostly {top}: {what}), "
-                                           f"more than the limit of {format_bytes(limit)} ({src}); make it smaller or "
-                                           f"raise --max-memory")
+                                           f"more than the limit of {format_bytes(limit.bytes)} ({limit.source}); make "
+                                           f"it smaller or {limit.raise_it}")
 
     def check_load(self, load: Any) -> None:
         """Refuse (ParamError) an offered load outside (0, 1] or one whose measurement labels no packet."""

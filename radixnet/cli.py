@@ -16,11 +16,20 @@ import json
 import sys
 from typing import Any, Sequence
 
-from radixnet.gen import ParamError, family_names, get_family
-from radixnet.gen.params import REQUIRED, Parser, UsageError
-from radixnet.gen.routing import DeadlockError
-from radixnet.golden.cluster import SchedulerLost
-from radixnet.golden.native import NativeUnavailable
+from radixnet import limits
+
+try:  # under a tight ulimit -v numpy's libraries may fail to load: one line, not a traceback
+    limits.install()
+    from radixnet.gen import ParamError, family_names, get_family
+    from radixnet.gen.params import REQUIRED, Parser, UsageError
+    from radixnet.gen.routing import DeadlockError
+    from radixnet.golden.cluster import SchedulerLost
+    from radixnet.golden.native import NativeUnavailable
+except (MemoryError, ImportError, SystemError) as _e:
+    if not limits.starved(_e):
+        raise
+    print(limits.out_of_memory("radixnet", _e), file=sys.stderr)
+    raise SystemExit(1) from None
 
 __all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg",
            "add_sim_args", "family_argument", "peek_topo", "print_report", "Parser", "UsageError"]
@@ -503,8 +512,20 @@ def _cmd_mutate(argv: Sequence[str]) -> int:
 
 
 def _cmd_rtl(argv: Sequence[str]) -> int:
+    from amaranth._toolchain.yosys import YosysError
+
     from radixnet.hdl.rtlgen import main as rtlgen_main
-    return rtlgen_main(list(argv), prog="radixnet rtl")
+    try:
+        return rtlgen_main(list(argv), prog="radixnet rtl")
+    except YosysError as e:  # Yosys's own failure, its traceback included: one line
+        import warnings
+        warnings.simplefilter("ignore")  # nor amaranth's UnusedElaboratable of the routers left unwritten, at exit
+        lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+        why = next((x for x in lines if "failed to reserve" in x or "Cannot allocate" in x), None)
+        if why is not None:  # the built-in (WebAssembly) Yosys reserves about 4 GiB of address space
+            raise MemoryError(f"Yosys (WebAssembly) reserves about 4.1 GiB of address space: {why}") from None
+        print(f"radixnet rtl: error: Yosys failed: {lines[-1] if lines else 'no message'}", file=sys.stderr)
+        return 1
 
 
 def _cmd_cosim(argv: Sequence[str]) -> int:
@@ -562,6 +583,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("radixnet: interrupted", file=sys.stderr)
         return 130
+    except (MemoryError, ImportError, SystemError) as e:  # past the estimates, or libraries that could not load
+        if not limits.starved(e):
+            raise
+        print(limits.out_of_memory(f"radixnet {argv[0]}", e), file=sys.stderr)
+        return 1
     except BrokenPipeError:  # stdout closed early (`| head`): no traceback, and none at exit's flush either
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -99,3 +99,65 @@ def test_scheduler_tls_without_settings_is_refused(tmp_path):
                        timeout=60, env=env_free)
     one_line(r, 2, "--scheduler: tls://127.0.0.1:1: tls:// needs the Dask configuration's client TLS settings")
     assert not (tmp_path / "s").exists()
+
+
+# ------------------------------------------------------------------ the memory guard under the process's own limits
+MiB = 1 << 20
+
+
+def test_sim_past_the_address_space_limit_is_refused_before_any_work():
+    # the estimate is about 621 MiB; under ulimit -v 300 MiB it used to die in a MemoryError traceback
+    r = run(["sim", "--topo", "fbfly", "--k", "16", "--n", "3", "--load", "0.3", "--measure", "200"],
+            address_space=300 * MiB)
+    line = one_line(r, 2, "--max-memory: this simulation needs about 621 MiB")
+    assert "(ulimit -v 300 MiB less " in line and line.endswith("raise ulimit -v")
+
+
+@pytest.mark.parametrize("limit", [150, 300])
+@pytest.mark.parametrize("args", [["topo", "fbfly", "--k", "4", "--n", "2", "--metrics"],
+                                  ["sim", *SMALL, "--load", "0.3", "--measure", "200"]],
+                         ids=["topo", "sim"])
+def test_small_commands_under_an_address_space_limit_end_in_one_line(args, limit):
+    """Fine, or one line: numpy and scipy need about 100 MiB of address space each with their OpenBLAS (which
+    spun forever on a buffer it could not allocate as it loaded)."""
+    r = run(args, address_space=limit * MiB, timeout=120)
+    assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    if r.returncode != 0:
+        one_line(r, r.returncode, "out of memory" if r.returncode == 1 else "--max-memory")
+    elif limit == 300:
+        assert r.stdout.strip()
+
+
+def test_cgroup_limits_are_read_up_the_hierarchy(tmp_path):
+    from radixnet.gen.resources import cgroup_memory_limit
+    proc = tmp_path / "cgroup"
+    v2 = tmp_path / "v2"
+    (v2 / "a" / "b").mkdir(parents=True)
+    proc.write_text("0::/a/b\n")
+    (v2 / "a" / "b" / "memory.max").write_text("max\n")
+    assert cgroup_memory_limit(v2, proc) is None
+    (v2 / "a" / "memory.max").write_text(f"{512 * MiB}\n")  # a parent's limit holds its children too
+    assert cgroup_memory_limit(v2, proc) == 512 * MiB
+    (v2 / "a" / "b" / "memory.max").write_text(f"{256 * MiB}\n")
+    assert cgroup_memory_limit(v2, proc) == 256 * MiB
+    v1 = tmp_path / "v1"
+    (v1 / "memory" / "job").mkdir(parents=True)
+    proc.write_text("4:memory:/job\n1:cpu:/job\n")
+    (v1 / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # v1's "no limit"
+    assert cgroup_memory_limit(v1, proc) is None
+    (v1 / "memory" / "job" / "memory.limit_in_bytes").write_text(f"{MiB}\n")
+    assert cgroup_memory_limit(v1, proc) == MiB
+
+
+def test_a_cgroup_limit_plays_the_ram(monkeypatch):
+    from radixnet.gen import ParamError, resources
+    monkeypatch.setattr(resources, "cgroup_memory_limit", lambda: 256 * MiB)
+    monkeypatch.setattr(resources, "ram_bytes", lambda: 16 << 30)
+    lim = resources.effective_limit()
+    assert lim.bytes == 128 * MiB and lim.source == "0.5 of the cgroup's memory.max of 256 MiB"
+    lim = resources.effective_limit(1 << 30)  # --max-memory past the cgroup's limit: the cgroup's
+    assert lim.bytes == 256 * MiB and lim.raise_it == "raise the cgroup's memory.max"
+    with pytest.raises(ParamError, match=r"--max-memory: building fbfly needs about 1 GiB .* more than the limit "
+                                         r"of 256 MiB \(the cgroup's memory.max of 256 MiB\); make it smaller or "
+                                         r"raise the cgroup's memory.max"):
+        resources.check_memory({"network": 1 << 30}, max_memory=1 << 30, what="building fbfly")
