@@ -79,7 +79,7 @@ ValueError: InputUnit: depth (flits per VC buffer) must be an int with depth >= 
 
 from __future__ import annotations
 
-from amaranth import Cat, Module, Mux, Shape, Signal, unsigned
+from amaranth import Cat, Const, Module, Mux, Shape, Signal, unsigned
 from amaranth.hdl import Assert
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
@@ -273,10 +273,10 @@ class FrontInputUnit(wiring.Component):
         them); don't-care when the VC holds fewer flits.
     nge_ivc : list of Signal(4), out
         Per VC, bit ``k - 1``: the VC holds at least ``k`` flits (registers).
-    third_ivc, fourth_ivc : list of Signal(entry), out
-        Per VC, the third and fourth oldest entries: the RAM's head and the slot after it, read at
-        registered addresses (don't-care when the VC holds fewer flits; 0 when ``depth`` is too small to
-        hold them).
+    kind_ivc : list of Signal(8), out
+        Per VC, the kinds of the four oldest entries, registers (what the allocator reads of the flits
+        behind the front one): bit ``2k`` the ``tail`` bit, ``2k + 1`` the ``head`` bit of entry ``k``
+        (0 the oldest); don't-care for entries the VC does not hold.
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
@@ -294,8 +294,7 @@ class FrontInputUnit(wiring.Component):
             "front0_ivc": Out(self.entry_bits).array(n_vcs),
             "front1_ivc": Out(self.entry_bits).array(n_vcs),
             "nge_ivc": Out(4).array(n_vcs),
-            "third_ivc": Out(self.entry_bits).array(n_vcs),
-            "fourth_ivc": Out(self.entry_bits).array(n_vcs),
+            "kind_ivc": Out(8).array(n_vcs),
             "credit_ret_ivc": Out(n_vcs),
             "count_ivc": Out(range(depth + 1)).array(n_vcs),
             "error": Out(1),
@@ -327,6 +326,7 @@ class FrontInputUnit(wiring.Component):
             m.d.comb += nxt.eq(count + push - pop)
             m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3, nxt >= 4))]
             ram_data = None
+            fifth = None   # the fifth oldest entry (the RAM's slot after its head's next), for the kinds
             if rd:
                 # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
                 to_ram = Signal(name=f"to_ram_ivc_{v}")
@@ -343,18 +343,30 @@ class FrontInputUnit(wiring.Component):
                     tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
                     m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(self.entry_bits), depth=rd, init=[])
                     wp, rp = mem.write_port(), mem.read_port(domain="comb")
-                    rp2 = mem.read_port(domain="comb")   # the fourth entry (what the hiradix RI reads of it)
 
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
-                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head),
-                                 rp2.addr.eq(inc(head)), self.fourth_ivc[v].eq(rp2.data)]
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    if rd >= 3:   # the fifth entry's kind, read where only the kind registers' update sees it
+                        rp2 = mem.read_port(domain="comb")
+                        m.d.comb += rp2.addr.eq(inc(inc(head)))
+                        fifth = rp2.data
                     with m.If(to_ram):
                         m.d.sync += tail.eq(inc(tail))
                     with m.If(from_ram):
                         m.d.sync += head.eq(inc(head))
                     ram_data = rp.data
-                m.d.comb += self.third_ivc[v].eq(ram_data)
+            # the four oldest entries' kinds: a shift register beside the FIFO (a pop shifts it by one entry;
+            # the arriving flit's kind lands at its place, count - pop)
+            def kind(e):
+                f = data.View(self.flit_layout, e[:self.flit_layout.size])
+                return Cat(f.tail, f.head)
+            kinds = [self.kind_ivc[v][2 * k:2 * k + 2] for k in range(4)]
+            behind = kinds[1:] + [kind(fifth) if fifth is not None else Const(0, 2)]
+            at = Signal(range(depth + 1), name=f"arrive_at_ivc_{v}")
+            m.d.comb += at.eq(count - pop)
+            for k in range(min(depth, 4)):
+                m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(pop, behind[k], kinds[k])))
             with m.If(pop):
                 m.d.sync += r0.eq(Mux(nge[1], r1, in_entry))
                 if ram_data is not None:

@@ -40,7 +40,8 @@ any state:
 **The view** (§R11.1) is the state at the start of ``t`` with ``t``'s ST applied, as functions of
 registers: an input VC's front is ``front1`` if ST pops it this cycle, else ``front0`` (the
 :class:`~radixnet.hdl.input_unit.FrontInputUnit` holds the first two flits of every VC in
-registers, and its occupancy ``>= 1, 2, 3`` as registered bits); an output VC's ``credit >= k`` is
+registers, the kinds of the first four -- tail and head bits -- in a register beside them, and its
+occupancy ``>= 1, 2, 3`` as registered bits: RI reads no buffer RAM); an output VC's ``credit >= k`` is
 the counter's registered ``count >= k`` bit (:class:`~radixnet.hdl.credits.CreditCounter`
 ``thresholds``: the counters take at GO's edge what ST moves in the next cycle, so a counter is the
 view's); bindings and holds are registers written at GO's edge.
@@ -312,10 +313,10 @@ class HiradixStages:
                 nge = iu.nge_ivc[v]
                 pres = [Signal(name=f"view_has{k}_{tag}") for k in (1, 2, 3)]   # the view holds >= 1, 2, 3 flits
                 m.d.comb += [x.eq(Mux(pop, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
-                # the view's first three flits (its second and third read off the front registers and the
-                # buffer's third and fourth entries)
-                f1 = data.View(lay, Mux(pop, iu.third_ivc[v], iu.front1_ivc[v])[:fw])
-                f2 = data.View(lay, Mux(pop, iu.fourth_ivc[v], iu.third_ivc[v])[:fw])
+                # the kinds (tail, head) of the view's first three flits, from the input unit's kind registers
+                kd = iu.kind_ivc[v]
+                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(3)]
+                tl = [x[0] for x in kv]
                 bidx = Cat(act_ov[p][v][:vw], act_o[p][v])
                 oks = [Signal(name=f"view_bound_ok{k}_{tag}") for k in (1, 2, 3)]   # >= 1, 2, 3 credits (copy)
                 m.d.comb += [x.eq(ri_held[k + 1].bit_select(bidx, 1)) for k, x in enumerate(oks)]
@@ -343,9 +344,9 @@ class HiradixStages:
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
                 e1, e2 = pending[p][v], pending2[p][v]
-                m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~f.tail & ~f1.tail & pres[2] & oks[2],
-                                           Mux(e1 | e2, bound & ~f.tail & pres[1] & oks[1],
-                                               pres[0] & Mux(bound, oks[0], f.head & rvalid & new_ok))))
+                m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
+                                           Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
+                                               pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
                 o_req = Signal(pw, name=f"ri_op_{tag}")
                 m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
                 cm = Signal(commit_lay, name=f"ri_commit_{tag}")
@@ -362,8 +363,8 @@ class HiradixStages:
                 # the kind of the flit this request takes: the view's flit k, k the number of its VC's undecided
                 # requests GO grants (GO counts them, §R11.2)
                 ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(3)]
-                m.d.comb += [t.eq(x.tail & ~x.head) for t, x in zip(ts, (f, f1, f2))]
-                per_v.append({"o": o_req, "head": ~bound, "single": f.tail, "cls": cls[:kb], "hk": hk,
+                m.d.comb += [t.eq(x[0] & ~x[1]) for t, x in zip(ts, kv)]
+                per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
                               "ovc": ovc, "commit": cm, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2]})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,

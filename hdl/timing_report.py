@@ -244,6 +244,27 @@ def path_stages(path: list) -> list[str]:
     return out
 
 
+def path_segments(path: list) -> list[dict]:
+    """The routing segments of a nextpnr critical path: the net, its delay and its ends' tile coordinates.
+
+    A segment's Manhattan distance says whether its wire is long because the placer put its ends apart
+    (``dist`` tiles) or because the net fans out.
+
+    >>> path_segments([{"type": "logic", "delay": 0.4, "net": "a", "from": {"loc": [1, 2]}, "to": {"loc": [1, 2]}},
+    ...                {"type": "routing", "delay": 2.5, "net": "core.rq_op_ip_1", "from": {"loc": [3, 4]},
+    ...                 "to": {"loc": [30, 9]}}])
+    [{'net': 'rq_op_ip_1', 'ns': 2.5, 'from': [3, 4], 'to': [30, 9], 'dist': 32}]
+    """
+    out = []
+    for seg in path:
+        if seg.get("type") != "routing":
+            continue
+        a, b = seg.get("from", {}).get("loc", [0, 0]), seg.get("to", {}).get("loc", [0, 0])
+        out.append({"net": str(seg.get("net", "")).lstrip("\\").removeprefix("core."), "ns": round(seg["delay"], 2),
+                    "from": a, "to": b, "dist": abs(a[0] - b[0]) + abs(a[1] - b[1])})
+    return out
+
+
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False) -> dict | None:
@@ -302,7 +323,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "luts": used.get("TRELLIS_COMB", 0), "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
         "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
-        "crit_routing_ns": round(routing, 2),
+        "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
         "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
                    "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),

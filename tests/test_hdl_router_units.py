@@ -89,6 +89,11 @@ def with_vc(layout, bits, vc):
     return (bits & ~mask) | (vc << f.offset)
 
 
+def bit(bits, field):
+    """A one-bit field of a flit's bits."""
+    return (bits >> field.offset) & 1
+
+
 def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     """Drive an InputUnit under the credit protocol and compare every cycle with a FIFO model.
 
@@ -98,8 +103,8 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     Credits returned in cycle t are usable upstream from t + 1 (§R2, Tl = 1).
     Returns the number of flits that went through.
 
-    ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the third and
-    fourth (``third_ivc``, ``fourth_ivc``, read off the RAM) and the occupancy bits ``nge_ivc`` are checked too.
+    ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the kinds (tail and
+    head bits) of the four oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too.
     """
     layout = unit_layout(n_vcs)
     dut = (FrontInputUnit if front else InputUnit)(n_vcs, depth, layout)
@@ -117,9 +122,13 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
                 assert ctx.get(dut.count_ivc[v]) == len(fifo[v])
                 if front:
                     assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(4) if len(fifo[v]) > k)
-                    for k, port in enumerate((dut.front0_ivc, dut.front1_ivc, dut.third_ivc, dut.fourth_ivc)):
+                    for k, port in enumerate((dut.front0_ivc, dut.front1_ivc)):
                         if len(fifo[v]) > k:
                             assert ctx.get(port[v]) == fifo[v][k], (v, k)
+                    kinds = ctx.get(dut.kind_ivc[v])
+                    for k in range(min(4, len(fifo[v]))):
+                        want = bit(fifo[v][k], layout["tail"]) | bit(fifo[v][k], layout["head"]) << 1
+                        assert (kinds >> 2 * k) & 3 == want, (v, k)
                 elif fifo[v]:
                     assert ctx.get(dut.front_flit_ivc[v].as_value()) == fifo[v][0]
             pops = [v for v in range(n_vcs) if (pop_wish >> v) & 1 and fifo[v]][:speedup]
