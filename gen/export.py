@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from .network import Network
-from .params import ParamError
+from .params import ParamError, replacing
 
 __all__ = ["FORMATS", "EXPORT_BYTES", "memory_estimate", "check_format", "export", "render", "graphml", "graphml_networkx"]
 
@@ -96,11 +96,11 @@ def _runs(counts: np.ndarray) -> str:
 
 
 def export(net: Network, fmt: str, path: str) -> None:
-    """Write ``net`` to ``path`` in ``fmt`` (one of :data:`FORMATS`)."""
+    """Write ``net`` to ``path`` in ``fmt`` (one of :data:`FORMATS`): whole, or (a full disk) not at all."""
     check_format(fmt)
     text = render(net, fmt)
     try:
-        with open(path, "w", encoding="utf-8") as f:
+        with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as f:  # never half a file (a full disk)
             f.write(text)
     except OSError as e:
         raise ParamError("export", f"cannot write {path}: {e.strerror or e}") from None

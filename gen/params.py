@@ -21,16 +21,16 @@ radixnet.gen.params.ParamError: --k: must be an integer >= 2 (got 1)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 __all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file",
-           "read_text_file",
-           "ROUTER_LIMITS"]
+           "read_text_file", "replacing", "ROUTER_LIMITS"]
 
 
 class UsageError(Exception):
@@ -314,3 +314,46 @@ def check_out_file(path: Any, name: str) -> Path:
 def _short_path(text: str) -> str:
     """A path for a one-line message: a long one by its start and end."""
     return text if len(text) <= 80 else f"{text[:40]}...{text[-30:]}"
+
+
+@contextlib.contextmanager
+def replacing(path: Any) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; renamed over ``path`` when the block ends without an error.
+
+    A write that fails (a full disk) leaves ``path`` as it was and no temporary behind: never half a file.
+    The temporary keeps the suffix (matplotlib takes the format from it). A ``path`` that exists and is not
+    a regular file (``/dev/stdout``, a FIFO) is yielded itself; a link to a file has its file replaced.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> with replacing(d / "a.txt") as tmp:
+    ...     _ = tmp.write_text("whole")
+    >>> sorted(os.listdir(d)), (d / "a.txt").read_text()
+    (['a.txt'], 'whole')
+    >>> try:
+    ...     with replacing(d / "a.txt") as tmp:
+    ...         _ = tmp.write_text("half")
+    ...         raise OSError(28, "No space left on device")
+    ... except OSError:
+    ...     pass
+    >>> sorted(os.listdir(d)), (d / "a.txt").read_text()
+    (['a.txt'], 'whole')
+    """
+    p = Path(path)
+    try:
+        in_place = not stat.S_ISREG(os.stat(p).st_mode)
+    except OSError:  # not there yet (or not reachable: the write says why)
+        in_place = False
+    if in_place:
+        yield p
+        return
+    real = Path(os.path.realpath(p))
+    tmp = real.with_name(f".{real.stem[:40]}.{os.getpid()}.tmp{real.suffix[:16]}")
+    try:
+        yield tmp
+        os.replace(tmp, real)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..gen import ParamError, build
 from ..gen.cost import CostParams, CostReport, evaluate, kim_design, kim_lengths
+from ..gen.params import replacing
 
 __all__ = ["kim_cost", "kim_power", "slimfly_cost", "KIM_SIZES", "BUTTERFLY_SIZES", "kim_points"]
 
@@ -126,12 +127,13 @@ def _write_rows(out: Path, name: str, rows: list[dict[str, Any]]) -> None:
     keys: list[str] = []
     for r in rows:
         keys += [k for k in r if k not in keys]
-    with open(out / f"{name}.csv", "w", newline="") as f:
+    with replacing(out / f"{name}.csv") as tmp, open(tmp, "w", newline="") as f:  # never half a file
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         for r in rows:
             w.writerow(r)
-    (out / f"{name}.json").write_text(json.dumps(rows, indent=1))
+    with replacing(out / f"{name}.json") as tmp:
+        tmp.write_text(json.dumps(rows, indent=1))
 
 
 def _plt():
@@ -154,7 +156,8 @@ def _series(rows, topology, key, sizes=None):
 def _save(fig, out: Path, name: str) -> None:
     fig.tight_layout()
     for ext in ("png", "svg"):
-        fig.savefig(out / f"{name}.{ext}", dpi=120)
+        with replacing(out / f"{name}.{ext}") as tmp:  # never half a file (a full disk)
+            fig.savefig(tmp, dpi=120)
 
 
 def _by(rows, topology, N, key):

@@ -48,6 +48,7 @@ from ..gen import ParamError, build
 from ..gen.builder import NetworkBuilder
 from ..gen.metrics import bisection
 from ..gen.network import Network
+from ..gen.params import replacing
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, draw_walls, parse_loads, plot, write_csvs
 
@@ -162,15 +163,16 @@ def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, a
             fontsize=7)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=120, bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight")
+    for path, dpi in ((paths[0], {"dpi": 120}), (paths[1], {})):
+        with replacing(path) as tmp:  # never half a file (a full disk)
+            fig.savefig(tmp, bbox_inches="tight", **dpi)
     return paths
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     cols = list(dict.fromkeys(k for row in rows for k in row))
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with replacing(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:  # never half a file
         w = csv.DictWriter(fh, cols)
         w.writeheader()
         for row in rows:
@@ -1166,5 +1168,6 @@ def _clex_fig3(res: dict[str, Any], stem: Path) -> None:
         ax.grid(True, alpha=0.3)
     fig.tight_layout()
     stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(stem.with_suffix(".png"), dpi=120)
-    fig.savefig(stem.with_suffix(".svg"))
+    for path, dpi in ((stem.with_suffix(".png"), {"dpi": 120}), (stem.with_suffix(".svg"), {})):
+        with replacing(path) as tmp:  # never half a file (a full disk)
+            fig.savefig(tmp, **dpi)

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from ..gen import Param, ParamError, build
 from ..gen.family import estimate
-from ..gen.params import check_out_dir, validate
+from ..gen.params import check_out_dir, replacing, validate
 from ..gen.router_model import get_router_model
 from . import cluster, cost_studies, paper_studies
 from .sim import BATCH_LIMIT, LIMITS, SimConfig, Simulator
@@ -202,13 +202,11 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
                 done[(r, b)] = res["normalized"]
                 if on_point:
                     on_point(rec)
-    tmp = out / f".fig5.csv.{os.getpid()}.tmp"
-    with open(tmp, "w", newline="") as f:
+    with replacing(out / "fig5.csv") as tmp, open(tmp, "w", newline="") as f:  # never half a file
         w = csv.writer(f)
         w.writerow(["batch"] + routings)
         for b in batches:
             w.writerow([b] + [done[(r, b)] for r in routings])
-    os.replace(tmp, out / "fig5.csv")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -224,7 +222,8 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
     ax.grid(alpha=0.3)
     fig.tight_layout()
     for ext in ("png", "svg"):
-        fig.savefig(out / f"fig5.{ext}", dpi=120)
+        with replacing(out / f"fig5.{ext}") as tmp:  # never half a file (a full disk)
+            fig.savefig(tmp, dpi=120)
     plt.close(fig)
     small = min(b for b in batches if b >= 4)
     vals = {r: done[(r, small)] for r in routings}

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable
 
 from ..gen import ParamError
-from ..gen.params import check_out_dir
+from ..gen.params import check_out_dir, replacing
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
 __all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "LocalPool", "PointStore", "Sweep", "draw_walls",
@@ -686,7 +686,7 @@ def write_csvs(sweep: Sweep) -> list[Path]:
     paths = []
     for r in sweep.routings:
         path = sweep.out / f"{r}.csv"
-        with open(path, "w", newline="", encoding="utf-8") as fh:
+        with replacing(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:  # never half a file
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
             for row in sweep.rows(r):
@@ -772,10 +772,9 @@ def plot(sweep: Sweep) -> list[Path]:
             fontsize=8)
     paths = [sweep.out / "latency.png", sweep.out / "latency.svg", sweep.out / "throughput.png",
              sweep.out / "throughput.svg"]
-    lat.savefig(paths[0], dpi=120, bbox_inches="tight")
-    lat.savefig(paths[1], bbox_inches="tight")
-    thr.savefig(paths[2], dpi=120, bbox_inches="tight")
-    thr.savefig(paths[3], bbox_inches="tight")
+    for fig, path, dpi in ((lat, paths[0], 120), (lat, paths[1], None), (thr, paths[2], 120), (thr, paths[3], None)):
+        with replacing(path) as tmp:  # never half a file (a full disk)
+            fig.savefig(tmp, bbox_inches="tight", **({"dpi": dpi} if dpi else {}))
     return paths
 
 

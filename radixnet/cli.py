@@ -31,7 +31,7 @@ except (MemoryError, ImportError, SystemError) as _e:
     print(limits.out_of_memory("radixnet", _e), file=sys.stderr)
     raise SystemExit(1) from None
 
-__all__ = ["main", "version", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg",
+__all__ = ["main", "version", "write_failure", "OUTPUT_OPTIONS", "STDOUT", "sim_config", "check_routing", "topo_network", "traffic_option_help", "size_arg",
            "add_sim_args", "family_argument", "peek_topo", "print_report", "Parser", "UsageError"]
 
 
@@ -486,7 +486,7 @@ def _cmd_study(argv: Sequence[str]) -> int:
         try:
             result = run_study(argv[0], args.out, on_point=tick, **kw)  # refuses a bad --router-model before any work
         except OSError as e:  # a write that fails midway (a full disk): the points written stay, a rerun resumes
-            print(f"radixnet study {argv[0]}: error: {e}", file=sys.stderr)
+            print(write_failure(f"radixnet study {argv[0]}", argv, e), file=sys.stderr)
             return 1
     ok = all(c["holds"] for c in result["claims"])
     for c in result["claims"]:
@@ -512,20 +512,25 @@ def _cmd_mutate(argv: Sequence[str]) -> int:
 
 
 def _cmd_rtl(argv: Sequence[str]) -> int:
+    import warnings
+
     from amaranth._toolchain.yosys import YosysError
+    from amaranth.hdl import UnusedElaboratable
 
     from radixnet.hdl.rtlgen import main as rtlgen_main
     try:
         return rtlgen_main(list(argv), prog="radixnet rtl")
     except YosysError as e:  # Yosys's own failure, its traceback included: one line
-        import warnings
-        warnings.simplefilter("ignore")  # nor amaranth's UnusedElaboratable of the routers left unwritten, at exit
+        warnings.simplefilter("ignore", UnusedElaboratable)  # the routers left unwritten, reported at exit
         lines = [x.strip() for x in str(e).splitlines() if x.strip()]
         why = next((x for x in lines if "failed to reserve" in x or "Cannot allocate" in x), None)
         if why is not None:  # the built-in (WebAssembly) Yosys reserves about 4 GiB of address space
             raise MemoryError(f"Yosys (WebAssembly) reserves about 4.1 GiB of address space: {why}") from None
         print(f"radixnet rtl: error: Yosys failed: {lines[-1] if lines else 'no message'}", file=sys.stderr)
         return 1
+    except BaseException:  # a failure midway (a full disk): one line from main, no warnings at exit
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        raise
 
 
 def _cmd_cosim(argv: Sequence[str]) -> int:
@@ -536,6 +541,74 @@ def _cmd_cosim(argv: Sequence[str]) -> int:
 def _cmd_cosim_matrix(argv: Sequence[str]) -> int:
     from radixnet.cosim_matrix_cli import cmd_cosim_matrix
     return cmd_cosim_matrix(argv)
+
+
+#: Options that name what a command writes, for :func:`write_failure`.
+OUTPUT_OPTIONS = ("--out", "--export", "--trace")
+#: The name a failed write to standard output carries (:class:`_Output`).
+STDOUT = "standard output"
+
+
+class _Output:
+    """``sys.stdout`` while a command runs: a write that fails (a full disk, ``/dev/full``) raises an OSError
+    naming :data:`STDOUT`; a closed pipe stays a BrokenPipeError."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, STDOUT) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, STDOUT) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def write_failure(command: str, argv: Sequence[str], e: OSError) -> str:
+    """The one line of a command whose write failed midway (a full disk, ``/dev/full``): the file, or the
+    output option (``--out``, ``--export``, ``--trace``) when the file has no name, or standard output (then
+    sent to /dev/null, so that the interpreter's last flush does not fail again).
+
+    >>> write_failure("radixnet sweep", ["--out", "/x"], OSError(28, "No space left on device", "/x/min.csv"))
+    'radixnet sweep: error: --out: cannot write /x/min.csv: No space left on device (what was written stays)'
+    >>> write_failure("radixnet rtl", ["fbfly", "--out=/x"], OSError(28, "No space left on device"))
+    'radixnet rtl: error: --out: cannot write into /x: No space left on device (what was written stays)'
+    """
+    import errno
+    import os
+    why = e.strerror or str(e) or type(e).__name__
+    writing = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
+    stays = " (what was written stays)" if writing else ""
+    if e.filename == STDOUT:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return f"{command}: error: cannot write {STDOUT}: {why}"
+    named = []  # (option, value) of every output option given
+    for i, a in enumerate(argv):
+        name, eq, inline = a.partition("=")
+        if name in OUTPUT_OPTIONS:
+            value = inline if eq else (argv[i + 2] if name == "--export" else argv[i + 1]) if i + 1 < len(argv) else ""
+            named.append((name, value[:-1] if len(value) > 1 and value.endswith("/") else value))
+    if e.filename is None:
+        if named and writing:
+            return f"{command}: error: {named[0][0]}: cannot write into {named[0][1]}: {why}{stays}"
+        return f"{command}: error: {type(e).__name__}: {why}"
+    target = os.fsdecode(e.filename)
+    option = next((f"{n}: " for n, v in named if v and (target == v or target.startswith(v + "/"))), "")
+    if writing:
+        return f"{command}: error: {option}cannot write {target}: {why}{stays}"
+    return f"{command}: error: {option}{target}: {why}"
 
 
 def version() -> str:
@@ -570,6 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               + "\n  radixnet sim --topo fbfly --k 32 --n 2 --routing ugal-s --traffic worst-case --load 0.45")
         return 0
     cmd = COMMANDS.get(argv[0])
+    stdout, sys.stdout = sys.stdout, _Output(sys.stdout)
     try:
         if cmd is None:
             raise UsageError(f"radixnet: error: unknown command {argv[0]!r} (one of {', '.join(COMMANDS)})")
@@ -592,6 +666,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as e:  # a write that failed midway (a full disk, /dev/full as standard output)
+        print(write_failure(f"radixnet {argv[0]}", argv, e), file=sys.stderr)
+        return 1
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

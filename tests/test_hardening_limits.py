@@ -24,12 +24,13 @@ SMALL = ["--topo", "fbfly", "--k", "4", "--n", "2"]
 
 
 def run(args: list[str], *, address_space: int | None = None, stdout=subprocess.PIPE, timeout: float = 60,
-        cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """``radixnet ARGS`` in a subprocess, under an ``RLIMIT_AS`` of ``address_space`` bytes when given."""
+        cwd: Path = ROOT, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``radixnet ARGS`` in a subprocess (after ``prefix``), under an ``RLIMIT_AS`` of ``address_space`` bytes
+    when given."""
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
-    return subprocess.run([sys.executable, "-m", "radixnet", *args], stdout=stdout, stderr=subprocess.PIPE,
+    return subprocess.run([*prefix, sys.executable, "-m", "radixnet", *args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, cwd=cwd, timeout=timeout, preexec_fn=limit if address_space else None)
 
 
@@ -161,3 +162,80 @@ def test_a_cgroup_limit_plays_the_ram(monkeypatch):
                                          r"of 256 MiB \(the cgroup's memory.max of 256 MiB\); make it smaller or "
                                          r"raise the cgroup's memory.max"):
         resources.check_memory({"network": 1 << 30}, max_memory=1 << 30, what="building fbfly")
+
+
+# ------------------------------------------------------------------ full disks and unwritable outputs
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs (root only: skipped otherwise)."""
+    d = tmp_path / "full"
+    d.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(d)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    yield d
+    subprocess.run(["umount", "-l", str(d)], capture_output=True)
+
+
+def leftovers(d: Path) -> list[str]:
+    """Temporary files left in ``d`` and below (never any)."""
+    return [str(p) for p in d.rglob("*") if ".tmp" in p.name]
+
+
+@pytest.mark.parametrize("args", [["topo", "fbfly", "--k", "4", "--n", "2"], ["topo", "list"],
+                                  ["sim", *SMALL, "--load", "0.3", "--measure", "200", "--json"]],
+                         ids=["topo", "topo-list", "sim"])
+def test_standard_output_on_a_full_device(args):
+    with open("/dev/full", "w") as full:
+        r = run(args, stdout=full)
+    one_line(r, 1, "cannot write standard output: No space left on device")
+
+
+def test_out_in_a_directory_without_write_permission(tmp_path):
+    prefix: tuple[str, ...] = ()
+    if os.geteuid() == 0:  # root as an owner without the capability to override permissions
+        prefix = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--")
+        if subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
+            pytest.skip("root writes into a mode-500 directory and setpriv cannot drop that")
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    one_line(run(["sweep", *SMALL, "--loads", "0.2", "--out", str(ro / "s")], prefix=prefix), 2,
+             "--out: cannot create directory")
+    one_line(run(["rtl", "fbfly", "--k", "2", "--n", "2", "--out", str(ro)], prefix=prefix), 2,
+             "--out: cannot write into")
+    one_line(run(["study", "kim-cost", "--out", str(ro), "--quiet"], prefix=prefix), 2, "--out: cannot write into")
+    one_line(run(["topo", "fbfly", "--export", "json", str(ro / "x.json")], prefix=prefix), 2,
+             "--export: cannot write")
+    assert os.listdir(ro) == []
+
+
+def test_out_on_a_read_only_file_system(full_disk):
+    subprocess.run(["mount", "-o", "remount,ro", str(full_disk)], check=True)
+    one_line(run(["sweep", *SMALL, "--loads", "0.2", "--out", str(full_disk / "s")]), 2,
+             "--out: cannot create directory")
+    one_line(run(["study", "kim-cost", "--out", str(full_disk / "c"), "--quiet"]), 2, "--out: cannot create")
+    one_line(run(["topo", "fbfly", "--export", "json", str(full_disk / "x.json")]), 2, "--export: cannot write")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["sweep", *SMALL, "--loads", "0.1,0.2,0.3", "--measure", "200", "--quiet", "--out", "{d}/s"],
+     "radixnet sweep: error: --out: cannot write into {d}/s: No space left on device"),
+    (["rtl", "fbfly", "--k", "4", "--n", "2", "--quiet", "--out", "{d}/r"],
+     "radixnet rtl: error: --out: cannot write into {d}/r: No space left on device"),
+    (["study", "kim-cost", "--quiet", "--out", "{d}/c"],
+     "radixnet study kim-cost: error: --out: cannot write into {d}/c: No space left on device"),
+], ids=["sweep", "rtl", "kim-cost"])
+def test_outputs_on_a_full_disk_end_in_one_line(full_disk, args, needle):
+    d = str(full_disk)
+    one_line(run([a.format(d=d) for a in args], timeout=120), 1, needle.format(d=d))
+    assert leftovers(full_disk) == []
+
+
+def test_export_on_a_full_disk_leaves_no_truncated_file(full_disk):
+    target = full_disk / "x.json"
+    one_line(run(["topo", "fbfly", "--k", "16", "--n", "3", "--export", "json", str(target)]), 2,
+             f"--export: cannot write {target}: No space left on device")
+    assert os.listdir(full_disk) == []
+    target.write_text("an earlier export\n")  # and one already there stays whole
+    one_line(run(["topo", "fbfly", "--k", "16", "--n", "3", "--export", "json", str(target)]), 2, "--export")
+    assert os.listdir(full_disk) == ["x.json"] and target.read_text() == "an earlier export\n"
