@@ -40,7 +40,7 @@ from ..gen.params import check_out_dir, replacing, validate
 from ..gen.router_model import get_router_model
 from . import cluster, cost_studies, paper_studies
 from .sim import BATCH_LIMIT, LIMITS, SimConfig, Simulator
-from .sweep import Sweep, parse_loads, plot, write_csvs
+from .sweep import PointStore, Sweep, parse_loads, plot, write_csvs
 
 __all__ = ["STUDIES", "Study", "ListParam", "run_study", "check_study", "MAX_JOBS", "MAX_ITEMS", "MAX_COST_N",
            "STUDY_ARGS"]
@@ -173,35 +173,33 @@ def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     return {"network": f"{k}-ary 2-flat", "claims": claims}
 
 
+#: Fields every record of kim-fig5's ``points.jsonl`` has.
+FIG5_KEYS = ("k", "routing", "batch", "normalized")
+
+
 def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 8, 16, 32, 64, 128, 256),
              on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     routings = ["val", "ugal", "ugal-s", "clos-ad"]
     out.mkdir(parents=True, exist_ok=True)
-    store = out / "points.jsonl"
+    # the sweep's store: a torn last line (an interrupted write) is cut off before anything is appended
+    store = PointStore(out / "points.jsonl", keys=FIG5_KEYS, what="kim-fig5 batch point")
     done: dict[tuple[str, int], float] = {}
-    if store.exists():
-        for line in store.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut off by an interruption: that point runs again
-            if rec.get("k") == k and rec.get("router_model", "single-cycle") == router_model:
-                done[(rec["routing"], rec["batch"])] = rec["normalized"]
-    with open(store, "a", encoding="utf-8") as fh:
-        for b in batches:
-            for r in routings:
-                if (r, b) in done:
-                    continue
-                res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2,
-                                          router_model=router_model)).run_batch(b)
-                rec = {"k": k, "router_model": router_model, "routing": r, "batch": b, **res}
-                fh.write(json.dumps(rec) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-                done[(r, b)] = res["normalized"]
-                if on_point:
-                    on_point(rec)
+    for rec in store.read():
+        if rec["k"] == k and rec.get("router_model", "single-cycle") == router_model \
+                and isinstance(rec["batch"], int) and isinstance(rec["normalized"], (int, float)):
+            done[(rec["routing"], rec["batch"])] = rec["normalized"]
+    for b in batches:
+        for r in routings:
+            if (r, b) in done:
+                continue
+            res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2,
+                                      router_model=router_model)).run_batch(b)
+            rec = {"k": k, "router_model": router_model, "routing": r, "batch": b, **res}
+            store.append(rec)  # one line, fsync'd
+            done[(r, b)] = res["normalized"]
+            if on_point:
+                on_point(rec)
     with replacing(out / "fig5.csv") as tmp, open(tmp, "w", newline="") as f:  # never half a file
         w = csv.writer(f)
         w.writerow(["batch"] + routings)
@@ -234,7 +232,7 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
         _claim(f"batch {big}: all approach 1/throughput = 2", {r: done[(r, big)] for r in routings},
                all(1.8 <= done[(r, big)] <= 3.0 for r in routings)),
     ]
-    return {"network": f"{k}-ary 2-flat", "claims": claims}
+    return {"network": f"{k}-ary 2-flat", "claims": claims, **({"warnings": store.warnings} if store.warnings else {})}
 
 
 def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1.0:0.1",

@@ -488,6 +488,8 @@ def _cmd_study(argv: Sequence[str]) -> int:
         except OSError as e:  # a write that fails midway (a full disk): the points written stay, a rerun resumes
             print(write_failure(f"radixnet study {argv[0]}", argv, e), file=sys.stderr)
             return 1
+    for w in result.get("warnings", ()):  # the study's own store: lines dropped, the points run again
+        print(f"radixnet study {argv[0]}: warning: {w}", file=sys.stderr)
     ok = all(c["holds"] for c in result["claims"])
     for c in result["claims"]:
         print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['computed']}")

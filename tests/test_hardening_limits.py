@@ -239,3 +239,21 @@ def test_export_on_a_full_disk_leaves_no_truncated_file(full_disk):
     target.write_text("an earlier export\n")  # and one already there stays whole
     one_line(run(["topo", "fbfly", "--k", "16", "--n", "3", "--export", "json", str(target)]), 2, "--export")
     assert os.listdir(full_disk) == ["x.json"] and target.read_text() == "an earlier export\n"
+
+
+# ------------------------------------------------------------------ kim-fig5's own results store
+def test_kim_fig5_resumes_after_a_torn_last_line(tmp_path):
+    import json
+    out = tmp_path / "f5"
+    args = ["study", "kim-fig5", "--k", "4", "--set", "batches=4,8", "--out", str(out), "--quiet"]
+    r = run(args, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    store = out / "points.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    assert len(lines) == 8
+    store.write_text("".join(lines[:6]) + lines[6][:40])  # an interrupted write: the last line torn, one missing
+    r = run(args, timeout=120)
+    one_line(r, 0, f"radixnet study kim-fig5: warning: {store}: dropped an incomplete last line")
+    recs = [json.loads(line) for line in store.read_text().splitlines()]  # every line whole (none glued on)
+    assert sorted((x["routing"], x["batch"]) for x in recs) == sorted((r, b) for b in (4, 8)
+                                                                      for r in ("val", "ugal", "ugal-s", "clos-ad"))
