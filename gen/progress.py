@@ -6,7 +6,9 @@ nothing of how it is shown. :class:`Progress` is the one that shows it: a ``rich
 error naming the command, the phase (``warm-up``, ``measure``, ``drain`` ...), ``done/total`` with the
 time elapsed and remaining, and a short ``info``. It shows nothing when standard error is not a
 terminal or with ``quiet`` (``--quiet``), so logs and pipes see only results. ``FORCE_COLOR=1`` makes
-rich treat standard error as a terminal (how the tests see the bar).
+rich treat standard error as a terminal (how the tests see the bar). Within :func:`progress_lines` (a
+command whose run is long, such as a large ``radixnet rtl``), a :class:`Progress` that draws no bar prints
+a line per tenth of each phase instead, on the stream given (standard output, beside the results).
 
 Examples
 --------
@@ -23,10 +25,39 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
-from typing import Any, Callable, Optional
+import time
+from typing import IO, Any, Callable, Iterator, Optional
 
-__all__ = ["ItemProgress", "Progress", "ProgressFn", "report"]
+__all__ = ["ItemProgress", "Progress", "ProgressFn", "progress_lines", "report"]
+
+_LINES: contextvars.ContextVar[Optional[IO[str]]] = contextvars.ContextVar("radixnet_progress_lines", default=None)
+
+
+@contextlib.contextmanager
+def progress_lines(stream: Optional[IO[str]] = None) -> Iterator[None]:
+    """Within the block, a :class:`Progress` that draws no bar (standard error is not a terminal) and is not
+    quiet prints ``radixnet LABEL: PHASE DONE/TOTAL, S s`` on ``stream`` (default standard output) at each
+    tenth of a phase's total, and at its end.
+
+    Examples
+    --------
+    >>> import io
+    >>> from rich.console import Console
+    >>> out = io.StringIO()
+    >>> with progress_lines(out), Progress("rtl", console=Console(file=io.StringIO())) as progress:
+    ...     for r in range(21):
+    ...         progress("routers", r, 20)
+    >>> [line.split(",")[0] for line in out.getvalue().splitlines()]
+    ['radixnet rtl: routers 2/20', 'radixnet rtl: routers 4/20', 'radixnet rtl: routers 6/20', 'radixnet rtl: routers 8/20', 'radixnet rtl: routers 10/20', 'radixnet rtl: routers 12/20', 'radixnet rtl: routers 14/20', 'radixnet rtl: routers 16/20', 'radixnet rtl: routers 18/20', 'radixnet rtl: routers 20/20']
+    """
+    token = _LINES.set(stream if stream is not None else sys.stdout)
+    try:
+        yield
+    finally:
+        _LINES.reset(token)
 
 #: What the engines call: ``progress(phase, done, total=None, info="")``.
 ProgressFn = Callable[..., None]
@@ -55,11 +86,14 @@ class Progress:
         self.label = label
         self.phase: str | None = None
         self.bar = None
+        self.lines: Optional[IO[str]] = None
         if quiet:
             return
         from rich.console import Console
         self.console = console if console is not None else Console(stderr=True)
         if not self.console.is_terminal:
+            self.lines = _LINES.get()  # within progress_lines: a line per tenth of a phase instead of a bar
+            self._mark, self._start = 0, time.monotonic()
             return
         from rich.progress import (
             BarColumn,
@@ -91,6 +125,8 @@ class Progress:
     def __call__(self, phase: str, done: int, total: int | None = None, info: str = "") -> None:
         """Show ``done`` of ``total`` (None: not known) in ``phase``; a new phase restarts the clock."""
         if self.bar is None:
+            if self.lines is not None:
+                self._line(phase, done, total)
             return
         if phase != self.phase:   # a task per phase: its own clock, and a total that may be unknown (None)
             self.phase = phase
@@ -98,6 +134,18 @@ class Progress:
             self.task = self.bar.add_task(f"{self.label} {phase}", total=total, completed=done, info=info)
         else:
             self.bar.update(self.task, total=total, completed=done, info=info)
+
+    def _line(self, phase: str, done: int, total: int | None) -> None:
+        if phase != self.phase:
+            self.phase, self._mark, self._start = phase, 0, time.monotonic()
+        if not total or done < self._mark:
+            return
+        step = -(-total // 10)
+        self._mark = (done // step + 1) * step if done < total else total + 1
+        if done == 0:
+            return
+        label = self.label if self.label.startswith("radixnet") else f"radixnet {self.label}"
+        print(f"{label}: {phase} {done}/{total}, {time.monotonic() - self._start:.0f} s", file=self.lines, flush=True)
 
     def log(self, line: str) -> None:
         """Print ``line`` on standard error (above the bar when one is drawn); nothing when quiet."""

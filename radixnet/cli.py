@@ -519,9 +519,9 @@ def _cmd_rtl(argv: Sequence[str]) -> int:
     from amaranth._toolchain.yosys import YosysError
     from amaranth.hdl import UnusedElaboratable
 
-    from radixnet.hdl.rtlgen import main as rtlgen_main
+    from radixnet.rtl_cli import cmd_rtl
     try:
-        return rtlgen_main(list(argv), prog="radixnet rtl")
+        return cmd_rtl(argv)
     except YosysError as e:  # Yosys's own failure, its traceback included: one line
         warnings.simplefilter("ignore", UnusedElaboratable)  # the routers left unwritten, reported at exit
         lines = [x.strip() for x in str(e).splitlines() if x.strip()]

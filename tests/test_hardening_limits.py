@@ -257,3 +257,29 @@ def test_kim_fig5_resumes_after_a_torn_last_line(tmp_path):
     recs = [json.loads(line) for line in store.read_text().splitlines()]  # every line whole (none glued on)
     assert sorted((x["routing"], x["batch"]) for x in recs) == sorted((r, b) for b in (4, 8)
                                                                       for r in ("val", "ugal", "ugal-s", "clos-ad"))
+
+
+# ------------------------------------------------------------------ rtl at legal but large sizes
+def test_rtl_past_the_memory_limit_is_refused_before_any_work(tmp_path):
+    out = tmp_path / "r"
+    t0 = time.monotonic()
+    line = one_line(run(["rtl", "--topo", "slimfly", "--q", "19", "--max-memory", "4G", "--out", str(out)]), 2,
+                    "--max-memory: generating the RTL of slimfly (722 routers of radix 44, 10,830 terminals)")
+    assert "more than the limit of 4 GiB (--max-memory)" in line
+    assert time.monotonic() - t0 < 30 and not out.exists()
+    one_line(run(["rtl", "fbfly", "--max-memory", "12x"]), 2, "--max-memory must be a size")
+
+
+def test_rtl_estimate_and_progress_lines(tmp_path, capsys, monkeypatch):
+    from radixnet import rtl_cli
+    from radixnet.cli import main
+    monkeypatch.setattr(rtl_cli, "ANNOUNCE_SECONDS", 0.0)  # announce even a small build
+    out = tmp_path / "r"
+    assert main(["rtl", "--topo", "fbfly", "--k", "4", "--n", "2", "--vcs", "2", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("radixnet rtl: fbfly (4 routers of radix 7, 16 terminals, V=2): 1 core, about ")
+    assert [x.split(",")[0] for x in lines if x.startswith("radixnet rtl: routers ")] == \
+        [f"radixnet rtl: routers {r}/4" for r in (1, 2, 3, 4)]  # a line per tenth of the routers (a pipe)
+    est = float(lines[0].split("about ")[1].split(" MB")[0]) * 1e6
+    written = sum(p.stat().st_size for p in out.iterdir())
+    assert 0.67 < est / written < 1.5, (est, written)
