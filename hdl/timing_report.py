@@ -2,7 +2,8 @@
 
 ``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq hiradix]
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
-[--seeds 1 2 3] [--out docs/timing-report.md] [--cache build/timing] [--jobs 1] [--force] [--cached-only]
+[--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
+[--block NAME]
 [--no-xilinx]``
 (``make timing-report RADIX="8 16"``).
 
@@ -83,6 +84,16 @@ ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
+
+
+def markers(block: str | None) -> tuple[str, str]:
+    """The begin and end markers of a report block: the main one, or ``block``'s (``--block``).
+
+    >>> markers("hiradix")
+    ('<!-- timing-report:hiradix:begin -->', '<!-- timing-report:hiradix:end -->')
+    """
+    return (BEGIN, END) if block is None else (f"<!-- timing-report:{block}:begin -->",
+                                               f"<!-- timing-report:{block}:end -->")
 _ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 
 
@@ -405,6 +416,12 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
     return "\n".join(lines) + "\n"
 
 
+def _block_name(s: str) -> str:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", s):
+        raise argparse.ArgumentTypeError(f"--block must be 1-40 of a-z, 0-9 and '-' (got {s!r})")
+    return s
+
+
 def _radix(s: str) -> int:
     try:
         v = int(s)
@@ -436,10 +453,13 @@ def _parser() -> Parser:
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
     p.add_argument("--out", type=Path, help="also write the report into this Markdown file")
-    p.add_argument("--cache", type=Path, default=Path("build/timing"), help="row cache (build/timing)")
+    p.add_argument("--cache", type=Path, default=Path("docs/timing-rows"),
+                   help="the rows, one JSON file each, kept beside the report (docs/timing-rows)")
     p.add_argument("--jobs", type=positive_arg("jobs"), default=1, help="rows at once (1)")
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument("--cached-only", action="store_true", help="report the cached rows only, run nothing")
+    p.add_argument("--block", type=_block_name, default=None,
+                   help="write a block of its own in --out (markers timing-report:NAME:begin/end), not the main one")
     p.add_argument("--timeout", type=positive_arg("timeout"), default=7200, help="seconds per tool run (7200)")
     return p
 
@@ -472,7 +492,8 @@ def main(argv=None) -> int:
     print(block, end="")
     if args.out is not None:
         from .synth_report import write_between_markers
-        write_between_markers(args.out, block, begin=BEGIN, end=END, title="Device timing report")
+        begin, end = markers(args.block)
+        write_between_markers(args.out, block, begin=begin, end=end, title="Device timing report")
     return 1 if failed else 0
 
 

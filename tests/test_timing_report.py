@@ -25,6 +25,7 @@ def test_small_core_end_to_end(tmp_path):
     assert 10 < got["fmax_mhz"] < 1000 and got["gbit_s"] == pytest.approx(4 * 8 * got["fmax_mhz"] / 1000, abs=0.1)
     assert got["luts"] > 100 and got["ffs"] > 50 and got["xilinx"]["luts"] > 50
     assert got["critical_path"] and all("$" not in s and "TRELLIS" not in s for s in got["critical_path"])
+    assert got["crit_segments"] and all(s["ns"] >= 0 and s["dist"] >= 0 for s in got["crit_segments"])
     assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
     again = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
@@ -85,3 +86,24 @@ def test_bad_arguments_one_line(capsys, argv, needle):
     assert tr.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+def test_block_of_its_own_keeps_the_rest(tmp_path):
+    """``--block``: a block with markers of its own, appended to a document that lacks them, then rewritten in
+    place; the prose and the main block stay."""
+    from radixnet.hdl.synth_report import write_between_markers
+
+    doc = tmp_path / "r.md"
+    doc.write_text(f"# T\n\nprose\n\n{tr.BEGIN}\nmain\n{tr.END}\n\nmore prose\n")
+    begin, end = tr.markers("hiradix")
+    write_between_markers(doc, "one\n", begin=begin, end=end, title="x")
+    write_between_markers(doc, "two\n", begin=begin, end=end, title="x")
+    text = doc.read_text()
+    assert f"{tr.BEGIN}\nmain\n{tr.END}" in text and "more prose" in text and "one" not in text
+    assert text.endswith(f"{begin}\ntwo\n{end}\n") and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_bad_block_name_is_one_line(capsys):
+    assert tr.main(["--block", "../x", "--cached-only"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--block" in err[0]
