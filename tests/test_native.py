@@ -29,6 +29,16 @@ def test_native_module_is_current():
     assert p.returncode == 0, p.stdout + p.stderr + "\n(run `make kernels`)"
 
 
+def test_signatures_recorded_from_these_sources():
+    """golden/native_signatures.json was recorded from this tree's golden sources: otherwise `make kernels` on a
+    fresh clone runs the whole workload under the JIT first (twice the set-up time)."""
+    p = subprocess.run([sys.executable, "-c", "from radixnet.golden import native_build as b; "
+                        "print(b.load_signatures() is not None)"], capture_output=True, text=True, timeout=300)
+    assert p.stdout.strip() == "True", (p.stdout + p.stderr + "\n(golden sources changed since the signatures "
+                                        "were recorded: python -m radixnet.golden.native_build --record, then "
+                                        "commit golden/native_signatures.json)")
+
+
 SIM = """
 import sys, json
 from radixnet.gen import build
