@@ -5,8 +5,10 @@ Compiles the signatures each compiled function is called with from Python ahead 
 (the stamp and the exports). The signatures come from ``golden/native_signatures.json`` when it was
 recorded from the golden sources of this tree; otherwise (or with ``--record``) :func:`workload` runs
 under numba's JIT first, the signatures are read from the dispatchers and the file is rewritten
-(commit it with the change that made it stale). About three CPU minutes with the file (pycc, most
-of it the cycle kernel), six without (the workload's JIT compiles the same code once more).
+(commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About five
+CPU minutes with the file (pycc: 296–316 s measured, ~97 % of it the cycle kernel, one signature, so two
+modules built in two processes measured no faster), about twice that without (the workload's JIT compiles
+the same code once more).
 
 Usage::
 
