@@ -311,6 +311,11 @@ class FrontInputUnit(wiring.Component):
             m.d.comb += bad_vc.eq(self.in_valid & (vc_in >= n))
         rd = max(depth - 2, 0)   # RAM slots behind the two front registers
         named = {k for k, _ in self.flit_layout}
+
+        def kind(e):   # an entry's (tail, head) bits; (0, 0) for a layout without them (a unit test's bare flit)
+            f = data.View(self.flit_layout, e[:self.flit_layout.size])
+            return Cat(*[getattr(f, k) if k in named else Const(0, 1) for k in ("tail", "head")])
+
         for v in range(n):
             count = self.count_ivc[v]
             nge = self.nge_ivc[v]
@@ -359,9 +364,6 @@ class FrontInputUnit(wiring.Component):
                     ram_data = rp.data
             # the four oldest entries' kinds: a shift register beside the FIFO (a pop shifts it by one entry;
             # the arriving flit's kind lands at its place, count - pop)
-            def kind(e):   # (0, 0) for a layout without the bits (a unit test's bare flit)
-                f = data.View(self.flit_layout, e[:self.flit_layout.size])
-                return Cat(*[getattr(f, k) if k in named else Const(0, 1) for k in ("tail", "head")])
             kinds = [self.kind_ivc[v][2 * k:2 * k + 2] for k in range(4)]
             behind = kinds[1:] + [kind(fifth) if fifth is not None else Const(0, 2)]
             at = Signal(range(depth + 1), name=f"arrive_at_ivc_{v}")

@@ -359,9 +359,9 @@ def write_between_markers(path: Path, block: str, *, begin: str, end: str, title
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = f"# {title}\n\n{begin}\n{block}{end}\n"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    from ..gen.params import replacing
+    with replacing(path) as tmp:
+        tmp.write_text(text)
 
 
 def _write_out(path: Path, block: str) -> None:

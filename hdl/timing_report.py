@@ -84,6 +84,7 @@ ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
+_ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 
 
 def markers(block: str | None) -> tuple[str, str]:
@@ -94,7 +95,6 @@ def markers(block: str | None) -> tuple[str, str]:
     """
     return (BEGIN, END) if block is None else (f"<!-- timing-report:{block}:begin -->",
                                                f"<!-- timing-report:{block}:end -->")
-_ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 
 
 def _flat(x) -> list:
