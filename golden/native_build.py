@@ -7,8 +7,8 @@ recorded from the golden sources of this tree; otherwise (or with ``--record``) 
 under numba's JIT first, the signatures are read from the dispatchers and the file is rewritten
 (commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About five
 CPU minutes with the file (pycc: 296–316 s measured, ~97 % of it the cycle kernel, one signature, so two
-modules built in two processes measured no faster), about twice that without (the workload's JIT compiles
-the same code once more).
+modules built in two processes measured no faster); longer without it (the workload's JIT compiles the same
+code first).
 
 Usage::
 
