@@ -8,7 +8,9 @@ any state:
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
   VC, eligible or not on the **view** (below) with the output side from **RI's copy**
   (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
-  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart),
+  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart; a bound
+  VC's own output VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by
+  the binding's next value),
   §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
@@ -285,7 +287,10 @@ class HiradixStages:
                 for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
         ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init)
-        ri_held_g = {k: copy(held[k], f"ri_held_ok{k}_op_ovc", h_init[k]) for k in (1, 2, 3)}
+        # a bound input VC reads only its own output VC's bits of the copy: the select is made where the copy is
+        # registered, by the binding's next value (written in ST, below), one register per input VC beside RI
+        bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
+                     for v in range(V)] for p in range(P)]
         if adaptive:
             ri_q_og = {o: copy(q_o[o], f"ri_qlen_op_{o}") for o in q_o}
             ri_avail_og = {o: copy(avail_o[o], f"ri_avail_op_{o}_cls", (1 << K) - 1) for o in avail_o}
@@ -298,7 +303,6 @@ class HiradixStages:
             iu = ius[p]
             g = p // RI_GROUP   # this input's copy of the output side
             ri_ok_tab = ri_ok_tab_g[g]
-            ri_held = {k: x[g] for k, x in ri_held_g.items()}
             if adaptive:
                 ri_q_o = {o: x[g] for o, x in ri_q_og.items()}
                 ri_avail_o = {o: x[g] for o, x in ri_avail_og.items()}
@@ -317,9 +321,7 @@ class HiradixStages:
                 kd = iu.kind_ivc[v]
                 kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(3)]
                 tl = [x[0] for x in kv]
-                bidx = Cat(act_ov[p][v][:vw], act_o[p][v])
-                oks = [Signal(name=f"view_bound_ok{k}_{tag}") for k in (1, 2, 3)]   # >= 1, 2, 3 credits (copy)
-                m.d.comb += [x.eq(ri_held[k + 1].bit_select(bidx, 1)) for k, x in enumerate(oks)]
+                oks = bound_ok[p][v]   # the bound output VC holds >= 1, 2, 3 credits (copy)
                 if adaptive:
                     rc = self._decider()
                     m.submodules[f"route_{tag}"] = rc
@@ -545,9 +547,19 @@ class HiradixStages:
         # the outputs' grant registers and registered at the input: IN's pop and the bindings of the next cycle
         lane_flits = []
         granted_lane = []
+
+        def held_at(k, o, w):
+            """The copy's ``>= k`` bit of output VC ``(w, o)`` as registered at this edge: the view's bit, ``o``
+            a register, ``w`` selected last (GO's VC choice, when the class has more than one)."""
+            by_w = [held[k].bit_select(Cat(Const(x, vw), o), 1) for x in range(1 << vw)]
+            return Cat(*by_w).bit_select(w, 1) if vw else by_w[0]
+
         for p in range(P):
             iu = ius[p]
             m.d.comb += iu.pop_ivc.eq(in_pop[p])
+            for v in range(V):   # the binding kept: its bits of the view, for RI's copy
+                m.d.sync += [x.eq(held[k + 1].bit_select(Cat(act_ov[p][v][:vw], act_o[p][v]), 1))
+                             for k, x in enumerate(bound_ok[p][v])]
             pops = []
             for s in range(S):
                 i = p * S + s
@@ -581,6 +593,7 @@ class HiradixStages:
                     with m.If(granted & t["voh"][v]):
                         with m.If(t["head"] & ~t["single"]):
                             m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(t["o"]), act_ov[p][v].eq(ovc)]
+                            m.d.sync += [x.eq(held_at(k + 1, t["o"], ovc)) for k, x in enumerate(bound_ok[p][v])]
                         with m.Elif(~t["head"] & ends):
                             m.d.sync += active[p][v].eq(0)
             m.d.sync += in_pop[p].eq(or_all(pops))
