@@ -48,7 +48,7 @@ from ..hdl.seq_alloc import SequentialAllocator
 
 __all__ = ["CHECKS", "Check", "Result", "FormalError", "available", "lower_checks", "main", "run_check",
            "credit_top", "credit_error_top", "arbiter_top", "output_arbiter_top", "input_select_top",
-           "output_queue_top", "input_unit_top", "seq_alloc_top", "seq_alloc_equiv_top"]
+           "output_queue_top", "input_unit_top", "seq_alloc_top", "seq_alloc_equiv_top", "output_arbiter_alt_top"]
 
 SOLVER = "z3"
 #: yosys-smtbmc options for every run: with z3 4.8, inlined functions (``--unroll``) are several times
@@ -363,6 +363,31 @@ def output_arbiter_top(n_inputs: int = 3, s: int = 2, frozen: bool = False, seco
             m.d.comb += Assert(waits[p] <= P - 1, f"go: input {p} granted within {P - 1} cycles")
         _progress(m, arb.ptr, waits, P, 1, "go: input")
         m.d.comb += Cover(waits[P - 1] == P - 1)
+    return _Top(body)
+
+
+def output_arbiter_alt_top(n_inputs: int = 4) -> Elaboratable:
+    """GO's OutputArbiter with two request vectors (``alt``, §R11.3) equals the plain one on the vector chosen.
+
+    Both read the same free ``req``, ``req_alt`` and ``use_alt``; the plain arbiter's requests are
+    ``req_alt`` when ``use_alt``, else ``req``. Asserted every cycle: ``first`` and ``ptr`` equal, and
+    the chosen vector's one-hot halves (``alt_first_hl`` or ``first_hl``) the plain ``first_hl``.
+    Covered: a grant of the other vector's first request differs from this one's.
+    """
+    P = n_inputs
+
+    def body(m):
+        two, ref = OutputArbiter(P, 1, alt=True), OutputArbiter(P, 1)
+        m.submodules.dut, m.submodules.ref = two, ref
+        _reset_first(m)
+        req, req_alt, use_alt = _free(m, P, "req"), _free(m, P, "req_alt"), _free(m, 1, "use_alt")
+        m.d.comb += [two.req.eq(req), two.req_alt.eq(req_alt), two.use_alt.eq(use_alt),
+                     ref.req.eq(Mux(use_alt, req_alt, req))]
+        m.d.comb += [Assert(two.first == ref.first, "go alt: first == plain arbiter's on the chosen requests"),
+                     Assert(two.ptr == ref.ptr, "go alt: ptr == plain arbiter's"),
+                     Assert(Mux(use_alt, two.alt_first_hl, two.first_hl) == ref.first_hl,
+                            "go alt: the chosen chain's halves == plain first_hl")]
+        m.d.comb += Cover(use_alt & (two.alt_first_hl != two.first_hl) & (two.ptr != 0))
     return _Top(body)
 
 
@@ -707,6 +732,8 @@ def _catalogue() -> tuple:
               "OutputArbiter(3, 2): first/second grant order, pointer, fair within 2 unless blocked"),
         Check("go4x1", lambda: output_arbiter_top(4, 1), 10, "§R11.3",
               "OutputArbiter(4, 1): one grant in rr order, pointer, fair within 3"),
+        Check("go4x1_alt", lambda: output_arbiter_alt_top(4), 10, "§R11.3",
+              "OutputArbiter(4, 1, alt): equals the plain arbiter on the chosen request vector"),
         Check("ri4x2", lambda: input_select_top(4, 2), 8, "§R11.2",
               "InputSelect(4, 2): distinct picks in rr order, pointer, fair within 1", induction=True),
         Check("ri6x2", lambda: input_select_top(6, 2), 8, "§R11.2",

@@ -32,7 +32,11 @@ any state:
   comes from registers at both ends: RI registers the kind of the view's front and second flit of
   the VC (``rq_tail1``, ``rq_tail2``) and whether it had a request GO was deciding (``rq_dep``: then
   the request pops the second flit iff the one before it was granted, which the output knows from
-  its own ``st_take`` and the input from its ``st_pop``); GO reads no input buffer.
+  its own ``st_take`` and the input from its ``st_pop``); GO reads no input buffer. With one VC class
+  and ``S = 1`` the only term of GO's mask its own last grant changes is the output's availability
+  (an idle VC with a credit), the same for every head: the arbiter's chain runs on both of its values
+  (every request; bodies only), each outcome's takes, holds and releases are reduced from registers,
+  and the bit selects the outcome last (``OutputArbiter(alt=True)``).
 * **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
   register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
   under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
@@ -439,10 +443,19 @@ class HiradixStages:
             room = Const(1, 1)
             if is_eject[o]:
                 room = eject_len[o] < V * B
-            arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed")
+            # one VC class and S = 1: the only term of the mask GO's last grant changes is the output's
+            # availability (``avail``), the same for every head; the chain runs on both of its values (all
+            # requests; bodies only) and the outcome is selected by it last (below)
+            two = S == 1 and K == 1
+            arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed", alt=two)
             m.submodules[f"go_arb_op_{o}"] = arb
             req = Signal(n, name=f"go_req_op_{o}_lane")
-            m.d.comb += [req.eq(Mux(room, ask & ok, 0)), arb.req.eq(req)]
+            if two:
+                heads = Cat(*[r["head"] for r in lanes])
+                m.d.comb += [req.eq(Mux(room, ask, 0)), arb.req.eq(req), arb.req_alt.eq(req & ~heads),
+                             arb.use_alt.eq(~avail[(o, 0)])]
+            else:
+                m.d.comb += [req.eq(Mux(room, ask & ok, 0)), arb.req.eq(req)]
             first = arb.first
             # the first grant's VC, hold and take: what a second grant (S = 2) sees
             f_valid = Signal(name=f"go_first_valid_op_{o}")
@@ -512,6 +525,33 @@ class HiradixStages:
                 for r in lanes:
                     k1, k2 = r["e1"] & took1, r["e2"] & took2
                     lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
+                if two:
+                    # per outcome of the availability bit, the take, hold and release of this VC, each a
+                    # reduction of the chain's one-hot halves over per-lane terms from registers; a head's VC
+                    # (GO's choice among the class's idle VCs) enters after the reduction, the bit last
+                    head_w = Const(1, 1)   # a head granted this output takes VC w
+                    if not is_eject[o] and vpc > 1:
+                        head_w = Signal(name=f"go_head_on_op_{o}_ovc_{w}")
+                        m.d.comb += head_w.eq(aovc[(o, 0)] == w)
+                    on_r = [Const(1, 1) if is_eject[o] else (r["ovc"] == w) for r in lanes]
+                    hv = [r["head"] & (1 if vpc > 1 and not is_eject[o] else x) for r, x in zip(lanes, on_r)]
+                    t_h, h_h, t_b, r_b = (Signal(n, name=f"go_{x}_op_{o}_ovc_{w}_lane")
+                                          for x in ("head_take", "head_hold", "body_take", "body_release"))
+                    m.d.comb += [t_h.eq(Cat(*hv)), h_h.eq(Cat(*[x & ~r["single"] for x, r in zip(hv, lanes)])),
+                                 t_b.eq(Cat(*[~r["head"] & x for r, x in zip(lanes, on_r)])),
+                                 r_b.eq(Cat(*[~r["head"] & x & t for r, x, t in zip(lanes, on_r, lane_tail)]))]
+
+                    def red(hl, bits):
+                        return (hl & Cat(bits, bits)).any()
+
+                    hl_a, hl_b = arb.first_hl, arb.alt_first_hl   # all requests; bodies only
+                    take_a = (head_w & red(hl_a, t_h)) | red(hl_a, t_b)
+                    busy_a = (head_w & red(hl_a, h_h)) | (busy[o][w] & ~red(hl_a, r_b))
+                    take_b, busy_b = red(hl_b, t_b), busy[o][w] & ~red(hl_b, r_b)
+                    use = avail[(o, 0)]
+                    m.d.comb += go_take[o][w].eq(Mux(use, take_a, take_b))
+                    m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(Mux(use, busy_a, busy_b))]
+                    continue
                 if S == 1:
                     # the take and the hold the VC has if that lane wins, selected by the chain's one-hot halves
                     # (``first_hl``): one AND-OR after the chain

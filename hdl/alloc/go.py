@@ -7,6 +7,11 @@ granted, and with ``S = 2`` the next one that the first left grantable (``second
 first grant: a credit, a VC hold, a queue slot). ``ptr_out`` moves to one past the last input
 granted (only when something is granted).
 
+With ``alt=True`` (``S = 1``) the arbiter decides on one of two request vectors, ``req`` or
+``req_alt`` as ``use_alt`` says, and runs the chain on both: the router reduces each outcome's
+grant before it knows which one holds, and selects by ``use_alt`` last (GO's loop through the
+output's availability, router-spec §R11.3).
+
 Examples
 --------
 >>> from radixnet.hdl.verilog import to_verilog
@@ -20,7 +25,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..arbiter import check_int, onehot_index, ptr_width
+from ..arbiter import check_int, onehot_index, ptr_width, reject
 
 __all__ = ["OutputArbiter", "rr_first_chain"]
 
@@ -54,6 +59,8 @@ class OutputArbiter(wiring.Component):
         Lanes per input and grants per cycle (the speedup ``S``), 1 or more.
     frozen : bool
         Never move the pointer (fixed priority; the router's ``out_arb_fixed`` fault). Default False.
+    alt : bool
+        Two request vectors, the decision on ``req_alt`` when ``use_alt`` (``s = 1`` only). Default False.
 
     Attributes
     ----------
@@ -68,17 +75,32 @@ class OutputArbiter(wiring.Component):
         requests), ``first = first_hl[:n] | first_hl[n:]`` (a select by it is one AND-OR after the chain).
     ptr : Signal(ptr_width(n_inputs)), out
         The pointer, in inputs (kept as a thermometer-mask register; 0 after the last input was granted).
+    req_alt, use_alt : Signal(n_inputs), Signal(1), in (``alt``)
+        The other request vector, and which one the decision is on (``first``, ``ptr``).
+    alt_first_hl : Signal(2 * n_inputs), out (``alt``)
+        ``first_hl`` of ``req_alt``; with ``alt``, ``first_hl`` is always ``req``'s.
+
+    Examples
+    --------
+    >>> OutputArbiter(4, 2, alt=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: OutputArbiter: alt needs s = 1 (got s = 2)
     """
 
-    def __init__(self, n_inputs: int, s: int, *, frozen: bool = False):
+    def __init__(self, n_inputs: int, s: int, *, frozen: bool = False, alt: bool = False):
         self.n_inputs = check_int(self, "n_inputs", "inputs", n_inputs, 1)
         self.s = check_int(self, "s", "grants per cycle", s, 1)
-        self.frozen = frozen
+        if alt and s != 1:
+            reject(self, f"alt needs s = 1 (got s = {s})")
+        self.frozen, self.alt = frozen, alt
         n = n_inputs * s
         members = {"req": In(n), "first": Out(n), "first_hl": Out(2 * n), "second": Out(n),
                    "ptr": Out(ptr_width(n_inputs))}
         if s > 1:
             members["second_ok"] = In(n)
+        if alt:
+            members |= {"req_alt": In(n), "use_alt": In(1), "alt_first_hl": Out(2 * n)}
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -91,7 +113,14 @@ class OutputArbiter(wiring.Component):
         lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(S)])
         m.d.comb += self.ptr.eq(onehot_index(mask & ~(mask << 1)[:P], P))   # its lowest set bit (0: none)
         first, low, after = _rr_masked(m, self.req, lane_mask, n, "first_rr")
-        m.d.comb += [self.first.eq(first), self.first_hl.eq(low)]
+        m.d.comb += self.first_hl.eq(low)
+        any_req = self.req.any()
+        if self.alt:   # both chains; the decision selected last
+            first_b, low_b, after_b = _rr_masked(m, self.req_alt, lane_mask, n, "alt_rr")
+            m.d.comb += self.alt_first_hl.eq(low_b)
+            first, after = Mux(self.use_alt, first_b, first), Mux(self.use_alt, after_b, after)
+            any_req = Mux(self.use_alt, self.req_alt.any(), any_req)
+        m.d.comb += self.first.eq(first)
         last = self.first
         if S > 1:
             second, _, _ = _rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n, "second_rr")
@@ -104,7 +133,7 @@ class OutputArbiter(wiring.Component):
             nxt = Signal(P, name="mask_next")
             m.d.comb += nxt.eq(Cat(Const(0, 1), *[after[j - 1] | (after[P + j - 1] & ~after[P - 1])
                                                  for j in range(1, P)]))
-            with m.If(self.req.any()):
+            with m.If(any_req):
                 m.d.sync += mask.eq(nxt)
         elif P > 1 and not self.frozen:
             # one past the last input granted: the inputs after it, a prefix OR of the input one-hot
