@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from .network import Network
-from .params import ParamError, replacing
+from .params import OUT_OF_ROOM, ParamError, replacing
 
 __all__ = ["FORMATS", "EXPORT_BYTES", "memory_estimate", "check_format", "export", "render", "graphml", "graphml_networkx"]
 
@@ -103,6 +103,8 @@ def export(net: Network, fmt: str, path: str) -> None:
         with replacing(path) as tmp, open(tmp, "w", encoding="utf-8") as f:  # never half a file (a full disk)
             f.write(text)
     except OSError as e:
+        if e.errno in OUT_OF_ROOM:   # the environment, not the argument: exit 1 (radixnet.cli.write_failure)
+            raise OSError(e.errno, e.strerror, path) from None
         raise ParamError("export", f"cannot write {path}: {e.strerror or e}") from None
     if fmt == "booksim-anynet" and np.any(net.lane > 0):  # after the file is written: the error alone otherwise
         print("radixnet: note: booksim-anynet keeps one channel per router pair; parallel lanes written once",

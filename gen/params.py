@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -314,6 +315,11 @@ def check_out_file(path: Any, name: str) -> Path:
 def _short_path(text: str) -> str:
     """A path for a one-line message: a long one by its start and end."""
     return text if len(text) <= 80 else f"{text[:40]}...{text[-30:]}"
+
+
+#: errors of a write that fails midway for want of room (a full disk, a quota, ``/dev/full``): not bad input,
+#: the environment; a command ends with one line and exit 1 (radixnet.cli.write_failure)
+OUT_OF_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 @contextlib.contextmanager

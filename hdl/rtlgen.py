@@ -100,7 +100,7 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
-from ..gen.params import ROUTER_LIMITS
+from ..gen.params import ROUTER_LIMITS, replacing
 from ..gen.progress import Progress, report
 
 __all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
@@ -297,7 +297,8 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     F = lay.size
 
     def write(name: str, text: str) -> None:
-        (out / f"{name}.v").write_text(text)
+        with replacing(out / f"{name}.v") as tmp:   # a full disk leaves no half module
+            tmp.write_text(text)
         files.append(f"{name}.v")
         modules.append(name)
 
@@ -435,7 +436,8 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     manifest["tables"] = None if decided else {
         "next_port": table.next_port.tolist(), "term_router": table.term_router.tolist(),
         "eject_port": table.eject_port.tolist(), "classes": int(table.classes)}
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, default=_jsonable) + "\n")
+    with replacing(out / "manifest.json") as tmp:
+        tmp.write_text(json.dumps(manifest, indent=1, default=_jsonable) + "\n")
     return manifest
 
 

@@ -347,6 +347,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
     if tracing:
         from radixnet.gen.params import check_out_file
         check_out_file(args.trace, "trace")
+    from radixnet.gen.params import OUT_OF_ROOM
     from radixnet.gen.progress import Progress
     from radixnet.golden.sim import SimulationError, Simulator, TraceWriter
     sim = Simulator(cfg, trace=tracing)
@@ -365,7 +366,9 @@ def _cmd_sim(argv: Sequence[str]) -> int:
         finally:
             if fh:
                 fh.close()
-    except OSError as e:  # the trace file: opening, or a write that fails (a full disk, /dev/full)
+    except OSError as e:  # the trace file: opening it (bad input), or a write that fails (a full disk: exit 1)
+        if e.errno in OUT_OF_ROOM:
+            raise OSError(e.errno, e.strerror, args.trace) from None
         raise ParamError("trace", f"cannot write {args.trace}: {e.strerror or e}") from None
     report = {"topo": cfg.net.family, "params": cfg.net.params, "routing": cfg.routing, "traffic": cfg.traffic,
               "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
@@ -608,8 +611,8 @@ def write_failure(command: str, argv: Sequence[str], e: OSError) -> str:
         return f"{command}: error: {type(e).__name__}: {why}"
     target = os.fsdecode(e.filename)
     option = next((f"{n}: " for n, v in named if v and (target == v or target.startswith(v + "/"))), "")
-    if writing:
-        return f"{command}: error: {option}cannot write {target}: {why}{stays}"
+    if writing:   # an export is written whole or not at all (gen.params.replacing)
+        return f"{command}: error: {option}cannot write {target}: {why}{'' if option == '--export: ' else stays}"
     return f"{command}: error: {option}{target}: {why}"
 
 
