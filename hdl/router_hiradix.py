@@ -16,8 +16,8 @@ any state:
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
   copy's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
-  **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header the
-  decision commits.
+  **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header an
+  adaptive decision commits (with a route table ST writes the head's ``hops`` from its buffer entry).
 * **GO** (grant, output stage; :class:`~radixnet.hdl.alloc.go.OutputArbiter` per output): output
   ``o`` reads bit ``o`` of every lane's registered one-hot vector, masks the requests the view
   does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
@@ -89,9 +89,8 @@ GO_GROUP = 4
 #: what GO reads of a request besides its one-hot output vector
 GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "t1", "t2", "t3")
 
-#: header fields RI's decision commits (written at ST into the head): ``hops`` always, the adaptive
-#: routings' decision fields too
-COMMIT_FIELDS = ("hops",)
+#: header fields an adaptive routing's decision in RI commits (written at ST into the head); with a route table
+#: ST writes the head's ``hops`` from its buffer entry (the stored lookahead's side-band), and RI commits nothing
 ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 
 
@@ -119,7 +118,7 @@ class HiradixStages:
         is_eject = self._is_eject
         credits, ej_credits, busy = self._credits, self._ej_credits, self._busy
         adaptive = self.routing is not None
-        fields = ADAPTIVE_COMMIT_FIELDS if adaptive else COMMIT_FIELDS
+        fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
         side_lay = self._side_layout
 
@@ -155,7 +154,7 @@ class HiradixStages:
                 "cls": reg(kb, f"rq_cls_{lane_sfx(p, s)}"),
                 "hk": reg(K, f"rq_head_cls_oh_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"rq_ovc_{lane_sfx(p, s)}"),
-                "commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}"),
+                **({"commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}")} if adaptive else {}),
                 # the kind of the flit ST will take, from RI's view (GO reads no input buffer): whether the VC had
                 # a request in the last RI (``e1``) and the one before (``e2``), and "a body's tail" for the view's
                 # first three flits (the grant takes flit e1·granted + e2·granted, §R11.2)
@@ -186,7 +185,8 @@ class HiradixStages:
                 "head": reg(1, f"st_head_{lane_sfx(p, s)}"),
                 "single": reg(1, f"st_single_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
-                "commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+                **({"commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} if adaptive else {})}
+               for s in range(S)] for p in range(P)]
         g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
                    Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}"))) for j in range(S)]
                  for o in range(P)]
@@ -355,11 +355,12 @@ class HiradixStages:
                                                pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
                 o_req = Signal(pw, name=f"ri_op_{tag}")
                 m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
-                cm = Signal(commit_lay, name=f"ri_commit_{tag}")
-                m.d.comb += cm.hops.eq(hops_out)
+                commit = {}
                 if adaptive:
-                    m.d.comb += [cm.phase.eq(rc.phase_out), cm.decided.eq(rc.decided_out),
+                    cm = Signal(commit_lay, name=f"ri_commit_{tag}")
+                    m.d.comb += [cm.hops.eq(hops_out), cm.phase.eq(rc.phase_out), cm.decided.eq(rc.decided_out),
                                  cm.inter.eq(rc.inter_out), cm.h1.eq(rc.h1_out)]
+                    commit = {"commit": cm}
                 ovc = act_ov[p][v]
                 if vpc == 1:   # one VC per class: a head's output VC is its class's (VC 0 on an ejection port)
                     ovc = Signal(vw, name=f"ri_ovc_{tag}")
@@ -371,7 +372,7 @@ class HiradixStages:
                 ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(3)]
                 m.d.comb += [t.eq(x[0] & ~x[1]) for t, x in zip(ts, kv)]
                 per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
-                              "ovc": ovc, "commit": cm, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2]})
+                              "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
                                                              new_ok, hops_out, eject_tab, commit_lay, tag))
@@ -391,7 +392,8 @@ class HiradixStages:
                 m.d.comb += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
                 for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
                     m.d.comb += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
-                m.d.comb += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
+                if adaptive:
+                    m.d.comb += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
@@ -604,16 +606,26 @@ class HiradixStages:
             for s in range(S):
                 i = p * S + s
                 r, t = rq[p][s], st[p][s]
-                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit")]
-                fronts = [Mux(in_pop[p][v], iu.front1_ivc[v], iu.front0_ivc[v])[:fw] for v in range(V)]
-                fl = Signal(lay, name=f"st_flit_{lane_sfx(p, s)}")
-                m.d.comb += fl.eq(fronts[0])
+                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in t]
+                # the lane's buffer entry: its VC's front in the view (flit and side-band)
+                ents = [Mux(in_pop[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
+                eb = iu.entry_bits
+                ent = Signal(eb, name=f"st_entry_{lane_sfx(p, s)}")
+                m.d.comb += ent.eq(ents[0])
                 if V > 1:
-                    m.d.comb += fl.eq(Cat(*fronts).word_select(t["v"], fw) if V == 1 << vw else
-                                      _mux_onehot(t["voh"], fronts))
-                m.d.comb += fl.vc.eq(t["ovc"])
+                    m.d.comb += ent.eq(Cat(*ents).word_select(t["v"], eb) if V == 1 << vw else
+                                       _mux_onehot(t["voh"], ents))
+                fl = Signal(lay, name=f"st_flit_{lane_sfx(p, s)}")
+                m.d.comb += [fl.eq(ent[:fw]), fl.vc.eq(t["ovc"])]
                 with m.If(t["head"]):
-                    m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
+                    if adaptive:   # the decision RI made
+                        m.d.comb += [fl[k].eq(t["commit"][k]) for k in fields]
+                    else:   # the stored lookahead's hops (a head is requested with u(v) = 0: RI's front is ST's)
+                        hops = data.View(side_lay, ent[fw:]).hops_out
+                        if self.fault == "eject_hops":
+                            hops = self._hops_out(m, Const(0, 1), data.View(lay, ent[:fw]).hops,
+                                                  f"fault_{lane_sfx(p, s)}")
+                        m.d.comb += fl.hops.eq(hops)
                 lane_flits.append(fl)
                 by = Signal(P * S, name=f"st_granted_by_{lane_sfx(p, s)}")   # per output and grant
                 m.d.comb += by.eq(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]))
