@@ -506,7 +506,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
         self._side_layout = side
         ius = []
         for p in range(P):
-            iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
+            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5) if split else
+                  InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
             m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
             if self.lookahead:
@@ -529,7 +530,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
         E = self.egress_depth
         # hiradix reads credits >= 1, 2 and 3 in its view (§R11.1) as registered bits (its counters take at GO)
-        cc_kw = {"thresholds": 3} if split else {}
+        cc_kw = {"thresholds": 5} if split else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)
