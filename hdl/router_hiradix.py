@@ -564,8 +564,8 @@ class HiradixStages:
                 lane_tail = []
                 for r in lanes:
                     a, b, c = (r[e] & x for e, x in zip(("e1", "e2", "e3"), tooks))
-                    lane_tail.append(Mux(a & b & c, r["t4"], Mux((a & b) | (a & c) | (b & c), r["t3"],
-                                                                 Mux(a | b | c, r["t2"], r["t1"]))))
+                    maj = (a & b) | (a & c) | (b & c)
+                    lane_tail.append(Mux(a & b & c, r["t4"], Mux(maj, r["t3"], Mux(a | b | c, r["t2"], r["t1"]))))
                 if two:
                     # per outcome of the availability bit, the take, hold and release of this VC, each a
                     # reduction of the chain's one-hot halves over per-lane terms from registers; a head's VC
