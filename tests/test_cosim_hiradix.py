@@ -8,7 +8,7 @@ planted faults. The RTL refuses the other sequential routings under ``hiradix`` 
 model runs.
 
 By default: the switch top at speedup 2, one-flit buffers at speedup 1, UGAL-S, router level with ``ugal``, the
-planted GO fault and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
+planted GO fault, the planted ``eject_hops`` and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
 ``min-ad`` routers, the sequential RI's planted fault and the command line are in ``make test-slow``.
 """
 
@@ -108,6 +108,18 @@ def test_router_level(family, params, routing, kw):
     """One router, every port driven from the whole network's golden run: flits on the link two cycles after
     GO's grant (ST, then the output register), credits one cycle after ST (§R11)."""
     assert_router_match(run_router(family, params, routing=routing, **kw, **HR))
+
+
+def test_hop_comparison_catches_eject_hops():
+    """``eject_hops`` under ``hiradix`` with a route table: ST writes a head's hops from its buffer entry
+    (router-spec §R11.4), and the planted fault counts a hop on ejection too (against §R8a). Every endpoint
+    matches; every packet's last hop leaves with ``hops`` one too many, and the per-hop comparison names it."""
+    v = run(*TINY, load=0.9, cycles=150, vcs=2, vc_depth=3, packet_length=3, seed=4, terminals="flit",
+            fault="eject_hops", **HR)
+    assert v["packets"] > 50 and not v["idle"]
+    assert v["endpoint_mismatches"] == 0 and v["hop_mismatches"] == v["mismatches"] == v["packets"]
+    m = v["first"][0]
+    assert m["first_hop"] == len(m["golden_path"]) - 1 and "header hops" in m["hop_problem"]
 
 
 def test_router_level_fault_is_caught():
