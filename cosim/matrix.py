@@ -260,10 +260,10 @@ def read_matrix(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     if _too_deep(data, MAX_DEPTH):
         raise MatrixError(f"{shown}: values nest deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict):
-        raise MatrixError(f"{path}: must hold a list of configurations (got {type(data).__name__})")
+        raise MatrixError(f"{shown}: must hold a list of configurations (got {type(data).__name__})")
     other = [k for k in data if k not in ("config", "defaults")]
     if other:
-        raise MatrixError(f"{path}: unknown top-level key {other[0]!r} (a matrix holds [[config]] tables and an "
+        raise MatrixError(f"{shown}: unknown top-level key {other[0]!r} (a matrix holds [[config]] tables and an "
                           f"optional [defaults] table)")
     defaults, configs = data.get("defaults", {}), data.get("config", [])
     if not isinstance(defaults, dict):

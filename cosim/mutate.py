@@ -547,12 +547,8 @@ def _out_dir(path: str | os.PathLike, name: str) -> Path:
 
 def _main(a) -> int:
     cat = load_catalogue(a.catalogue)
-    if a.list:
-        for m in cat:
-            print(f"{m.id:<28} {m.file:<22} {m.cls:<28} {m.desc}")
-        print(f"{len(cat)} mutants")
-        return 0
-    # every argument before any file is written or any check runs
+    whole = cat  # what --list prints
+    # every argument before any file is written, any check runs or --list prints
     if not 1 <= a.jobs <= MAX_JOBS:
         raise MutateError(f"--jobs: must be an integer in [1, {MAX_JOBS}] (got {a.jobs})")
     if not (math.isfinite(a.timeout) and 0 < a.timeout <= MAX_TIMEOUT):
@@ -565,15 +561,22 @@ def _main(a) -> int:
         if unknown:
             raise MutateError(f"--only: unknown mutant id(s) {_show(', '.join(unknown))}")
         cat = [m for m in cat if m.id in want]
-    if a.cosim_only and a.checks:
+    if a.cosim_only and a.checks is not None:  # an empty --checks too (not taken as none given)
         raise MutateError("--cosim-only: give either it or --checks")
     checks = DEFAULT_CHECKS[1:] if a.cosim_only else _checks(a.checks)
     if a.repo is not None and not is_repo(Path(a.repo)):
         raise MutateError(f"--repo: {_show(a.repo)} is not a radixnet repository (it needs pyproject.toml, tests/, "
                           f"radixnet/ and {', '.join(d + '/' for d in SUBPACKAGES)})")
+    out = _out_dir(a.out, "out") if a.out is not None else None
+    cache = _out_dir(a.cache, "cache") if a.cache is not None else None
+    if a.list:
+        for m in whole:
+            print(f"{m.id:<28} {m.file:<22} {m.cls:<28} {m.desc}")
+        print(f"{len(whole)} mutants")
+        return 0
     repo = Path(a.repo).resolve() if a.repo is not None else repo_root()
-    out = _out_dir(a.out, "out") if a.out is not None else _out_dir(repo / "build" / "mutate", "out")
-    cache = _out_dir(a.cache, "cache") if a.cache is not None else repo / "build" / "mutate" / "cache"
+    out = out if out is not None else _out_dir(repo / "build" / "mutate", "out")
+    cache = cache if cache is not None else repo / "build" / "mutate" / "cache"
     for d in ("logs", "work"):
         (out / d).mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)

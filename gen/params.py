@@ -60,8 +60,11 @@ class ParamError(ValueError):
 
     def __init__(self, name: str, message: str) -> None:
         self.name = name
-        self.message = message
-        super().__init__(f"--{name.replace('_', '-')}: {message}")
+        # one line whatever it quotes (a file name with a newline): control characters as Python escapes
+        message = str(message)
+        self.message = message if message.isprintable() else "".join(
+            c if c.isprintable() else repr(c)[1:-1] for c in message)
+        super().__init__(f"--{name.replace('_', '-')}: {self.message}")
 
     def __reduce__(self):  # picklable: a worker process's error reaches the parent as the same one line
         return (type(self), (self.name, self.message))

@@ -27,7 +27,7 @@ import json
 import sys
 from typing import Sequence
 
-__all__ = ["cmd_cosim", "check_configuration", "cosim_parser", "normal_form", "outcome", "parse_cosim",
+__all__ = ["cmd_cosim", "check_configuration", "cosim_parser", "topo_parser", "normal_form", "outcome", "parse_cosim",
            "run_configuration", "run_cosim", "verdict_ok", "MAX_CYCLES", "MAX_BATCH", "MAX_WIDTH", "DEFAULT_LOAD",
            "DEFAULT_VC_DEPTH", "EXIT_IDLE", "NOT_CONFIGURATION", "NOT_IN_MATRIX", "matrix_entry"]
 
@@ -107,6 +107,32 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
     return p
 
 
+def topo_parser(topo: str):
+    """:func:`cosim_parser` of ``topo`` (a known family), or a one-line UsageError when one of the family's
+    parameters has the name of an option of ``radixnet cosim``'s own (clos's ``--terminals``, the number of
+    terminals, against the top's kind), which one command line cannot tell apart.
+    """
+    import argparse
+
+    from radixnet.cli import UsageError
+    from radixnet.gen import family_names
+
+    def builds(family: str) -> bool:
+        try:
+            cosim_parser(family)
+        except argparse.ArgumentError:
+            return False
+        return True
+
+    try:
+        return cosim_parser(topo)
+    except argparse.ArgumentError as e:
+        ok = ", ".join(f for f in family_names() if builds(f))
+        raise UsageError(f"radixnet cosim: error: --topo: {topo} has a parameter {e.argument_name}, the name of "
+                         f"radixnet cosim's own {e.argument_name}, so its networks cannot be co-simulated here; "
+                         f"--topo must be one of {ok}") from None
+
+
 def parse_cosim(argv: Sequence[str]):
     """Parse and check ``radixnet cosim``'s arguments: every check it makes before any work.
 
@@ -133,7 +159,7 @@ def parse_cosim(argv: Sequence[str]):
     topo = peek_topo(argv)
     if topo not in family_names():
         raise UsageError(f"radixnet cosim: error: --topo: unknown family {topo!r} (one of {', '.join(family_names())})")
-    args = cosim_parser(topo).parse_args(argv)
+    args = topo_parser(topo).parse_args(argv)
     if args.load is not None and args.batch is not None:
         raise UsageError("radixnet cosim: error: give at most one of --load or --batch")
     if args.load is not None and not 0 < args.load <= 1:
@@ -357,13 +383,17 @@ def matrix_entry(values: dict) -> tuple[list[str], dict]:
     """
     import re
 
+    from radixnet.cli import UsageError
     from radixnet.cosim.matrix import EntryError
     from radixnet.gen import family_names
 
     topo = values.get("topo", "fbfly")
     if not isinstance(topo, str) or topo not in family_names():
         raise EntryError("topo", f"unknown family {topo!r} (one of {', '.join(family_names())})")
-    options = cosim_parser(topo)._option_string_actions
+    try:
+        options = topo_parser(topo)._option_string_actions
+    except UsageError as e:
+        raise EntryError("topo", str(e).removeprefix("radixnet cosim: error: --topo: ")) from None
     argv: list[str] = []
     for key, value in values.items():
         opt = "--" + key.replace("_", "-")

@@ -4,11 +4,15 @@ values and bad, and files with garbage, and runs each in-process through ``radix
 Every run must end with exit status 0 or 2 (1 only where documented: a simulation the watchdog stopped), never
 with an exception (a traceback), with exactly one line on stderr when it is 2, and within
 :data:`TIME_LIMIT` seconds. Sizes stay small or absurd (refused before any work), and ``--max-memory`` is at
-most 1 GiB, so the run is bounded on any machine. ``rtl`` and ``cosim`` are left out: they build RTL.
+most 1 GiB, so the run is bounded on any machine. ``rtl`` and ``cost`` draw good small configurations too (a
+4-ary 2-flat at most: seconds of RTL). ``cosim``, ``cosim-matrix`` and ``mutate`` draw only command lines with
+a bad value or option in them (a good one builds Verilator or runs pytest for minutes): each must be refused,
+exit status 2 and one line, and the function where its work would start raises if reached
+(:data:`WORK_STARTS`).
 
-The default run draws a few examples of ``topo``, ``study`` and ``clex`` (derandomized, under a minute); the
-derandomized draws of ``sim`` and ``sweep`` (seconds of simulation per example) and the random variants, which
-draw many more of every command, are ``@pytest.mark.slow``.
+The default run draws a few examples of ``topo``, ``study``, ``clex``, ``rtl``, ``cosim``, ``cosim-matrix``,
+``cost`` and ``mutate`` (derandomized); the derandomized draws of ``sim`` and ``sweep`` (seconds of simulation
+per example) and the random variants, which draw many more of every command, are ``@pytest.mark.slow``.
 """
 
 from __future__ import annotations
@@ -16,15 +20,17 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import json
 import os
 import shlex
 import shutil
 import signal
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from radixnet.cli import main
 from radixnet.gen import build, family_names
@@ -139,8 +145,14 @@ def _write_corpus() -> None:
     for name, data in files.items():
         (WORK / name).write_bytes(data)
     (WORK / "adir").mkdir(exist_ok=True)
+    for name, text in {**MATRICES, **CATALOGUES}.items():
+        (WORK / name).write_text(text, encoding="utf-8")
+    (WORK / NL_FILE).write_bytes(b"")  # names with a newline: every message must still be one line
+    (WORK / NL_DIR).mkdir(exist_ok=True)
 
 
+#: A file and a directory whose names hold a newline (a message naming one must stay one line).
+NL_FILE, NL_DIR = "nl\nfile", "nl\ndir"
 GOOD_FILES = ["ring.el", "named.el", "utf16.el", "utf16be.el", "utf16nobom.el", "utf8bom.el", "star.el",
               "anynet.txt", "torus.graphml", "torus.json", "torus.edgelist", "torus.booksim-anynet", "fly.graphml",
               "fly.json"]
@@ -221,8 +233,9 @@ def _value(name, good, clean):
 
 
 @st.composite
-def family_args(draw, family: str, clean: bool) -> list[str]:
-    """``--PARAM V`` of ``family``: its small base configuration with up to three parameters redrawn."""
+def family_args(draw, family: str, clean: bool, families: dict | None = None) -> list[str]:
+    """``--PARAM V`` of ``family``: its small base configuration (in ``families``, default :data:`FAMILIES`)
+    with up to three parameters redrawn."""
     if family == "file":
         path = draw(st.sampled_from(GOOD_FILES)) if clean else draw(graph_file())
         args = ["--path", path] if draw(st.integers(0, 9)) != 9 or clean else []
@@ -232,7 +245,7 @@ def family_args(draw, family: str, clean: bool) -> list[str]:
             args += ["--format", draw(st.sampled_from(["auto", "edgelist", "graphml", "json", "booksim-anynet",
                                                        "csv", ""]))]
         return args
-    base, values = FAMILIES[family]
+    base, values = (families or FAMILIES)[family]
     params = dict(base)
     for name in draw(st.lists(st.sampled_from(sorted(values)), max_size=3, unique=True)):
         params[name] = draw(_value(name, values[name], clean))
@@ -361,9 +374,325 @@ def clex_argv(draw) -> list[str]:
     return argv
 
 
+# ------------------------------------------------------------------ rtl, cosim, cosim-matrix, cost, mutate
+def _spell(draw, tokens: list[str]) -> list[str]:
+    """``--opt V`` as given, or now and then as ``--opt=V`` (one word)."""
+    if len(tokens) == 2 and tokens[0].startswith("--") and draw(st.integers(0, 3)) == 0:
+        return [f"{tokens[0]}={tokens[1]}"]
+    return list(tokens)
+
+
+@st.composite
+def _with_bad(draw, items: list[list[str]], bad: list[list[str]]) -> list[str]:
+    """``items`` (``[--opt, V]`` or ``[--flag]``) in any order with one of ``bad`` among them: an item of an
+    option the bad one names is dropped, so that the bad value is the one argparse keeps."""
+    wrong = draw(st.sampled_from(bad))
+    named = {t.split("=", 1)[0] for t in wrong if t.startswith("--")}
+    kept = [i for i in items if i[0] not in named]
+    kept = list(draw(st.permutations(kept)))
+    kept.insert(draw(st.integers(0, len(kept))), wrong)
+    return [t for i in kept for t in _spell(draw, i)]
+
+
+#: Topologies ``radixnet rtl`` writes in seconds (a 4-ary 2-flat at most; ``heavy``: a routing decided in logic
+#: or ``--scheme flat``, a core per router, on the smaller ones).
+RTL_FAMILIES = {"fbfly": ({"k": "2", "n": "2"}, {"k": [2, 3, 4], "n": [1, 2], "c": [1, 2]}),
+                "hypercube": ({"n": "2"}, {"n": [1, 2, 3]}),
+                "hyperx": ({"dims": "2,2"}, {"dims": ["3", "2,3"]}),
+                "mesh": ({"dims": "2,2"}, {"dims": ["3", "2,3"]}),
+                "torus": ({"dims": "3"}, {"dims": ["3", "2,3"]})}
+RTL_HEAVY = {"fbfly": ({"k": "2", "n": "2"}, {"k": [2, 3], "n": [1, 2]}),
+             "hypercube": ({"n": "2"}, {"n": [1, 2]}),
+             "hyperx": ({"dims": "2,2"}, {"dims": ["3", "2,2"]})}
+RTL_TABLE = ["sp", "dor", "hdor", "dest-tag", "min"]
+RTL_DECIDED = ["min-ad", "val", "ugal", "ugal-s", "clos-ad", "2dfb-adaptive"]
+RTL_OPTIONS = {"--vcs": [1, 2], "--depth": [1, 2, 4], "--data-width": [32, 64], "--vc-classes": [1, 2],
+               "--threshold": [0, 4], "--router-model": ["single-cycle", "iq", "hiradix"], "--speedup": [1, 2],
+               "--egress-depth": [0, 1, 2], "--seq-impl": ["prefix", "ripple"],
+               "--port-encoding": ["onehot", "binary"]}
+RTL_BAD = {"--router-model": ["nope", ""], "--speedup": ["3", "0", "x", ""], "--seq-impl": ["nope"],
+           "--port-encoding": ["nope", ""], "--data-width": ["0", "4097", "x", "-8"],
+           "--vcs": ["0", "257", "x", "-1"], "--depth": ["0", "4097", "x"], "--vc-classes": ["0", "257", "x"],
+           "--threshold": ["-1", "1000001", "x"], "--egress-depth": ["-1", "65537", "x"]}
+
+
+@st.composite
+def rtl_argv(draw) -> list[str]:
+    clean = _clean(draw)
+    heavy = draw(st.integers(0, 3)) == 0
+    families = RTL_HEAVY if heavy else RTL_FAMILIES
+    family = draw(_v([*families, "file"], ["nosuch", "", "-h"], clean))
+    head = draw(st.sampled_from([[family], [family], ["--topo", family], [f"--topo={family}"]]))
+    argv = ["rtl", *head]
+    if family in families or family == "file":
+        argv += draw(family_args(family, clean, families))
+    if heavy:
+        argv += ["--routing", draw(_v(RTL_DECIDED, ["nope", ""], clean))]
+        argv += ["--scheme", draw(_v(["shared", "flat"], ["nope"], clean))]
+    elif draw(st.booleans()):
+        argv += ["--routing", draw(_v(RTL_TABLE, ["nope", ""], clean))]
+    for opt in draw(st.lists(st.sampled_from(sorted(RTL_OPTIONS)), max_size=3, unique=True)):
+        argv += [opt, draw(_v(RTL_OPTIONS[opt], RTL_BAD.get(opt), clean))]
+    flags = ["--axis", "--quiet"] + ([] if clean else ["--bogus", "--lint-mode"])  # --lint-mode: no value
+    argv += draw(st.lists(st.sampled_from(flags), max_size=2, unique=True))
+    argv += ["--out", draw(_v([str(WORK / f"rtl{next(_names)}")], ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE],
+                                  clean))]
+    return argv + ["--max-memory", draw(_v(SIZES, BAD_SIZES, clean))]
+
+
+#: Families ``radixnet cost`` packages (the others, and ``file``, are refused in one line).
+COST_FAMILIES = ["2dfb", "butterfly", "clos", "dragonfly", "fbfly", "hypercube", "hyperx", "slimfly"]
+COST_GOOD = [f"{k}={v}" for k, vs in {
+    "router_chip": ["0", "90", "45.5"], "radix": ["32", "64", "128"], "nodes_per_cabinet": ["64", "128"],
+    "optical_beyond": ["5", "100"], "clos_routers": ["pods", "central"], "router_pricing": ["kim", "chip", "pins"],
+    "cable_overhead": ["0", "2"], "density": ["10", "75"], "repeater_length": ["6", "1"],
+    "pairs_per_port": ["1", "3"], "row_spacing": ["1", "2"]}.items() for v in vs]
+COST_BAD = ["nosuch=1", "router_chip", "router_chip=", "router_chip=x", "router_chip=-1", "router_chip=nan",
+            "router_chip=inf", "radix=0", "radix=1.5", "radix=99999999999999999999", "nodes_per_cabinet=0",
+            "density=0", "density=1e-300", "cabinet_width=-1", "cable_overhead=1e308", "clos_routers=x",
+            "router_pricing=", "=", "=1", "optical_beyond=-5", "row_spacing=nan"]
+
+
+@st.composite
+def cost_argv(draw) -> list[str]:
+    clean = _clean(draw)
+    family = draw(_v([*COST_FAMILIES, "torus", "file"], ["nosuch", "list", "--help"], clean))
+    if family in ("list", "--help"):
+        return ["cost", family]
+    argv = ["cost", *draw(st.sampled_from([[family], [family], ["--topo", family]]))]
+    if family != "nosuch":
+        argv += draw(family_args(family, clean))
+    if draw(st.booleans()):
+        argv += ["--bandwidth", draw(_v(["port", "random-bisection"], ["x", "", "Port"], clean))]
+    for item in draw(st.lists(_v(COST_GOOD, COST_BAD, clean), max_size=3)):
+        argv += draw(st.sampled_from([["--cost", item], [f"--cost={item}"]]))
+    argv += draw(st.lists(st.sampled_from(["--json"] + ([] if clean else ["--bogus"])), max_size=1))
+    return argv + ["--max-memory", draw(_v(SIZES, BAD_SIZES, clean))]
+
+
+COSIM_GOOD = {"--routing": ["sp", "min", "dor", "ugal", "val", "min-ad"], "--traffic": list(PATTERNS),
+              "--router-model": ["single-cycle", "iq", "hiradix"], "--vcs": [1, 2, 4], "--vc-depth": [1, 2, 3],
+              "--packet-length": [1, 2, 3], "--speedup": [1, 2], "--seed": [0, 4], "--egress-depth": [0, 1, 2],
+              "--sink-stall": ["0", "0.3"], "--load": ["0.5", "0.9", "1"], "--cycles": [50, 200], "--batch": [1, 3],
+              "--data-width": [32, 64], "--terminals": ["axis", "flit"], "--sim": ["verilator", "icarus"],
+              "--fault": ["out_arb_fixed", "seq_stale_state", "eject_hops"], "--router": [-1, 0, 1],
+              "--measure": [100, 2000], "--ugal-threshold": [0, 4], "--vc-classes": [1, 2],
+              "--max-memory": SIZES}
+#: What ``radixnet cosim`` must refuse before any work (a good co-simulation builds Verilator for minutes): each
+#: ``cosim_argv`` holds one of them.
+COSIM_BAD = [
+    *[["--load", v] for v in ["0", "-0.5", "1.5", "nan", "inf", "x", ""]],
+    *[["--cycles", v] for v in ["0", "-1", "100000001", "x", "1.5", "", "99999999999999999999"]],
+    *[["--batch", v] for v in ["0", "100001", "x"]], ["--load", "0.5", "--batch", "2"],
+    *[["--data-width", v] for v in ["0", "4097", "x", "-32"]], ["--data-width", "16", "--terminals", "axis"],
+    *[["--build-dir", v] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]],
+    ["--link-latency", "2"], ["--link-latency", "0"], ["--speedup", "3"], ["--speedup", "0"],
+    *[["--router", v] for v in ["99999", "-2", "x"]], ["--router", "0", "--batch", "1"],
+    ["--router", "0", "--terminals", "flit"], ["--router", "0", "--egress-depth", "2"],
+    ["--router", "0", "--packet-length", "2"], ["--terminals", "nope"], ["--terminals", ""], ["--sim", "nope"],
+    ["--fault", "nope"], ["--fault", ""], ["--topo", "nosuch"], ["--topo", ""], ["--routing", "nope"],
+    ["--routing", "ugal", "--terminals", "axis"], ["--traffic", "nope"], ["--router-model", "nope"],
+    *[[o, v] for o in ["--vcs", "--vc-depth", "--packet-length"] for v in ["0", "x", "99999999999999999999"]],
+    ["--seed", "-1"], ["--sink-stall", "1"], ["--sink-stall", "nan"], ["--sink-stall", "-0.5"],
+    ["--egress-depth", "-1"], ["--egress-depth", "65537"], ["--measure", "0"], ["--max-memory", "x"],
+    ["--max-memory", "0"], ["--bogus"], ["junk"], ["--k", "1"], ["--k", "x"], ["--hotspot-fraction", "2"],
+    ["--vc-classes", "0"], ["--waves", "--waves=1"]]
+
+
+@st.composite
+def cosim_argv(draw) -> list[str]:
+    """``radixnet cosim`` with a small topology, options good and bad, and one of :data:`COSIM_BAD` at least."""
+    family = draw(st.sampled_from([*FAMILIES, "file"]))
+    params = draw(family_args(family, draw(st.booleans())))
+    items = [["--topo", family], *[params[i:i + 2] for i in range(0, len(params) - 1, 2)]]
+    for opt in draw(st.lists(st.sampled_from(sorted(COSIM_GOOD)), max_size=4, unique=True)):
+        items.append([opt, draw(st.sampled_from([str(v) for v in COSIM_GOOD[opt]]))])
+    if draw(st.booleans()):
+        items.append(["--build-dir", str(WORK / "cosim-build")])
+    items += [[f] for f in draw(st.lists(st.sampled_from(["--waves", "--allow-idle", "--json", "--quiet"]),
+                                         max_size=2, unique=True))]
+    return ["cosim", *draw(_with_bad(items, COSIM_BAD))]
+
+
+def _toml(value) -> str:
+    """``value`` (from JSON types) as a TOML value (a dict as an inline table)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if value == value else "nan"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+
+
+def _matrix_text(defaults: dict, configs: list[dict], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"defaults": defaults, "config": configs} if defaults else configs)
+    lines = ["[defaults]", *[f"{json.dumps(k)} = {_toml(v)}" for k, v in defaults.items()], ""] if defaults else []
+    for c in configs:
+        lines += ["[[config]]", *[f"{json.dumps(k)} = {_toml(v)}" for k, v in c.items()], ""]
+    return "\n".join(lines)
+
+
+GOOD_MATRIX = [{"name": "a", "topo": "fbfly", "k": 2, "n": 2, "vcs": 2, "vc_depth": 3, "load": 0.9},
+               {"name": "b", "k": 2, "n": 2, "router_model": "iq", "vc-depth": 3}]
+#: Matrices for ``radixnet cosim-matrix``: the good ones, then one for each way a matrix is refused.
+MATRICES = {
+    "good.toml": _matrix_text({"cycles": 100}, GOOD_MATRIX, "toml"),
+    "good.json": _matrix_text({}, GOOD_MATRIX, "json"),
+    "topkey.toml": "x = 1\n[[config]]\nk = 2\n",
+    "noconfig.toml": "[defaults]\ncycles = 100\n",
+    "badkey.toml": "[[config]]\nnosuch = 1\n",
+    "badvalue.toml": "[[config]]\nk = 1\n",
+    "twonames.toml": '[[config]]\nname = "a"\n\n[[config]]\nname = "a"\nk = 3\n',
+    "twice.toml": "[[config]]\nk = 2\n\n[[config]]\nk = 2\n",
+    "namedefault.toml": '[defaults]\nname = "x"\n\n[[config]]\n',
+    "flag.toml": '[[config]]\nallow_idle = "yes"\n',
+    "json.toml": "[[config]]\njson = true\n",
+    "spellings.toml": "[[config]]\nvc_depth = 2\nvc-depth = 3\n",
+    "nan.toml": "[[config]]\nload = nan\n",
+    "bigseed.toml": "[[config]]\nseed = 99999999999999999999999\n",
+    "router.toml": "[[config]]\nrouter = 99\n",
+    "clos.toml": '[[config]]\ntopo = "clos"\nk = 2\nn = 2\n',  # a family cosim took no parameters of (fixed)
+    "nl\nscalar.json": "5",  # messages that quoted the name as it is, a newline in it (fixed)
+    "nl\ntopkey.toml": "x = 1\n[[config]]\nk = 2\n",
+    "deepvalue.json": '[{"k": ' + "[" * 40 + "]" * 40 + "}]",
+    "scalar.json": "5",
+    "defaults.json": '{"defaults": 5, "config": [{}]}',
+    "entry.json": '{"config": [5]}',
+    "name.json": json.dumps([{"name": "a\nb"}]),
+    "many.json": json.dumps([{"seed": i} for i in range(1001)]),
+}
+BAD_MATRICES = [m for m in MATRICES if not m.startswith("good.")] + [
+    "", "adir", "/nonexistent/x", "/dev/null", "empty.el", "ring.el", "png.el", "deep.json", "trunc.json",
+    "list.json", "bad.json", "bad.graphml", "latin1.el", "utf16.el", NL_FILE, NL_DIR]
+MATRIX_GOOD_KV = {"k": [2, 3], "n": [1, 2], "vcs": [1, 2], "vc_depth": [2, 3], "load": [0.5, 0.9],
+                  "cycles": [100, 200], "seed": [0, 4], "router_model": ["iq", "single-cycle"],
+                  "packet_length": [1, 2], "allow_idle": [True, False], "routing": ["sp", "min"]}
+MATRIX_BAD_KV = [("k", 1), ("k", "x"), ("nosuch", 1), ("load", 1.5), ("load", "nan"), ("cycles", 0),
+                 ("allow_idle", "yes"), ("allow_idle", 1), ("topo", "nosuch"), ("topo", 5), ("json", True),
+                 ("quiet", True), ("help", True), ("name", ""), ("name", "a\nb"), ("name", 5), ("vcs", [1, 2]),
+                 ("vcs", []), ("vcs", True), ("vc_depth", {"a": 1}), ("seed", -1), ("routing", "nope"),
+                 ("sim", "nope"), ("build_dir", ""), ("build_dir", "ring.el"), ("router", 99), ("fault", "nope"),
+                 ("link_latency", 2), ("vc-depth", 0), ("measure", 0), ("load", float("inf")), ("topo", "clos")]
+
+
+@st.composite
+def matrix_file(draw, bad: bool) -> str:
+    """A ``--matrix`` path: bad (one of :data:`BAD_MATRICES`, or a drawn one with a bad setting in an entry), or
+    any (a good one, or a drawn one that may be good or not)."""
+    kind = draw(st.sampled_from(["fixed", "renamed", "drawn"] if bad else ["fixed", "drawn", "drawn"]))
+    if kind == "fixed":
+        return draw(st.sampled_from(BAD_MATRICES if bad else ["good.toml", "good.json"]))
+    suffix = draw(st.sampled_from(["", " x", chr(10) + "x"]))
+    if kind == "renamed":  # a bad matrix of MATRICES under another name
+        fixed = draw(st.sampled_from([m for m in MATRICES if not m.startswith("good.")]))
+        name = f"matrix{next(_names)}{suffix}{Path(fixed).suffix}"
+        (WORK / name).write_text(MATRICES[fixed], encoding="utf-8")
+        return name
+    entry = st.dictionaries(st.sampled_from(sorted(MATRIX_GOOD_KV)), st.integers(0, 1), max_size=3).map(
+        lambda d: {k: MATRIX_GOOD_KV[k][i] for k, i in d.items()})
+    configs = draw(st.lists(entry, min_size=1, max_size=3))
+    configs = [{"name": f"e{i}", **c} for i, c in enumerate(configs)]  # two alike would be refused as the same
+    defaults = draw(st.dictionaries(st.sampled_from(["cycles", "seed", "vc_depth"]), st.sampled_from([2, 100]),
+                                    max_size=1))
+    if bad:
+        key, value = draw(st.sampled_from(MATRIX_BAD_KV))
+        configs[draw(st.integers(0, len(configs) - 1))][key] = value
+    fmt = draw(st.sampled_from(["toml", "json"]))
+    name = f"matrix{next(_names)}{suffix}.{fmt}"
+    (WORK / name).write_text(_matrix_text(defaults, configs, fmt), encoding="utf-8")
+    return str(WORK / name)
+
+
+#: What ``radixnet cosim-matrix`` must refuse before any run besides a bad matrix; ``-`` drops a required option.
+MATRIX_ARGS_BAD = [
+    *[["--out", v] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]], ["-", "--out"], ["-", "--matrix"],
+    *[["--jobs", v] for v in ["0", "x", "257", "", "-1", "1.5", "99999999999999999999"]],
+    *[["--scheduler", v] for v in ["", "http://h:1", "host", "tcp://:1", "tcp://h:99999", "tcp://h:x", "tcp://u@h:1",
+                                   "tcp://h:1/x", "[::1:80", "tcp://h:0"]],
+    ["--bogus"], ["junk"], ["--quiet=1"]]
+
+
+@st.composite
+def cosim_matrix_argv(draw) -> list[str]:
+    """``radixnet cosim-matrix`` with a bad matrix or a bad option (a good one runs co-simulations)."""
+    bad_matrix = draw(st.booleans())
+    items = [["--matrix", draw(matrix_file(bad_matrix))], ["--out", str(WORK / f"verdicts{next(_names)}")]]
+    if draw(st.booleans()):
+        items.append(["--jobs", draw(st.sampled_from(["1", "2", "256"]))])
+    if draw(st.booleans()):
+        items.append(["--scheduler", draw(st.sampled_from(["tcp://127.0.0.1:1", "127.0.0.1:8786", "tls://h:1"]))])
+    if draw(st.booleans()):
+        items.append(["--quiet"])
+    if bad_matrix:
+        argv = [t for i in draw(st.permutations(items)) for t in _spell(draw, i)]
+    else:
+        wrong = draw(st.sampled_from(MATRIX_ARGS_BAD))
+        if wrong[0] == "-":
+            items = [i for i in items if i[0] != wrong[1]]
+            argv = [t for i in draw(st.permutations(items)) for t in _spell(draw, i)]
+        else:
+            argv = draw(_with_bad(items, [wrong]))
+    return ["cosim-matrix", *argv]
+
+
+CATALOGUES = {
+    "cat-good.toml": '[[mutant]]\nid = "x"\nfile = "hdl/router.py"\nfind = "a"\nreplace = "b"\nclass = "c"\n'
+                     'desc = "d"\n',
+    "cat-none.toml": "x = 1\n",
+    "cat-scalar.toml": "mutant = 5\n",
+    "cat-list.toml": "mutant = [1, 2]\n",
+    "cat-lacks.toml": '[[mutant]]\nid = "a"\n',
+    "cat-dup.toml": ('[[mutant]]\nid = "a"\nfile = "f"\nfind = "x"\nreplace = "y"\nclass = "c"\ndesc = "d"\n' * 2),
+    "cat-id.toml": '[[mutant]]\nid = "a b"\nfile = "f"\nfind = "x"\nreplace = "y"\nclass = "c"\ndesc = "d"\n',
+    "cat-same.toml": '[[mutant]]\nid = "a"\nfile = "f"\nfind = "x"\nreplace = "x"\nclass = "c"\ndesc = "d"\n',
+    "cat-empty.toml": '[[mutant]]\nid = "a"\nfile = "f"\nfind = ""\nreplace = "x"\nclass = "c"\ndesc = "d"\n',
+    "cat-nonstr.toml": '[[mutant]]\nid = 5\nfile = "f"\nfind = "x"\nreplace = "y"\nclass = "c"\ndesc = "d"\n',
+    "checks.txt": "tests/test_mutate.py\n",
+}
+#: What ``radixnet mutate`` must refuse before any file or check (a good run snapshots the tree and runs pytest).
+MUTATE_BAD = [
+    *[["--jobs", v] for v in ["0", "-1", "257", "x", "", "1.5", "99999999999999999999"]],
+    *[["--timeout", v] for v in ["0", "-1", "nan", "inf", "-inf", "x", "", "1e9", "1e400"]],
+    *[["--only", v] for v in ["", ",", " , ", "nosuch", "rr_ptr_stuck,nosuch", "a\nb"]],
+    ["--cosim-only", "--checks", "tests/test_mutate.py"],
+    *[["--checks", v] for v in ["", ";", " ; ;", "@", "@/nonexistent/x", "@adir", "@empty.el", "@comments.el",
+                                "@png.el", "@/dev/null", "@latin1.el", "@utf16.el", "@" + NL_DIR]],
+    *[["--catalogue", v] for v in ["", "adir", "/nonexistent/x", "/dev/null", "empty.el", "ring.el", "png.el",
+                                   "deep.json", "long.el", *[c for c in CATALOGUES if c.startswith("cat-")
+                                                             and c != "cat-good.toml"]]],
+    *[["--repo", v] for v in ["/nonexistent", "", "adir", "ring.el", "/", NL_DIR]],
+    *[[o, v] for o in ["--out", "--cache"] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]],
+    ["--bogus"], ["junk"], ["--fresh=1"], ["--jobs"]]
+
+
+@st.composite
+def mutate_argv(draw) -> list[str]:
+    """``radixnet mutate`` with good options and one of :data:`MUTATE_BAD` at least; ``--out`` and ``--cache``
+    (good ones) are in the scratch directory."""
+    from radixnet.cosim.mutate import CATALOGUE, load_catalogue, repo_root
+    ids = [m.id for m in load_catalogue()]
+    items = [["--out", str(WORK / f"mutate{next(_names)}")], ["--cache", str(WORK / "mutate-cache")]]
+    good = {"--only": draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3).map(",".join)),
+            "--jobs": draw(st.sampled_from(["1", "2", "4"])),
+            "--checks": draw(st.sampled_from(["tests/test_mutate.py", "a; b", "@checks.txt"])),
+            "--catalogue": draw(st.sampled_from([str(CATALOGUE), "cat-good.toml"])),
+            "--timeout": draw(st.sampled_from(["60", "0.5", "1800"])), "--repo": str(repo_root())}
+    for opt in draw(st.lists(st.sampled_from(sorted(good)), max_size=3, unique=True)):
+        items.append([opt, good[opt]])
+    items += [[f] for f in draw(st.lists(st.sampled_from(["--fresh", "--keep-builds", "--no-seed", "--list",
+                                                          "--cosim-only"]), max_size=2, unique=True))]
+    return ["mutate", *draw(_with_bad(items, MUTATE_BAD))]
+
+
 TOP = [[], ["--version"], ["-V"], ["--help"], ["nope"], ["topo"], ["sim", "--help"], ["sweep", "--help"],
        ["clex", "--help"], ["study"], ["topo", "fbfly", "--help"], ["sim", "--topo"], ["sim", "--topo", "nosuch"],
-       ["sweep"], ["sim", "--load"]]
+       ["sweep"], ["sim", "--load"], ["rtl"], ["rtl", "--help"], ["rtl", "fbfly", "--help"], ["cosim", "--help"],
+       ["cosim-matrix", "--help"], ["cosim-matrix"], ["cost"], ["cost", "list"], ["cost", "fbfly", "--help"],
+       ["mutate", "--help"]]
 
 
 # ------------------------------------------------------------------ the tests
@@ -372,11 +701,34 @@ FAST = dict(deadline=None, database=None, derandomize=True, print_blob=True,
 SLOW = dict(FAST, derandomize=False)
 
 
-def _fuzz(strategy, examples: int, slow: bool = False):
-    @settings(max_examples=examples, **(SLOW if slow else FAST))
-    @given(argv=strategy)
+class Reached(Exception):
+    """Raised where a command line that must be refused would have started its work (:func:`_fuzz`)."""
+
+
+#: Where the work of a command whose every drawn line must be refused starts (a co-simulation builds
+#: Verilator for minutes; mutate snapshots the tree and runs pytest): reaching one fails the example at once.
+WORK_STARTS = {"cosim": ("radixnet.cosim_cli.run_cosim",),
+               "cosim-matrix": ("radixnet.cosim.matrix.MatrixRun", "radixnet.golden.cluster.connect"),
+               "mutate": ("radixnet.cosim.mutate.snapshot", "radixnet.cosim.mutate.run_checks")}
+
+
+def _fuzz(strategy, examples: int, slow: bool = False, refused: str | None = None, explicit=()):
+    """A test of ``examples`` command lines of ``strategy`` (``slow``: random, marked ``slow``; else derandomized).
+    ``refused``: the command (a key of :data:`WORK_STARTS`) whose every line must be refused, exit status 2 and
+    one line, before its work starts. ``explicit``: command lines run every time (bugs found by the fuzz)."""
     def test(argv):
-        check(argv)
+        if refused is None:
+            check(argv)
+            return
+        with contextlib.ExitStack() as stack:
+            for target in WORK_STARTS[refused]:
+                stack.enter_context(mock.patch(target, side_effect=Reached(f"{target} reached")))
+            rc, _, err = check(argv)
+        assert rc == 2, f"radixnet {shlex.join(argv)}: exit {rc}, not refused\n{err}"
+
+    for argv in explicit:
+        test = example(argv=argv)(test)
+    test = settings(max_examples=examples, **(SLOW if slow else FAST))(given(argv=strategy)(test))
     return pytest.mark.slow(test) if slow else test
 
 
@@ -385,11 +737,38 @@ test_fuzz_sim = pytest.mark.slow(_fuzz(sim_argv(), 400))       # derandomized, 2
 test_fuzz_sweep = pytest.mark.slow(_fuzz(sweep_argv(), 100))   # derandomized, 29 s
 test_fuzz_study = _fuzz(study_argv(), 60)
 test_fuzz_clex = _fuzz(clex_argv(), 150)
-test_fuzz_topo_slow = _fuzz(topo_argv(), 5000, slow=True)
-test_fuzz_sim_slow = _fuzz(sim_argv(), 3000, slow=True)
-test_fuzz_sweep_slow = _fuzz(sweep_argv(), 600, slow=True)
+test_fuzz_rtl = _fuzz(rtl_argv(), 12)
+#: Found by the fuzz: a traceback (cosim's parser for clos, whose --terminals clashed with cosim's own), fixed.
+#: And two lines: a name with a newline quoted as it is (check_out_dir's messages; two of read_matrix's), fixed.
+COSIM_FOUND = [["cosim", "--load=0", "--topo=clos", "--k=2", "--n=2"], ["cosim", "--topo", "clos", "--help"],
+               ["cosim", "--build-dir=nl\nfile", "--topo=fbfly", "--k=4", "--n=2"]]
+MATRIX_FOUND = [["cosim-matrix", "--matrix", "clos.toml", "--out", "verdicts"],
+                ["cosim-matrix", "--matrix", "nl\nscalar.json", "--out", "verdicts"],
+                ["cosim-matrix", "--matrix", "nl\ntopkey.toml", "--out", "verdicts"],
+                ["cosim-matrix", "--matrix", "good.toml", "--out", NL_FILE]]
+#: Found by the fuzz: --list printed the catalogue past a bad value (exit 0), and --cosim-only took the place of
+#: an empty --checks (the run started); both refused now.
+MUTATE_FOUND = [["mutate", "--jobs=0", "--out=mutate", "--fresh", "--list"], ["mutate", "--list", "--out", "/proc/x"],
+                ["mutate", "--checks=", "--out=mutate", "--fresh", "--cosim-only"]]
+test_fuzz_cosim = _fuzz(cosim_argv(), 200, refused="cosim", explicit=COSIM_FOUND)
+test_fuzz_cosim_matrix = _fuzz(cosim_matrix_argv(), 200, refused="cosim-matrix", explicit=MATRIX_FOUND)
+test_fuzz_cost = _fuzz(cost_argv(), 200)
+test_fuzz_mutate = _fuzz(mutate_argv(), 150, refused="mutate", explicit=MUTATE_FOUND)
+# The random variants (-m slow): 10,000 command lines over the ten commands, topo 3,500, sim 2,000, sweep 500,
+# study 400, clex 900, rtl 300, cosim 1,200, cosim-matrix 600, cost 600, mutate 600 (rtl and sweep: seconds per
+# line); besides them, -m slow runs the derandomized sim and sweep draws above.
+test_fuzz_topo_slow = _fuzz(topo_argv(), 3500, slow=True)
+test_fuzz_sim_slow = _fuzz(sim_argv(), 2000, slow=True)
+test_fuzz_sweep_slow = _fuzz(sweep_argv(), 500, slow=True)
 test_fuzz_study_slow = _fuzz(study_argv(), 400, slow=True)
-test_fuzz_clex_slow = _fuzz(clex_argv(), 1000, slow=True)
+test_fuzz_clex_slow = _fuzz(clex_argv(), 900, slow=True)
+test_fuzz_rtl_slow = _fuzz(rtl_argv(), 300, slow=True)
+test_fuzz_cosim_slow = _fuzz(cosim_argv(), 1200, slow=True, refused="cosim", explicit=COSIM_FOUND)
+test_fuzz_cosim_matrix_slow = _fuzz(cosim_matrix_argv(), 600, slow=True, refused="cosim-matrix",
+                                    explicit=MATRIX_FOUND)
+test_fuzz_cost_slow = _fuzz(cost_argv(), 600, slow=True)
+test_fuzz_mutate_slow = _fuzz(mutate_argv(), 600, slow=True, refused="mutate", explicit=MUTATE_FOUND)
+
 
 @pytest.mark.parametrize("argv", TOP, ids=lambda a: " ".join(a) or "(none)")
 def test_top_level(argv):
