@@ -94,7 +94,7 @@ class RouterModel:
 
     @property
     def split(self) -> bool:
-        """True for the split allocator of §R11 (RI | GO | ST)."""
+        """True for the split allocator of §R11 (RI | TR | GO | ST)."""
         return self.allocation == "split"
 
     def traversal_delay(self) -> int:

@@ -41,7 +41,7 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
 #: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``; ``split``: the ``hiradix`` model
-#: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link).
+#: (§R11: RI | TR | GO | ST, ``dst`` then counts the cycles from ST to the link).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
                                "split")
 #: Topology and route tables (read only).
@@ -1025,7 +1025,7 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return False
 
 
-# ---- the hiradix model (§R11): RI | GO | ST, every stage reading registers only
+# ---- the hiradix model (§R11): RI | TR | GO | ST, every stage reading registers only
 
 #: the fields of a request register entry (``Routers.rq[r, i]``)
 RQ_FIELDS = ("p", "v", "o", "ov", "head", "lane", "phase", "decided", "inter")

@@ -1,7 +1,7 @@
 """Router top: table or adaptive routing, the greedy or the sequential allocator (§R5-§R7), speedup
 ``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under a router model of §R10-§R11:
 ``single-cycle`` (this docstring), ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`) or ``hiradix``
-(RI | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings and
+(RI | TR | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings and
 ``ugal-s``).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
@@ -286,7 +286,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
         the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
         SA, ST and output registers, a credit register; 4 cycles per hop) or ``hiradix``
-        (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
+        (:mod:`radixnet.hdl.router_hiradix`: RI | TR | GO | ST, every stage from registers, router-spec §R11;
         the greedy routings and ``ugal-s``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:

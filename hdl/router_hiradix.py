@@ -1,27 +1,30 @@
-"""The ``hiradix`` router model in RTL (router-spec §R11): RI | GO | ST | link, every stage from registers.
+"""The ``hiradix`` router model in RTL (router-spec §R11): RI | TR | GO | ST | link, every stage from registers.
 
 :class:`HiradixStages` is the part of :class:`radixnet.hdl.router.Router` that the ``hiradix`` model
 changes. VC and switch allocation are one combined allocation (a head asks for an output VC and the
-switch at once), split into two registered stages, and the grant is registered before it changes
-any state:
+switch at once), split into two registered stages with the crossing between them a cycle of its own,
+and the grant is registered before it changes any state:
 
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
   VC, eligible or not on the **view** (below) with the output side from **RI's copy**
-  (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
-  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart; a bound
-  VC's own output VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by
-  the binding's next value),
-  §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
-  a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
+  (``ri_*_g<k>``: the view's output-side bits of two cycles before, registered at the outputs
+  (``ri_*_out``) and again per group of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves
+  the equal registers apart, §R11.1; a bound VC's own output VC's credit bits,
+  ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected from the outputs' register by the binding's next value),
+  §R11.2's rule with ``u(v)`` and ``w(v)`` (``req_pending<k>_ip_<p>``, registers: ``v`` made a request
+  ``k`` cycles before, k = 1 .. 4); a head's routing decision (the stored
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
   copy's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
   **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header an
   adaptive decision commits (with a route table ST writes the head's ``hops`` from its buffer entry).
+* **TR** (transit): each request registered again a cycle later, per group of :data:`GO_GROUP` outputs
+  the fields its GO reads (``rq_*_go<g>``, beside the outputs) and beside the input the fields ST needs
+  (``rq_*_tr``): the crossing is a register-to-register net.
 * **GO** (grant, output stage; :class:`~radixnet.hdl.alloc.go.OutputArbiter` per output): output
-  ``o`` reads bit ``o`` of every lane's registered one-hot vector, masks the requests the view
-  does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
-  early; an ejection port: the queue rule),
+  ``o`` reads bit ``o`` of every lane's transit one-hot vector, masks the requests the view
+  does not allow (a head: an idle VC of its class with a credit; a body: never, RI asked with ``w(v) + 1``
+  credits in its copy; an ejection port: the queue rule),
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
   and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
   flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
@@ -29,10 +32,10 @@ any state:
   view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
   ``go_take``), the input VC bindings (``active``, ``act_o``, ``act_ov``) and the output VC holds
   (``busy``), as ST will leave them. Whether a granted body ends its packet (the hold it releases)
-  comes from registers at both ends: RI registers the kind of the view's front and second flit of
-  the VC (``rq_tail1``, ``rq_tail2``) and whether it had a request GO was deciding (``rq_dep``: then
-  the request pops the second flit iff the one before it was granted, which the output knows from
-  its own ``st_take`` and the input from its ``st_pop``); GO reads no input buffer. With one VC class
+  comes from registers at both ends: RI registers the kind of the view's first four flits of the VC
+  (``rq_tail1`` .. ``rq_tail4``) and whether it made a request in each of the three cycles before
+  (``rq_dep1`` .. ``rq_dep3``: the request takes the flit behind those of them that GO granted, which the
+  output knows from its own takes, ``st_take`` .. ``st_take3``); GO reads no input buffer. With one VC class
   and ``S = 1`` the only term of GO's mask its own last grant changes is the output's availability
   (an idle VC with a credit), the same for every head: the arbiter's chain runs on both of its values
   (every request; bodies only), each outcome's takes, holds and releases are reduced from registers,
@@ -53,9 +56,10 @@ the counter's registered ``count >= k`` bit (:class:`~radixnet.hdl.credits.Credi
 view's); bindings and holds are registers written at GO's edge.
 
 Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
-requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
-``credit_out`` in ``a + 3``), on the output link in ``a + 3``. A body behind it is requested once its
-VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
+requested by RI in ``a``, crosses to the outputs in ``a + 1``, is granted by GO in ``a + 2``, crosses the
+switch at ST in ``a + 3`` and leaves its buffer at IN in ``a + 4`` (its credit on ``credit_out`` in
+``a + 5``), on the output link in ``a + 4``. A body behind it is requested once its VC is bound in the
+view, ``a + 4``: on the link in ``a + 8``.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -476,8 +480,8 @@ class HiradixStages:
                     lv = Signal(vw, name=f"go_ovc_op_{o}_lane_{i}")
                     m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
                     lane_ovc.append(lv)
-                # a body or tail: its output VC holds a credit in the view (§R11.3: RI asked with u(v) + 1 credits
-                # in its copy, and every take since is one of those u(v) requests'; the counter asserts it)
+                # a body or tail: its output VC holds a credit in the view (§R11.3: RI asked with w(v) + 1 credits
+                # in its copy, and every take since is one of those w(v) requests'; the counter asserts it)
                 m.d.comb += ok[i].eq(Mux(r["head"], hd, 1))
             room = Const(1, 1)
             if is_eject[o]:

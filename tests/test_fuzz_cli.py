@@ -1,8 +1,8 @@
 """Hardening (bad input: one line, exit 2): hypothesis draws command lines for every subcommand and family, good
 values and bad, and files with garbage, and runs each in-process through ``radixnet.cli.main``.
 
-Every run must end with exit status 0 or 2 (1 only where documented: a simulation the watchdog stopped), never
-with an exception (a traceback), with exactly one line on stderr when it is 2, and within
+Every run must end with exit status 0 or 2 (1 only where documented: a simulation the watchdog stopped, an output
+out of room), never with an exception (a traceback), with exactly one line on stderr when it is 1 or 2, and within
 :data:`TIME_LIMIT` seconds. Sizes stay small or absurd (refused before any work), and ``--max-memory`` is at
 most 1 GiB, so the run is bounded on any machine. ``rtl`` and ``cost`` draw good small configurations too (a
 4-ary 2-flat at most: seconds of RTL). ``cosim``, ``cosim-matrix`` and ``mutate`` draw only command lines with
@@ -86,8 +86,10 @@ def check(argv: list[str]) -> tuple[int, str, str]:
     except Exception as e:  # noqa: BLE001 - any exception escaping main() is a traceback for the user
         raise AssertionError(f"{line}: traceback, {type(e).__name__}: {e}") from e
     assert "Traceback" not in err, f"{line}\n{err}"
-    if rc == 1:  # documented: the watchdog stopped a simulation (a deadlock or livelock), named in one line
-        assert "watchdog" in err or "not delivered" in err, f"{line}: exit 1\n{err}"
+    if rc == 1:  # documented: the watchdog stopped a simulation (a deadlock or livelock), or an output ran out of
+        # room (full disk, quota, file size: gen.params.OUT_OF_ROOM), named in one line
+        assert "watchdog" in err or "not delivered" in err or "cannot write" in err, f"{line}: exit 1\n{err}"
+        assert err.endswith("\n") and err.count("\n") == 1, f"{line}: not one line\n{err}"
         return rc, out, err
     assert rc in (0, 2), f"{line}: exit {rc}\n{err}"
     if rc == 2:
