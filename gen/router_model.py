@@ -19,12 +19,10 @@ Two presets:
     two cycles after the flit left the input buffer.
 ``hiradix``
     VC and switch allocation combined, but split into a registered input stage
-    (RI) and output stage (GO) with the crossing from the inputs to the outputs
-    in a cycle of its own (a transit register), the grant registered before
-    switch traversal (ST) applies its output side and, a cycle later, the
-    inputs (IN) its input side (router-spec §R11): every stage reads registers
-    only, and no cycle both decides and crosses the router. One hop costs five
-    cycles.
+    (RI) and output stage (GO), the grant registered before switch traversal
+    (ST) applies its output side and, a cycle later, the inputs (IN) its input
+    side (router-spec §R11): every stage reads registers only. One hop costs
+    four cycles, as ``iq``.
 
 Examples
 --------
@@ -36,7 +34,7 @@ Examples
 >>> zero_load_latency(get_router_model("single-cycle"), hops=1, packet_length=1, link_latency=1)
 3
 >>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
-16
+13
 """
 
 from __future__ import annotations
@@ -61,8 +59,7 @@ class RouterModel:
         computed as the head flit is written into the input buffer (lookahead: no RC stage).
     vc_alloc_delay : int
         Cycles of VC allocation (VA). 0: VC and switch allocation are one combined stage
-        (single-cycle, §R5–§R6); 1: VA in its own cycle, its grant usable by SA in the next cycle
-        (``iq``); ``hiradix``: 2, RI and the transit register from the inputs to the outputs (§R11).
+        (single-cycle, §R5–§R6); 1: VA in its own cycle, its grant usable by SA in the next cycle.
     sw_alloc_delay : int
         Cycles from a switch-allocation (SA) grant to the start of switch traversal.
     st_final_delay : int
@@ -94,7 +91,7 @@ class RouterModel:
 
     @property
     def split(self) -> bool:
-        """True for the split allocator of §R11 (RI | TR | GO | ST)."""
+        """True for the split allocator of §R11 (RI | GO | ST)."""
         return self.allocation == "split"
 
     def traversal_delay(self) -> int:
@@ -122,9 +119,9 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("iq", 0, 1, 1, 1, 1,
                 "input-queued VC router, lookahead routing, VA | SA | ST | link (spec §R10); 4 cycles per hop",
                 "va-sa"),
-    RouterModel("hiradix", 0, 2, 1, 1, 1,
-                "allocation split into registered input and output stages with the crossing between them a cycle "
-                "of its own, RI | transit | GO | ST (+ IN) | link (spec §R11); 5 cycles per hop", "split"),
+    RouterModel("hiradix", 0, 1, 1, 1, 1,
+                "allocation split into registered input and output stages, RI | GO | ST (+ IN) | link (spec §R11); "
+                "4 cycles per hop", "split"),
 )}
 
 
@@ -145,5 +142,5 @@ def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, lin
     creation cycle), ``hops + 1`` router traversals each followed by a link (the last one the
     ejection link), and ``packet_length - 1`` cycles for the body flits to follow the head.
     """
-    extra = 3 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's IN
+    extra = 2 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's IN
     return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1 + extra

@@ -41,7 +41,7 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
 #: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``; ``split``: the ``hiradix`` model
-#: (§R11: RI | TR | GO | ST, ``dst`` then counts the cycles from ST to the link).
+#: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
                                "split")
 #: Topology and route tables (read only).
@@ -59,20 +59,16 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: VC's place in its list. Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 #: ``hiradix`` (§R11): ``qadd[r, o]`` the requests a sequential RI made for output o in this cycle so far (added
 #: to q(o), zero between RIs); the request register ``rq[r, :rq_n[r]]`` (RI's lanes of the last cycle, each
-#: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`), its transit copy
-#: ``rqt[r, :rqt_n[r]]`` (RI's lanes of two cycles ago, the ones GO decides in this cycle) and the grant
-#: register ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
+#: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`) and the grant register
+#: ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
 #: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
-#: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``), and ``rq3[r, :rq3_n[r]]``,
-#: ``rq4[r, :rq4_n[r]]`` (the requests RI made three and four cycles ago, ``(p, v)``: with those of ``rq`` and
-#: ``rqt``, u(v) and w(v)); other models keep them empty.
-#: ``ri_credit``, ``ri_busy``, ``ri_credit2``, ``ri_busy2`` (``hiradix``, §R11.1): the output side,
-#: ``credit`` and ``ovc_busy``, as it was in the view of the cycle before and of two cycles before (RI reads
-#: the second; other models: ``(1, 1, 1)``, unused).
+#: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
+#: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
+#: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
+#: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n rqt rqt_n gr gr_n gi gi_n rq3 rq3_n rq4 rq4_n ri_credit "
-                                "ri_busy ri_credit2 ri_busy2")
+                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -112,8 +108,7 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 #: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
-#: requests whose verdict the view does not hold (in ``rq``, ``rqt`` and ``rq3``), plus 16 for a request in
-#: ``rq4`` (w(v) = u(v) + hu >> 4, the requests whose credit RI's copy may not hold); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
+#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel")
 
@@ -1025,7 +1020,7 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
     return False
 
 
-# ---- the hiradix model (§R11): RI | TR | GO | ST, every stage reading registers only
+# ---- the hiradix model (§R11): RI | GO | ST, every stage reading registers only
 
 #: the fields of a request register entry (``Routers.rq[r, i]``)
 RQ_FIELDS = ("p", "v", "o", "ov", "head", "lane", "phase", "decided", "inter")
@@ -1070,7 +1065,7 @@ def _hr_st(r, t, prm, tp, rs, pk):
 
 @compiled(cache=True, _nrt=False)
 def _hr_go(r, prm, tp, rs, sc):
-    """§R11.3 GO of router ``r``: the requests RI made two cycles ago (the transit copy ``rqt``), per output ranked by input from
+    """§R11.3 GO of router ``r``: the request register's requests, per output ranked by input from
     ``ptr_out[o]`` and by lane, granted up to ``S`` per output on the view (the state after this cycle's ST)
     with the output's earlier grants of this cycle counted (a credit each, a hold for a head of a packet
     longer than a flit; counted in ``credit`` and ``ovc_busy`` while the output is served, then undone: GO
@@ -1079,10 +1074,10 @@ def _hr_go(r, prm, tp, rs, sc):
     P, V, S, L = rs.buf.shape[1], prm.V, prm.S, prm.L
     ej_depth = V * prm.B
     vpc = prm.vpc
-    rq, gr, out_term, credit, ovc_busy = rs.rqt, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
+    rq, gr, out_term, credit, ovc_busy = rs.rq, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
     bucket, bcount = sc.bucket, sc.bcount
     sc.nout[0] = 0
-    for i in range(rs.rqt_n[r]):
+    for i in range(rs.rq_n[r]):
         p = rq[r, i, 0]
         v = rq[r, i, 1]
         sc.req_v[p, v] = rq[r, i, 3]
@@ -1145,24 +1140,19 @@ def _hr_go(r, prm, tp, rs, sc):
 
 @compiled(cache=True, _nrt=False)
 def _hr_ri(r, prm, tp, rs, pk, sc):
-    """§R11.2 RI of router ``r`` on the view (the output side from RI's copy, two cycles old): each input VC's
-    eligibility (with u(v), its requests of the last three RIs, and w(v), of the last four), up to ``S`` eligible
-    VCs per input selected round robin from ``ptr_in[p]`` (which moves past the last one selected), registered as
-    lanes ``0..S-1``; the request registers move on (``rq`` to ``rqt``, ``rqt`` to ``rq3``, ``rq3`` to ``rq4``).
-    Sequential routings: the selected lanes are served in order (inputs from ``ptr_seq``, lanes in order), each
-    head deciding again on the view with one more flit in ``q`` per earlier request of this RI at the output, and
-    no output taking more than ``S`` requests (a lane that would is not registered: it waits)."""
+    """§R11.2 RI of router ``r`` on the view: each input VC's eligibility (with u(v), whether it has a request
+    in the request register that GO decides in this cycle), up to ``S`` eligible VCs per input selected round
+    robin from ``ptr_in[p]`` (which moves past the last one selected), registered as lanes ``0..S-1``. Sequential
+    routings: the selected lanes are served in order (inputs from ``ptr_seq``, lanes in order), each head
+    deciding again on the view with one more flit in ``q`` per earlier request of this RI at the output, and no
+    output taking more than ``S`` requests (a lane that would is not registered: it waits)."""
     V, S, L = prm.V, prm.S, prm.L
-    rq, rqt, rq3, rq4, out_term, dec = rs.rq, rs.rqt, rs.rq3, rs.rq4, tp.out_term, sc.dec
-    n1, n2, n3, n4 = rs.rq_n[r], rs.rqt_n[r], rs.rq3_n[r], rs.rq4_n[r]
-    for i in range(n1):
+    rq, rq2, out_term, dec = rs.rq, rs.rq2, tp.out_term, sc.dec
+    n_old, n_old2 = rs.rq_n[r], rs.rq2_n[r]
+    for i in range(n_old):
         sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
-    for i in range(n2):
-        sc.hu[rqt[r, i, 0], rqt[r, i, 1]] += 1
-    for i in range(n3):
-        sc.hu[rq3[r, i, 0], rq3[r, i, 1]] += 1
-    for i in range(n4):
-        sc.hu[rq4[r, i, 0], rq4[r, i, 1]] += 16
+    for i in range(n_old2):
+        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1172,11 +1162,11 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
             if k == 1:   # bound to an output VC (§R11.4)
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
-                u = sc.hu[p, v] & 15
-                w = u + (sc.hu[p, v] >> 4)
+                u = sc.hu[p, v]
                 if u:
                     # the first u flits may be taken by the undecided requests: the next one, if none of them is
-                    # a tail and a flit is behind them
+                    # a tail, a flit is behind them and the output VC holds u + 1 credits (none needed at an
+                    # ejection port with E = 0)
                     if rs.bcnt[r, p, v] < u + 1:
                         continue
                     tail = False
@@ -1186,9 +1176,9 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                             tail = True
                     if tail:
                         continue
-                # the copy's credits less the w requests whose takes it may not hold: one left (none needed at
-                # an ejection port with E = 0)
-                if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < w + 1:
+                    if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < u + 1:
+                        continue
+                elif _no_credit(r, o, ov, prm, tp, rs):
                     continue
                 sc.req_v[p, v] = ov
                 sc.req_hd[p, v] = 0
@@ -1196,7 +1186,7 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.req_dc[p, v] = 0
                 sc.req_in[p, v] = 0
             else:        # a head: never requested while an earlier request of its VC is undecided
-                if sc.hu[p, v] & 15:
+                if sc.hu[p, v]:
                     continue
                 pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
@@ -1214,15 +1204,13 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.inl[p] = 1
                 sc.in_list[nin] = p
                 nin += 1
-    for i in range(n1):
+    for i in range(n_old2):
+        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
+    for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
-    for i in range(n2):
-        sc.hu[rqt[r, i, 0], rqt[r, i, 1]] = 0
-    for i in range(n3):
-        sc.hu[rq3[r, i, 0], rq3[r, i, 1]] = 0
-    for i in range(n4):
-        sc.hu[rq4[r, i, 0], rq4[r, i, 1]] = 0
-    _hr_shift(r, rs)
+        rq2[r, i, 0] = rq[r, i, 0]
+        rq2[r, i, 1] = rq[r, i, 1]
+    rs.rq2_n[r] = n_old
     seq = prm.sequential
     n = 0
     for i in range(nin):
@@ -1322,66 +1310,47 @@ def _hr_chain(r, prm, tp, rs, pk, sc, nin):
 @compiled(cache=True, _nrt=False)
 def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
     """Router ``r`` in cycle ``t`` under ``hiradix`` (§R11): IN applies the input side of the grants ST applied
-    in ``t - 1``, ST the output side of the grant register, then GO decides the transit copy of the requests
-    (RI's of ``t - 2``) and RI makes new requests, both on the state IN and ST left (the view; GO registers its
-    grants without applying them, so RI does not see them; RI reads the output side from its copy of two cycles
-    before, and the request registers ``rq``, ``rqt``, ``rq3``, ``rq4`` only for u(v) and w(v)). True when a
-    flit moved."""
+    in ``t - 1``, ST the output side of the grant register, then GO decides the request register and RI makes
+    new requests, both on the state IN and ST left (the view; GO registers its grants without applying them, so
+    RI does not see them, and RI reads the two request registers, ``rq`` and ``rq2``, only for u(v)). True when
+    a flit moved."""
     moved = False
     if rs.gi_n[r] > 0:
         moved = _hr_in(r, prm, tp, rs, lk, sc)
     if rs.gr_n[r] > 0:
         moved |= _hr_st(r, t, prm, tp, rs, pk)
-    if rs.rqt_n[r] > 0:
+    if rs.rq_n[r] > 0:
         _hr_go(r, prm, tp, rs, sc)
-    # RI reads the output side two cycles late, from its copy (§R11.1); the copies move on by one cycle, the
-    # newest being the output side of this cycle's view (credits that arrive in this cycle are added after
-    # allocation)
+    # RI reads the output side one cycle late, from its copy (§R11.1); the copy for the next cycle is the
+    # output side of this cycle's view (credits that arrive in this cycle are added after allocation)
     if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
-        _hr_swap(r, rs.credit, rs.ovc_busy, rs.ri_credit2, rs.ri_busy2)   # RI's copy in, the view out
+        _hr_swap(r, rs)   # the copy in, this cycle's view out (the next cycle's copy)
         _hr_ri(r, prm, tp, rs, pk, sc)
-        _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)
-        _hr_swap(r, rs.credit, rs.ovc_busy, rs.ri_credit2, rs.ri_busy2)   # the view back; the older copy on
-        _hr_copy(r, rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy)
+        _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
-        _hr_shift(r, rs)
+        for i in range(rs.rq_n[r]):
+            rs.rq2[r, i, 0] = rs.rq[r, i, 0]
+            rs.rq2[r, i, 1] = rs.rq[r, i, 1]
+        rs.rq2_n[r] = rs.rq_n[r]
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
-        _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.ri_credit2, rs.ri_busy2)
         _hr_copy(r, rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy)
     return moved
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _hr_shift(r, rs):
-    """Router ``r``'s request registers a cycle on: ``rq4`` takes ``rq3``, ``rq3`` takes the ``(p, v)`` of
-    ``rqt`` and ``rqt`` takes ``rq`` (RI writes ``rq`` next)."""
-    for i in range(rs.rq3_n[r]):
-        rs.rq4[r, i, 0] = rs.rq3[r, i, 0]
-        rs.rq4[r, i, 1] = rs.rq3[r, i, 1]
-    rs.rq4_n[r] = rs.rq3_n[r]
-    for i in range(rs.rqt_n[r]):
-        rs.rq3[r, i, 0] = rs.rqt[r, i, 0]
-        rs.rq3[r, i, 1] = rs.rqt[r, i, 1]
-    rs.rq3_n[r] = rs.rqt_n[r]
-    for i in range(rs.rq_n[r]):
-        for f in range(rs.rq.shape[2]):
-            rs.rqt[r, i, f] = rs.rq[r, i, f]
-    rs.rqt_n[r] = rs.rq_n[r]
-
-
-@compiled(cache=True, inline="always", _nrt=False)
-def _hr_swap(r, credit, busy, to_credit, to_busy):
-    """Exchange router ``r``'s rows of ``credit`` and ``busy`` with those of ``to_credit`` and ``to_busy``."""
+def _hr_swap(r, rs):
+    """Exchange router ``r``'s ``credit`` and ``ovc_busy`` with RI's copy of them (§R11.1)."""
+    credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
     for o in range(credit.shape[1]):
         for v in range(credit.shape[2]):
             x = credit[r, o, v]
-            credit[r, o, v] = to_credit[r, o, v]
-            to_credit[r, o, v] = x
+            credit[r, o, v] = ri_credit[r, o, v]
+            ri_credit[r, o, v] = x
             x = busy[r, o, v]
-            busy[r, o, v] = to_busy[r, o, v]
-            to_busy[r, o, v] = x
+            busy[r, o, v] = ri_busy[r, o, v]
+            ri_busy[r, o, v] = x
 
 
 @compiled(cache=True, inline="always", _nrt=False)

@@ -253,10 +253,9 @@ class SimConfig:
         # links: flits and VCs in flight with their work lists (3 x Tl), credits with theirs (2 x Tc x VCs),
         # the terminals' credits (VCs); the terminals' egress FIFOs, ejection links and source lists
         W = wheel_slots(self.model.traversal_delay())
-        # hiradix (§R11): the request and its transit copy (9 fields each), grant (7 fields), IN (4 fields) and
-        # two older request (2 fields each) registers, S lanes per port, two copies of the output side (2 V),
-        # and the requests of a sequential RI per output (every model)
-        regs = 35 * S + 4 * V if self.model.split else 0
+        # hiradix (§R11): the request (9 fields), grant (7 fields), IN (4 fields) and older request (2 fields)
+        # registers, S lanes per port, and the requests of a sequential RI per output (every model)
+        regs = 22 * S if self.model.split else 0
         parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 7 + 2 * W + regs) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 3 * w * T + 12 * w * per_call,
@@ -599,19 +598,14 @@ class Simulator:
         S = int(cfg.speedup)
         nreg = P * S if model.split else 1
         self.rq, self.rq_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
-        self.rqt, self.rqt_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
         self.gr, self.gr_n = np.zeros((R, nreg, len(kernel.GR_FIELDS)), i32), np.zeros(R, i32)
-        # hiradix: the grants whose input side (IN) is the next cycle, and the requests of three and four cycles ago
+        # hiradix: the grants whose input side (IN) is the next cycle, and the requests of two cycles ago
         self.gi, self.gi_n = np.zeros((R, nreg, 4), i32), np.zeros(R, i32)
-        self.rq3, self.rq3_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
-        self.rq4, self.rq4_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
+        self.rq2, self.rq2_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
         self.qadd = np.zeros((R, P), i32)
-        # hiradix: the output side as it was one and two cycles before (RI reads the second, §R11.1), at t = 0
-        # the reset state
+        # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)
         self.ri_busy = self.ovc_busy.copy() if model.split else np.zeros((1, 1, 1), i32)
-        self.ri_credit2 = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)
-        self.ri_busy2 = self.ovc_busy.copy() if model.split else np.zeros((1, 1, 1), i32)
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
         self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)

@@ -1,7 +1,7 @@
 """Router top: table or adaptive routing, the greedy or the sequential allocator (§R5-§R7), speedup
 ``S = 1`` (this docstring) or ``2`` (§R8b, section "Speedup 2" below), under a router model of §R10-§R11:
 ``single-cycle`` (this docstring), ``iq`` (VA | SA | ST | link, :mod:`radixnet.hdl.router_iq`) or ``hiradix``
-(RI | TR | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings and
+(RI | GO | ST | link, every stage from registers, :mod:`radixnet.hdl.router_hiradix`; greedy routings and
 ``ugal-s``).
 
 The route comes from a route table (``sp``, ``dor``, ``hdor``, ``dest-tag``,
@@ -286,7 +286,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
         the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
         SA, ST and output registers, a credit register; 4 cycles per hop) or ``hiradix``
-        (:mod:`radixnet.hdl.router_hiradix`: RI | TR | GO | ST, every stage from registers, router-spec §R11;
+        (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
         the greedy routings and ``ugal-s``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
@@ -506,8 +506,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         self._side_layout = side
         ius = []
         for p in range(P):
-            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5) if split else
-                  InputUnit(V, B, lay, check=self.check, side_shape=side))
+            iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
             m.submodules[f"input_ip_{p}"] = iu
             m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
             if self.lookahead:
@@ -530,7 +529,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
         E = self.egress_depth
         # hiradix reads credits >= 1, 2 and 3 in its view (§R11.1) as registered bits (its counters take at GO)
-        cc_kw = {"thresholds": 5} if split else {}
+        cc_kw = {"thresholds": 3} if split else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)

@@ -1,30 +1,27 @@
-"""The ``hiradix`` router model in RTL (router-spec §R11): RI | TR | GO | ST | link, every stage from registers.
+"""The ``hiradix`` router model in RTL (router-spec §R11): RI | GO | ST | link, every stage from registers.
 
 :class:`HiradixStages` is the part of :class:`radixnet.hdl.router.Router` that the ``hiradix`` model
 changes. VC and switch allocation are one combined allocation (a head asks for an output VC and the
-switch at once), split into two registered stages with the crossing between them a cycle of its own,
-and the grant is registered before it changes any state:
+switch at once), split into two registered stages, and the grant is registered before it changes
+any state:
 
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
   VC, eligible or not on the **view** (below) with the output side from **RI's copy**
-  (``ri_*_g<k>``: the view's output-side bits of two cycles before, registered at the outputs
-  (``ri_*_out``) and again per group of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves
-  the equal registers apart, §R11.1; a bound VC's own output VC's credit bits,
-  ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected from the outputs' register by the binding's next value),
-  §R11.2's rule with ``u(v)`` and ``w(v)`` (``req_pending<k>_ip_<p>``, registers: ``v`` made a request
-  ``k`` cycles before, k = 1 .. 4); a head's routing decision (the stored
+  (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
+  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart; a bound
+  VC's own output VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by
+  the binding's next value),
+  §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
+  a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
   copy's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
   **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header an
   adaptive decision commits (with a route table ST writes the head's ``hops`` from its buffer entry).
-* **TR** (transit): each request registered again a cycle later, per group of :data:`GO_GROUP` outputs
-  the fields its GO reads (``rq_*_go<g>``, beside the outputs) and beside the input the fields ST needs
-  (``rq_*_tr``): the crossing is a register-to-register net.
 * **GO** (grant, output stage; :class:`~radixnet.hdl.alloc.go.OutputArbiter` per output): output
-  ``o`` reads bit ``o`` of every lane's transit one-hot vector, masks the requests the view
-  does not allow (a head: an idle VC of its class with a credit; a body: never, RI asked with ``w(v) + 1``
-  credits in its copy; an ejection port: the queue rule),
+  ``o`` reads bit ``o`` of every lane's registered one-hot vector, masks the requests the view
+  does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
+  early; an ejection port: the queue rule),
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
   and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
   flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
@@ -32,10 +29,10 @@ and the grant is registered before it changes any state:
   view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
   ``go_take``), the input VC bindings (``active``, ``act_o``, ``act_ov``) and the output VC holds
   (``busy``), as ST will leave them. Whether a granted body ends its packet (the hold it releases)
-  comes from registers at both ends: RI registers the kind of the view's first four flits of the VC
-  (``rq_tail1`` .. ``rq_tail4``) and whether it made a request in each of the three cycles before
-  (``rq_dep1`` .. ``rq_dep3``: the request takes the flit behind those of them that GO granted, which the
-  output knows from its own takes, ``st_take`` .. ``st_take3``); GO reads no input buffer. With one VC class
+  comes from registers at both ends: RI registers the kind of the view's front and second flit of
+  the VC (``rq_tail1``, ``rq_tail2``) and whether it had a request GO was deciding (``rq_dep``: then
+  the request pops the second flit iff the one before it was granted, which the output knows from
+  its own ``st_take`` and the input from its ``st_pop``); GO reads no input buffer. With one VC class
   and ``S = 1`` the only term of GO's mask its own last grant changes is the output's availability
   (an idle VC with a credit), the same for every head: the arbiter's chain runs on both of its values
   (every request; bodies only), each outcome's takes, holds and releases are reduced from registers,
@@ -56,10 +53,9 @@ the counter's registered ``count >= k`` bit (:class:`~radixnet.hdl.credits.Credi
 view's); bindings and holds are registers written at GO's edge.
 
 Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
-requested by RI in ``a``, crosses to the outputs in ``a + 1``, is granted by GO in ``a + 2``, crosses the
-switch at ST in ``a + 3`` and leaves its buffer at IN in ``a + 4`` (its credit on ``credit_out`` in
-``a + 5``), on the output link in ``a + 4``. A body behind it is requested once its VC is bound in the
-view, ``a + 4``: on the link in ``a + 8``.
+requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
+``credit_out`` in ``a + 3``), on the output link in ``a + 3``. A body behind it is requested once its
+VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -91,7 +87,7 @@ RI_GROUP = 4
 #: outputs, placed by its readers (Kim, Dally, Towles & Gupta's sub-switches: each group's GO reads its own copy)
 GO_GROUP = 4
 #: what GO reads of a request besides its one-hot output vector
-GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "e3", "t1", "t2", "t3", "t4")
+GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "t1", "t2", "t3")
 
 #: header fields an adaptive routing's decision in RI commits (written at ST into the head); with a route table
 #: ST writes the head's ``hops`` from its buffer entry (the stored lookahead's side-band), and RI commits nothing
@@ -101,7 +97,7 @@ ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 #: what the sequential RI's chain reads of a selected lane (:meth:`HiradixStages._hr_seq_candidates`, and the
 #: request's head and single-flit bits)
 SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1", "e1", "e2",
-                   "e3", "t1", "t2", "t3", "t4")
+                   "t1", "t2", "t3")
 
 
 def _mux_onehot(sel_bits, values):
@@ -135,17 +131,12 @@ class HiradixStages:
                    for o in range(P)}
         st_take2 = {o: [Signal(range(S + 1), name=f"st_take2_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
                     for o in range(P)}   # the same, a cycle older
-        st_take3 = {o: [Signal(range(S + 1), name=f"st_take3_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
-                    for o in range(P)}   # and two cycles older
         # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before)
         in_pop = [Signal(V, name=f"in_pop_ip_{p}") for p in range(P)]
-        # u(v) and w(v) of §R11.2: the VCs RI requested in the cycle before (in transit), two cycles ago (GO
-        # decides them now), three (GO decided them in the cycle before; the view holds their verdict from the next
-        # cycle) and four (their takes are in the view, not in RI's copy)
+        # u(v) of §R11.2: the VCs RI requested in the cycle before (GO decides them now) and two cycles ago
+        # (GO decided them in the cycle before; the view holds their verdict from the next cycle)
         pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]
         pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
-        pending3 = [Signal(V, name=f"req_pending3_ip_{p}") for p in range(P)]
-        pending4 = [Signal(V, name=f"req_pending4_ip_{p}") for p in range(P)]
 
         def lane_sfx(p, s):
             return f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
@@ -165,42 +156,29 @@ class HiradixStages:
                 "ovc": reg(vw, f"rq_ovc_{lane_sfx(p, s)}"),
                 **({"commit": reg(commit_lay, f"rq_commit_{lane_sfx(p, s)}")} if adaptive else {}),
                 # the kind of the flit ST will take, from RI's view (GO reads no input buffer): whether the VC had
-                # a request in each of the last three RIs (``e1``..``e3``), and "a body's tail" for the view's
-                # first four flits (the grant takes flit e1·granted + e2·granted + e3·granted, §R11.2)
+                # a request in the last RI (``e1``) and the one before (``e2``), and "a body's tail" for the view's
+                # first three flits (the grant takes flit e1·granted + e2·granted, §R11.2)
                 "e1": reg(1, f"rq_dep1_{lane_sfx(p, s)}"),
                 "e2": reg(1, f"rq_dep2_{lane_sfx(p, s)}"),
-                "e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"),
                 "t1": reg(1, f"rq_tail1_{lane_sfx(p, s)}"),
                 "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
-                "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}"),
-                "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
-        # RI writes the request's next value (``rqn``) into the request register beside the input; a cycle later
-        # (TR, §R11) the request is registered again: per group of outputs, the fields its GO reads (the transit
-        # copy, kept apart: synthesis would merge the equal flip-flops), and beside the input the fields ST
-        # needs (``rq_tr``); ST's lane registers (``st``) take those in GO's cycle
+                "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+        # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
+        # whether it was granted comes back from the outputs' grant registers)
+        # RI writes the request's next value (``rqn``); the request register and, with more than one group of
+        # outputs, a copy of GO's fields per group (kept apart: synthesis would merge the equal flip-flops)
         def name_of(x):
             return (x.as_value() if isinstance(x, data.View) else x).name
 
         rqn = [[{k: Signal(x.shape(), name=f"{name_of(x)}_next") for k, x in rq[p][s].items()} for s in range(S)]
                for p in range(P)]
         n_go = (P + GO_GROUP - 1) // GO_GROUP
-
-        def go_slice(g):   # the outputs of group g
-            return g * GO_GROUP, min(P, (g + 1) * GO_GROUP)
-
-        rq_go = [[[{k: Signal(rq[p][s][k].shape() if k != "ooh" else go_slice(g)[1] - go_slice(g)[0],
-                              name=f"{name_of(rq[p][s][k])}_go{g}", attrs={"keep": 1})
-                    for k in GO_FIELDS + ("ooh",)} for s in range(S)] for p in range(P)] for g in range(n_go)]
-        ST_FIELDS = ("v", "voh", "o", "head", "single", "ovc", "commit")
-        rq_tr = [[{k: Signal(rq[p][s][k].shape(), name=f"{name_of(rq[p][s][k])}_tr")
-                   for k in ST_FIELDS if k in rq[p][s]} for s in range(S)] for p in range(P)]
+        rq_go = [[[{k: Signal(rq[p][s][k].shape(), name=f"{name_of(rq[p][s][k])}_go{g}", attrs={"keep": 1})
+                    for k in GO_FIELDS} for s in range(S)] for p in range(P)] for g in range(n_go)] if n_go > 1 else []
         for p in range(P):
             for s in range(S):
                 m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
-                m.d.sync += [x.eq(rq[p][s][k]) for k, x in rq_tr[p][s].items()]
-                for g, cp in enumerate(rq_go):
-                    lo, hi = go_slice(g)
-                    m.d.sync += [x.eq(rq[p][s][k][lo:hi] if k == "ooh" else rq[p][s][k]) for k, x in cp[p][s].items()]
+                m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
@@ -220,7 +198,7 @@ class HiradixStages:
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
         def view_ge(o, w, k):
-            """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1 .. 5): the counter's
+            """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1, 2 or 3): the counter's
             registered bit (GO's grants take their credits at GO's edge, ST's in the view)."""
             cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
             if cc is None:
@@ -229,8 +207,7 @@ class HiradixStages:
 
         ge1 = {o: [view_ge(o, w, 1) for w in range(len(st_take[o]))] for o in range(P)}
         ge2 = {o: [view_ge(o, w, 2) for w in range(len(st_take[o]))] for o in range(P)}
-        KS = (1, 2, 3, 4, 5)   # the credit thresholds RI reads of a bound VC (w(v) + 1, §R11.2)
-        ges = {k: {o: [view_ge(o, w, k) for w in range(len(st_take[o]))] for o in range(P)} for k in KS}
+        ge3 = {o: [view_ge(o, w, 3) for w in range(len(st_take[o]))] for o in range(P)}
         need_cnt = adaptive or vpc > 1
         vcnt = {}
         if need_cnt:
@@ -269,13 +246,14 @@ class HiradixStages:
                                avail[(o, 0)] if o < P and is_eject[o] else Const(0, 1))
         ok_tab = Signal(len(ok_bits), name="view_new_ok_op_cls")
         m.d.comb += ok_tab.eq(Cat(*ok_bits))
-        h_bits = {k: [] for k in KS}
+        h_bits = {1: [], 2: [], 3: []}
+        ges = {1: ge1, 2: ge2, 3: ge3}
         for o in range(1 << pw):
             for w in range(1 << vw):
-                for k in KS:
+                for k in (1, 2, 3):
                     h_bits[k].append(Const(0, 1) if o >= P or w >= len(st_take[o]) else ges[k][o][w])
         held = {}
-        for k in KS:
+        for k in (1, 2, 3):
             held[k] = Signal(len(h_bits[k]), name=f"view_held_ok{k}_op_ovc")
             m.d.comb += held[k].eq(Cat(*h_bits[k]))
         if adaptive:
@@ -287,22 +265,19 @@ class HiradixStages:
                 q_o[o] = ql.q
                 avail_o[o] = Cat(*[avail[(o, k)] for k in range(K)])
 
-        # RI's copy of the output side (§R11.1): the view's output-side bits of two cycles before, registered at
-        # the outputs and then beside RI; at reset the reset state's (every counter full, nothing held)
+        # RI's copy of the output side (§R11.1): the view's output-side bits of the cycle before, registered;
+        # at reset the reset state's (every counter full, nothing held)
         def reset_ge(o, w, k):
             cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
             return 1 if cc is None else int(cc.depth >= k)
 
         def copy(x, name, init=0):
-            # a register beside the outputs, then one per group of RI_GROUP inputs, kept apart (``keep``:
-            # synthesis would merge the equal flip-flops), so that each group's copy can be placed beside its
-            # readers and the crossing is a register-to-register net
-            d = Signal(len(x), name=f"{name}_out", init=init)
-            m.d.sync += d.eq(x)
+            # one register per group of RI_GROUP inputs, kept apart (``keep``: synthesis would merge the
+            # equal flip-flops), so that each group's copy can be placed beside its readers
             cs = []
             for g in range((P + RI_GROUP - 1) // RI_GROUP):
                 c = Signal(len(x), name=f"{name}_g{g}", init=init, attrs={"keep": 1})
-                m.d.sync += c.eq(d)
+                m.d.sync += c.eq(x)
                 cs.append(c)
             return cs
 
@@ -310,20 +285,15 @@ class HiradixStages:
         for i, b in enumerate(ok_bits):
             if not (isinstance(b, Const) and b.value == 0):
                 ok_init |= 1 << i
-        h_init = {k: 0 for k in KS}
+        h_init = {1: 0, 2: 0, 3: 0}
         for o in range(P):
             for w in range(len(st_take[o])):
-                for k in KS:
+                for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
         ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init)
-        # a bound input VC reads only its own output VC's bits of the copy: the outputs register the view's bits
-        # (``held_d``), and the select is made where the copy is registered beside RI, by the binding's next
-        # value (written in ST, below), one register per input VC
-        held_d = {}
-        for k in KS:
-            held_d[k] = Signal(len(held[k]), name=f"ri_held_ok{k}_op_ovc_out", init=h_init[k])
-            m.d.sync += held_d[k].eq(held[k])
-        bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in KS]
+        # a bound input VC reads only its own output VC's bits of the copy: the select is made where the copy is
+        # registered, by the binding's next value (written in ST, below), one register per input VC beside RI
+        bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
                      for v in range(V)] for p in range(P)]
         if adaptive:
             ri_q_og = {o: copy(q_o[o], f"ri_qlen_op_{o}") for o in q_o}
@@ -349,13 +319,13 @@ class HiradixStages:
                 m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
                 f = data.View(lay, fe[:fw])
                 nge = iu.nge_ivc[v]
-                pres = [Signal(name=f"view_has{k}_{tag}") for k in (1, 2, 3, 4)]   # the view holds >= 1 .. 4 flits
+                pres = [Signal(name=f"view_has{k}_{tag}") for k in (1, 2, 3)]   # the view holds >= 1, 2, 3 flits
                 m.d.comb += [x.eq(Mux(pop, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
-                # the kinds (tail, head) of the view's first four flits, from the input unit's kind registers
+                # the kinds (tail, head) of the view's first three flits, from the input unit's kind registers
                 kd = iu.kind_ivc[v]
-                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(4)]
+                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(3)]
                 tl = [x[0] for x in kv]
-                oks = bound_ok[p][v]   # the bound output VC holds >= 1 .. 5 credits (copy)
+                oks = bound_ok[p][v]   # the bound output VC holds >= 1, 2, 3 credits (copy)
                 if adaptive:
                     rc = self._decider()
                     m.submodules[f"route_{tag}"] = rc
@@ -377,22 +347,12 @@ class HiradixStages:
                         looks.append(ri_ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
                     m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
                 bound = active[p][v]
-                # u(v) = e1 + e2 + e3, w(v) = u(v) + e4 (§R11.2): a bound VC asks for the flit behind its
-                # undecided requests' flits, which must be no tails, with w(v) + 1 credits in the copy; a head only
-                # with u(v) = 0. One term per value of (e1, e2, e3, e4), selected by the four registers
-                e1, e2, e3, e4 = pending[p][v], pending2[p][v], pending3[p][v], pending4[p][v]
-                head_ok = Signal(name=f"ri_head_ok_{tag}")
-                m.d.comb += head_ok.eq(kv[0][1] & rvalid & new_ok)
-                terms = []
-                for c in range(16):
-                    u = (c & 1) + (c >> 1 & 1) + (c >> 2 & 1)
-                    w = u + (c >> 3 & 1)
-                    if u == 0:
-                        terms.append(pres[0] & Mux(bound, oks[w], head_ok))
-                    else:
-                        terms.append(bound & ~Cat(*tl[:u]).any() & pres[u] & oks[w])
-                by_e = Signal(16, name=f"ri_elig_by_dep_{tag}")
-                m.d.comb += [by_e.eq(Cat(*terms)), elig[v].eq(by_e.bit_select(Cat(e1, e2, e3, e4), 1))]
+                # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
+                # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
+                e1, e2 = pending[p][v], pending2[p][v]
+                m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
+                                           Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
+                                               pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
                 o_req = Signal(pw, name=f"ri_op_{tag}")
                 m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
                 commit = {}
@@ -409,11 +369,10 @@ class HiradixStages:
                 m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
                 # the kind of the flit this request takes: the view's flit k, k the number of its VC's undecided
                 # requests GO grants (GO counts them, §R11.2)
-                ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(4)]
+                ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(3)]
                 m.d.comb += [t.eq(x[0] & ~x[1]) for t, x in zip(ts, kv)]
                 per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
-                              "ovc": ovc, "e1": e1, "e2": e2, "e3": e3, "t1": ts[0], "t2": ts[1], "t3": ts[2],
-                              "t4": ts[3], **commit})
+                              "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
                                                              new_ok, hops_out, eject_tab, commit_lay, tag))
@@ -431,7 +390,7 @@ class HiradixStages:
                 r = rqn[p][s]
                 m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.comb += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "e3", "t1", "t2", "t3", "t4"):
+                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
                     m.d.comb += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
                     m.d.comb += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
@@ -440,12 +399,12 @@ class HiradixStages:
         if seq:
             self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_og, commit_lay)
         for p in range(P):
-            m.d.sync += [pending2[p].eq(pending[p]), pending3[p].eq(pending2[p]), pending4[p].eq(pending3[p])]
+            m.d.sync += pending2[p].eq(pending[p])
 
         # ------------------------------------------------ GO (§R11.3)
-        # per group of outputs, the lanes as its GO reads them: its transit copy of the requests RI made two
-        # cycles ago (TR, §R11)
-        lanes_go = [[rq_go[g][p][s] for p in range(P) for s in range(S)] for g in range(n_go)]
+        # per group of outputs, the lanes as its GO reads them (its copy of GO's fields)
+        lanes_go = [[{**rq[p][s], **(rq_go[g][p][s] if rq_go else {})} for p in range(P) for s in range(S)]
+                    for g in range(n_go)]
         # the ejection queue's length (§R11.3): flits in it at the start of t and those this ST adds
         eject_len = {}
         oqs = self._hiradix_oqs
@@ -459,7 +418,7 @@ class HiradixStages:
         for o in range(P):
             lanes = lanes_go[o // GO_GROUP]
             ask = Signal(n, name=f"go_ask_op_{o}_lane")
-            m.d.comb += ask.eq(Cat(*[r["ooh"][o - go_slice(o // GO_GROUP)[0]] for r in lanes]))
+            m.d.comb += ask.eq(Cat(*[r["ooh"][o] for r in lanes]))
             ok = Signal(n, name=f"go_ok_op_{o}_lane")
             lane_ovc = []   # the output VC a lane would get as the first grant
             for i, r in enumerate(lanes):
@@ -480,8 +439,8 @@ class HiradixStages:
                     lv = Signal(vw, name=f"go_ovc_op_{o}_lane_{i}")
                     m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
                     lane_ovc.append(lv)
-                # a body or tail: its output VC holds a credit in the view (§R11.3: RI asked with w(v) + 1 credits
-                # in its copy, and every take since is one of those w(v) requests'; the counter asserts it)
+                # a body or tail: its output VC holds a credit in the view (§R11.3: RI asked with u(v) + 1 credits
+                # in its copy, and every take since is one of those u(v) requests'; the counter asserts it)
                 m.d.comb += ok[i].eq(Mux(r["head"], hd, 1))
             room = Const(1, 1)
             if is_eject[o]:
@@ -557,19 +516,17 @@ class HiradixStages:
             for w in range(len(st_take[o])):
                 on_w = [[Const(1, 1) if is_eject[o] else (x == w) for x in lov] for _, lov in grants]
                 # does the flit a body lane's grant takes end its packet? From registers at this end: RI read
-                # the kind of the view's first four flits (``t1..t4``) and whether its VC had a request in each
-                # of the three RIs before (``e1``..``e3``, decided by GO in the last three cycles); such a
+                # the kind of the view's first three flits (``t1..t3``) and whether its VC had a request in the
+                # RI before (``e1``, decided by GO in the cycle before) and the one before that (``e2``); such a
                 # request was for the output VC the packet holds, so GO granted it iff it granted this output VC
-                # a flit then (``st_take``, ``st_take2``, ``st_take3``), and the grant takes flit
-                # e1·took1 + e2·took2 + e3·took3
-                tooks = [Signal(name=f"go_took{j}_op_{o}_ovc_{w}") for j in (1, 2, 3)]
-                m.d.comb += [x.eq(y[o][w] != 0) for x, y in zip(tooks, (st_take, st_take2, st_take3))]
-                m.d.sync += [st_take2[o][w].eq(st_take[o][w]), st_take3[o][w].eq(st_take2[o][w])]
+                # a flit then (``st_take``, ``st_take2``), and the grant takes flit e1·took1 + e2·took2
+                took1, took2 = Signal(name=f"go_took1_op_{o}_ovc_{w}"), Signal(name=f"go_took2_op_{o}_ovc_{w}")
+                m.d.comb += [took1.eq(st_take[o][w] != 0), took2.eq(st_take2[o][w] != 0)]
+                m.d.sync += st_take2[o][w].eq(st_take[o][w])
                 lane_tail = []
                 for r in lanes:
-                    a, b, c = (r[e] & x for e, x in zip(("e1", "e2", "e3"), tooks))
-                    maj = (a & b) | (a & c) | (b & c)
-                    lane_tail.append(Mux(a & b & c, r["t4"], Mux(maj, r["t3"], Mux(a | b | c, r["t2"], r["t1"]))))
+                    k1, k2 = r["e1"] & took1, r["e2"] & took2
+                    lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
                 if two:
                     # per outcome of the availability bit, the take, hold and release of this VC, each a
                     # reduction of the chain's one-hot halves over per-lane terms from registers; a head's VC
@@ -634,23 +591,22 @@ class HiradixStages:
         granted_lane = []
 
         def held_at(k, o, w):
-            """The copy's ``>= k`` bit of output VC ``(w, o)`` as registered at this edge: the outputs' register
-            of the view's bit (``held_d``), ``o`` a register, ``w`` selected last (GO's VC choice, when the class
-            has more than one)."""
-            by_w = [held_d[k].bit_select(Cat(Const(x, vw), o), 1) for x in range(1 << vw)]
+            """The copy's ``>= k`` bit of output VC ``(w, o)`` as registered at this edge: the view's bit, ``o``
+            a register, ``w`` selected last (GO's VC choice, when the class has more than one)."""
+            by_w = [held[k].bit_select(Cat(Const(x, vw), o), 1) for x in range(1 << vw)]
             return Cat(*by_w).bit_select(w, 1) if vw else by_w[0]
 
         for p in range(P):
             iu = ius[p]
             m.d.comb += iu.pop_ivc.eq(in_pop[p])
-            for v in range(V):   # the binding kept: its bits of the outputs' register, for RI's copy
-                m.d.sync += [x.eq(held_d[k + 1].bit_select(Cat(act_ov[p][v][:vw], act_o[p][v]), 1))
+            for v in range(V):   # the binding kept: its bits of the view, for RI's copy
+                m.d.sync += [x.eq(held[k + 1].bit_select(Cat(act_ov[p][v][:vw], act_o[p][v]), 1))
                              for k, x in enumerate(bound_ok[p][v])]
             pops = []
             for s in range(S):
                 i = p * S + s
-                r, t = rq_tr[p][s], st[p][s]
-                m.d.sync += [t[k].eq(r[k]) for k in ST_FIELDS if k in t]
+                r, t = rq[p][s], st[p][s]
+                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band)
                 ents = [Mux(in_pop[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
                 eb = iu.entry_bits
@@ -788,7 +744,7 @@ class HiradixStages:
                              r["hk"].eq(Mux(x["head"], (Const(1, K) << cls)[:K], 0)),
                              r["ovc"].eq(Mux(nm, 0, x["ov0"])),
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
-                             r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["e3"].eq(x["e3"]), r["t1"].eq(x["t1"]),
-                             r["t2"].eq(x["t2"]), r["t3"].eq(x["t3"]), r["t4"].eq(x["t4"])]
+                             r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
+                             r["t3"].eq(x["t3"])]
                 granted.append(Mux(g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

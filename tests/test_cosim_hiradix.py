@@ -1,4 +1,4 @@
-"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | TR | GO | ST | link in the RTL.
+"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL.
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router

@@ -1,4 +1,4 @@
-"""The ``hiradix`` router model in RTL (router-spec §R11; hdl/router_hiradix.py): RI | TR | GO | ST | link.
+"""The ``hiradix`` router model in RTL (router-spec §R11; hdl/router_hiradix.py): RI | GO | ST | link.
 
 Amaranth-simulator scenarios of one router (fbfly k = 4, n = 2, router 0: terminal ports 0-3, network
 ports 4-6), each checked against §R11's rules worked by hand: the zero-load timeline, the credit
@@ -115,8 +115,8 @@ def brief(outs):
 
 # ------------------------------------------------------------------ zero-load timeline (§R11, §R11.5)
 def test_zero_load_timeline(fbfly):
-    """A head usable at a (sent at a - 1) is on its output link at a + 4, with hops + 1 on a network port;
-    the first body at a + 8 (requested four cycles after its head, once IN bound the VC), then one per
+    """A head usable at a (sent at a - 1) is on its output link at a + 3, with hops + 1 on a network port;
+    the first body at a + 6 (requested three cycles after its head, once IN bound the VC), then one per
     cycle; an ejection keeps hops and leaves on VC 0."""
     dut = router(fbfly, vc_depth=6)
     port = net_port(fbfly, 0, 13)
@@ -124,16 +124,16 @@ def test_zero_load_timeline(fbfly):
                                         1: packet(13, 4, vc=0, at=10, data=1),
                                         0: [(20, flit(2, vc=1, data=7))]}), 30)
     assert outs == [
-        (5, port, flit(13, vc=0, hops=1, data=0xab)),
-        (15, port, flit(13, vc=0, tail=0, hops=1, data=1)),
-        (19, port, flit(13, vc=0, head=0, tail=0, data=2)),
-        (20, port, flit(13, vc=0, head=0, tail=0, data=3)),
-        (21, port, flit(13, vc=0, head=0, tail=1, data=4)),
-        (25, 2, flit(2, vc=0, data=7)),
+        (4, port, flit(13, vc=0, hops=1, data=0xab)),
+        (14, port, flit(13, vc=0, tail=0, hops=1, data=1)),
+        (17, port, flit(13, vc=0, head=0, tail=0, data=2)),
+        (18, port, flit(13, vc=0, head=0, tail=0, data=3)),
+        (19, port, flit(13, vc=0, head=0, tail=1, data=4)),
+        (24, 2, flit(2, vc=0, data=7)),
     ]
     # a flit crossing the switch at ST in s (on the link in s + 1) frees its slot at IN in s + 1, credited
     # upstream in s + 2
-    assert creds == [(6, 2, 1), (16, 1, 0), (20, 1, 0), (21, 1, 0), (22, 1, 0), (26, 0, 1)]
+    assert creds == [(5, 2, 1), (15, 1, 0), (18, 1, 0), (19, 1, 0), (20, 1, 0), (25, 0, 1)]
 
 
 def test_credit_register(fbfly):
@@ -145,7 +145,7 @@ def test_credit_register(fbfly):
         lay = dut.flit_layout
         ctx.set(dut.in_flit_ip[3].as_value(), pack(lay, flit(13, vc=1)))
         ctx.set(dut.in_valid_ip, 1 << 3)
-        for t in range(7):
+        for t in range(6):
             seen.append((ctx.get(dut.credit_out_ip_ivc[3]), ctx.get(dut.out_valid_op)))
             await ctx.tick()
             ctx.set(dut.in_valid_ip, 0)
@@ -155,63 +155,53 @@ def test_credit_register(fbfly):
     sim.add_testbench(bench)
     sim.run()
     port = net_port(fbfly, 0, 13)
-    # sent 0, usable 1 (RI), TR 2, GO 3, ST 4, link and IN (pop) in 5, credit in 6
-    assert seen == [(0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 1 << port), (0b10, 0)]
+    # sent 0, usable 1 (RI), GO 2, ST 3, link and IN (pop) in 4, credit in 5
+    assert seen == [(0, 0), (0, 0), (0, 0), (0, 0), (0, 1 << port), (0b10, 0)]
 
 
 # ------------------------------------------------------------------ GO: two heads, one output (§R11.3)
 def test_two_heads_one_output(fbfly):
     """Two heads from inputs 0 and 1 for one output in one RI: GO grants input 0 (ptr_out 0) and drops
-    input 1's request; input 1 cannot ask again in the next three RIs (u = 1: its request is in transit, being
-    decided, then the view does not hold the verdict yet), asks in the one after, and leaves four cycles after
-    the winner -- on VC 0 again: the winner's credit is back in the view when GO decides (the VC with the
-    most credits, ties the lowest). With a credit that comes back three cycles later, VC 0 is still one short
-    and the loser takes VC 1."""
+    input 1's request; input 1 cannot ask again in the next two RIs (u = 1: its request is being decided,
+    then the view does not hold the verdict yet), asks in the one after, and leaves three cycles after the
+    winner -- on the VC with the most credits in the view (VC 0 gave one to the winner, whose credit is not
+    back yet)."""
     dut = router(fbfly)
     port = net_port(fbfly, 0, 13)
-    outs, _ = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 14)
-    assert brief(outs) == [(5, port, 0, 0), (9, port, 1, 0)]
-    outs, _ = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 14, credit_delay=3)
-    assert brief(outs) == [(5, port, 0, 0), (9, port, 1, 1)]
+    outs, _ = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
+    assert brief(outs) == [(4, port, 0, 0), (7, port, 1, 1)]
     # ptr_out moves past the last input granted: after input 0 alone, a tie goes to input 1
     outs, _ = simulate(dut, {0: {0: flit(13, data=0)}, 8: {0: flit(13, data=2), 1: flit(13, data=3)}}, 20)
-    assert [(t, d) for t, _, d, _ in brief(outs)] == [(5, 0), (13, 3), (17, 2)]
+    assert [(t, d) for t, _, d, _ in brief(outs)] == [(4, 0), (12, 3), (15, 2)]
 
 
 # ------------------------------------------------------------------ RI's u(v) rule (§R11.2, §R11.5)
-def test_single_flit_packets_of_one_vc_go_every_fourth_cycle(fbfly):
+def test_single_flit_packets_of_one_vc_go_every_third_cycle(fbfly):
     """§R11.5: a head is requested only once the view holds the verdict on its VC's request before (two
-    cycles after GO, four after RI asked): one VC sends a single-flit packet every fourth cycle, two VCs two
-    in four cycles, three VCs three in four, four VCs one per cycle."""
+    cycles after GO): one VC sends a single-flit packet every third cycle, two VCs two in three cycles,
+    three VCs one per cycle."""
     dut = router(fbfly)
     port = net_port(fbfly, 0, 13)
-    outs, _ = simulate(dut, {t: {0: flit(13, data=t)} for t in range(3)}, 16)
-    assert [(t, d) for t, o, d, _ in brief(outs)] == [(5, 0), (9, 1), (13, 2)]
-    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 2, data=t)} for t in range(4)}, 16)
-    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(5, port, 0), (6, port, 1), (9, port, 2), (10, port, 3)]
+    outs, _ = simulate(dut, {t: {0: flit(13, data=t)} for t in range(3)}, 14)
+    assert [(t, d) for t, o, d, _ in brief(outs)] == [(4, 0), (7, 1), (10, 2)]
+    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 2, data=t)} for t in range(4)}, 14)
+    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(4, port, 0), (5, port, 1), (7, port, 2), (8, port, 3)]
     dut = router(fbfly, n_vcs=4)
-    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 3, data=t)} for t in range(4)}, 16)
-    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(5, port, 0), (6, port, 1), (7, port, 2), (9, port, 3)]
-    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 4, data=t)} for t in range(4)}, 16)
-    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(5, port, 0), (6, port, 1), (7, port, 2), (8, port, 3)]
+    outs, _ = simulate(dut, {t: {0: flit(13, vc=t % 3, data=t)} for t in range(4)}, 14)
+    assert [(t, o, d) for t, o, d, _ in brief(outs)] == [(4, port, 0), (5, port, 1), (6, port, 2), (7, port, 3)]
 
 
-def test_bound_vc_streams_with_four_flits_and_five_credits(fbfly):
-    """A bound VC asks for its next flit while its three requests before await their verdicts (u(v) = 3: four
-    flits in the view) with w(v) + 1 credits in RI's copy, two cycles old (w(v) = 4 counts the request before
-    those too, whose take the copy may not hold; §R11.1, §R11.2): one flit per cycle with B = 12 from the first
-    body, four cycles after the head (§R11.5). With B = 6 the input runs short of flits (the upstream's credit
-    loop) and then the copy short of credits: bodies at 9..14, then 17..19. With B = 2 one flit per four
-    cycles."""
-    dut = router(fbfly, vc_depth=12)
-    outs, _ = simulate(dut, source({0: packet(13, 10)}), 30)
-    assert [t for t, _, _ in outs] == [5] + list(range(9, 18))
+def test_bound_vc_streams_with_three_credits_and_three_flits(fbfly):
+    """A bound VC asks for its next flit while its two requests before await their verdicts (u(v) = 2:
+    three credits, three flits in the view): one flit per cycle with B = 6 from the first body, three cycles
+    after the head (§R11.5); with B = 2 downstream credits run short, and RI sees a returned credit a cycle
+    after GO does (its copy of the output side, §R11.1)."""
     dut = router(fbfly, vc_depth=6)
     outs, _ = simulate(dut, source({0: packet(13, 10)}), 30)
-    assert [t for t, _, _ in outs] == [5, 9, 10, 11, 12, 13, 14, 17, 18, 19]
+    assert [t for t, _, _ in outs] == [4] + list(range(7, 16))
     dut = router(fbfly, vc_depth=2)
     outs, _ = simulate(dut, source({0: packet(13, 4)}), 30)
-    assert [t for t, _, _ in outs] == [5, 9, 13, 17]
+    assert [t for t, _, _ in outs] == [4, 7, 10, 13]
 
 
 # ------------------------------------------------------------------ speedup 2 (§R8b under §R11)
@@ -222,11 +212,11 @@ def test_speedup2(fbfly):
     dut = router(fbfly, speedup=2)
     port = net_port(fbfly, 0, 13)
     outs, creds = simulate(dut, {0: {0: flit(13, data=0), 1: flit(13, data=1)}}, 12)
-    assert brief(outs) == [(5, port, 0, 0), (6, port, 1, 1)]
-    assert creds == [(6, 0, 0), (6, 1, 0)]
+    assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1)]
+    assert creds == [(5, 0, 0), (5, 1, 0)]
     outs, creds = simulate(dut, {0: {0: flit(13, vc=0, data=0)}, 1: {0: flit(13, vc=1, data=1)},
                                  2: {1: flit(13, vc=0, data=2)}}, 12)
-    assert brief(outs) == [(5, port, 0, 0), (6, port, 1, 1), (7, port, 2, 0)]
+    assert brief(outs) == [(4, port, 0, 0), (5, port, 1, 1), (6, port, 2, 0)]
     # two packets of one input on two VCs, both streaming through two lanes
     dut = router(fbfly, speedup=2, vc_depth=6)
     a, b = packet(13, 6, 0, data=0), packet(5, 6, 1, data=10)
@@ -238,12 +228,12 @@ def test_speedup2(fbfly):
 
 
 # ------------------------------------------------------------------ egress credits (§R3a under §R11)
-@pytest.mark.parametrize("E, times", [(2, [5, 9, 13, 17, 21, 25]), (4, [5, 9, 10, 11, 13, 17])])
+@pytest.mark.parametrize("E, times", [(2, [4, 7, 10, 13, 16, 19]), (4, [4, 7, 8, 9, 10, 13])])
 def test_egress_credits(fbfly, E, times):
     """A six-flit packet into an egress FIFO whose sink returns each credit a cycle after the flit arrives:
-    GO takes a credit in g, it is back in the view at g + 4 and in RI's copy at g + 6, and RI asks for a body
-    with w(v) + 1 credits in its copy (§R11.2); with E = 2 one flit per four cycles after the first body; E = 4
-    sends three flits in a row and waits for credits."""
+    with E = 2 two credits cover a round trip of three cycles (GO takes, the flit is on the link two cycles
+    later, its credit back a cycle after that), so one flit per three cycles after the first body; E = 4
+    streams four flits, then waits for credits."""
     dut = router(fbfly, egress_depth=E)
     outs, _ = simulate(dut, source({4: packet(1, 6)}), 30, ej_credit=lambda t, o, f: t + 1)
     assert [t for t, o, _ in outs] == times and {o for _, o, _ in outs} == {1}

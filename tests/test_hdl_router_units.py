@@ -103,12 +103,11 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     Credits returned in cycle t are usable upstream from t + 1 (§R2, Tl = 1).
     Returns the number of flits that went through.
 
-    ``front``: the ``hiradix`` router's :class:`FrontInputUnit` (five kinds kept, as the router builds it), whose
-    oldest two entries, the kinds (tail and head bits) of the five oldest (``kind_ivc``) and the occupancy bits
-    ``nge_ivc`` are checked too.
+    ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the kinds (tail and
+    head bits) of the four oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too.
     """
     layout = unit_layout(n_vcs)
-    dut = FrontInputUnit(n_vcs, depth, layout, kinds=5) if front else InputUnit(n_vcs, depth, layout)
+    dut = (FrontInputUnit if front else InputUnit)(n_vcs, depth, layout)
     fifo = [deque() for _ in range(n_vcs)]
     upstream = [depth] * n_vcs  # credits held by the upstream router
     moved = [0]
@@ -122,12 +121,12 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
             for v in range(n_vcs):
                 assert ctx.get(dut.count_ivc[v]) == len(fifo[v])
                 if front:
-                    assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(5) if len(fifo[v]) > k)
+                    assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(4) if len(fifo[v]) > k)
                     for k, port in enumerate((dut.front0_ivc, dut.front1_ivc)):
                         if len(fifo[v]) > k:
                             assert ctx.get(port[v]) == fifo[v][k], (v, k)
                     kinds = ctx.get(dut.kind_ivc[v])
-                    for k in range(min(5, len(fifo[v]))):
+                    for k in range(min(4, len(fifo[v]))):
                         want = bit(fifo[v][k], layout["tail"]) | bit(fifo[v][k], layout["head"]) << 1
                         assert (kinds >> 2 * k) & 3 == want, (v, k)
                 elif fifo[v]:
