@@ -8,8 +8,9 @@ planted faults. The RTL refuses the other sequential routings under ``hiradix`` 
 model runs.
 
 By default: the switch top at speedup 2, one-flit buffers at speedup 1, UGAL-S, router level with ``ugal``, the
-planted GO fault, the planted ``eject_hops`` and the refusals; speedup 1 on the switch top, two-flit buffers, MIN AD at speedup 2, the Slim Fly and
-``min-ad`` routers, the sequential RI's planted fault and the command line are in ``make test-slow``.
+planted GO fault, the planted ``eject_hops`` and the refusals; speedup 1 on the switch top, two-flit buffers, MIN
+AD at speedup 2, the Slim Fly and ``min-ad`` routers, the sequential RI's planted fault and the command line are in
+``make test-slow``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,17 @@ import sys
 
 import pytest
 
-from helpers.cosim import CACHE, ROOT, SEQUENTIAL_CASES, TINY, assert_match, assert_router_match, run, run_router
+from helpers.cosim import (
+    CACHE,
+    ROOT,
+    SEQUENTIAL_CASES,
+    TINY,
+    assert_eject_hops_caught,
+    assert_match,
+    assert_router_match,
+    run,
+    run_router,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
 
@@ -116,10 +127,7 @@ def test_hop_comparison_catches_eject_hops():
     matches; every packet's last hop leaves with ``hops`` one too many, and the per-hop comparison names it."""
     v = run(*TINY, load=0.9, cycles=150, vcs=2, vc_depth=3, packet_length=3, seed=4, terminals="flit",
             fault="eject_hops", **HR)
-    assert v["packets"] > 50 and not v["idle"]
-    assert v["endpoint_mismatches"] == 0 and v["hop_mismatches"] == v["mismatches"] == v["packets"]
-    m = v["first"][0]
-    assert m["first_hop"] == len(m["golden_path"]) - 1 and "header hops" in m["hop_problem"]
+    assert_eject_hops_caught(v, 50)
 
 
 def test_router_level_fault_is_caught():

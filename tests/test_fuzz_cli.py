@@ -155,6 +155,8 @@ def _write_corpus() -> None:
 
 #: A file and a directory whose names hold a newline (a message naming one must stay one line).
 NL_FILE, NL_DIR = "nl\nfile", "nl\ndir"
+#: Output directories every command that writes one must refuse: empty, a file, unwritable, under a non-directory.
+BAD_OUT = ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]
 GOOD_FILES = ["ring.el", "named.el", "utf16.el", "utf16be.el", "utf16nobom.el", "utf8bom.el", "star.el",
               "anynet.txt", "torus.graphml", "torus.json", "torus.edgelist", "torus.booksim-anynet", "fly.graphml",
               "fly.json"]
@@ -437,8 +439,7 @@ def rtl_argv(draw) -> list[str]:
         argv += [opt, draw(_v(RTL_OPTIONS[opt], RTL_BAD.get(opt), clean))]
     flags = ["--axis", "--quiet"] + ([] if clean else ["--bogus", "--lint-mode"])  # --lint-mode: no value
     argv += draw(st.lists(st.sampled_from(flags), max_size=2, unique=True))
-    argv += ["--out", draw(_v([str(WORK / f"rtl{next(_names)}")], ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE],
-                                  clean))]
+    argv += ["--out", draw(_v([str(WORK / f"rtl{next(_names)}")], BAD_OUT, clean))]
     return argv + ["--max-memory", draw(_v(SIZES, BAD_SIZES, clean))]
 
 
@@ -487,7 +488,7 @@ COSIM_BAD = [
     *[["--cycles", v] for v in ["0", "-1", "100000001", "x", "1.5", "", "99999999999999999999"]],
     *[["--batch", v] for v in ["0", "100001", "x"]], ["--load", "0.5", "--batch", "2"],
     *[["--data-width", v] for v in ["0", "4097", "x", "-32"]], ["--data-width", "16", "--terminals", "axis"],
-    *[["--build-dir", v] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]],
+    *[["--build-dir", v] for v in BAD_OUT],
     ["--link-latency", "2"], ["--link-latency", "0"], ["--speedup", "3"], ["--speedup", "0"],
     *[["--router", v] for v in ["99999", "-2", "x"]], ["--router", "0", "--batch", "1"],
     ["--router", "0", "--terminals", "flit"], ["--router", "0", "--egress-depth", "2"],
@@ -611,7 +612,7 @@ def matrix_file(draw, bad: bool) -> str:
 
 #: What ``radixnet cosim-matrix`` must refuse before any run besides a bad matrix; ``-`` drops a required option.
 MATRIX_ARGS_BAD = [
-    *[["--out", v] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]], ["-", "--out"], ["-", "--matrix"],
+    *[["--out", v] for v in BAD_OUT], ["-", "--out"], ["-", "--matrix"],
     *[["--jobs", v] for v in ["0", "x", "257", "", "-1", "1.5", "99999999999999999999"]],
     *[["--scheduler", v] for v in ["", "http://h:1", "host", "tcp://:1", "tcp://h:99999", "tcp://h:x", "tcp://u@h:1",
                                    "tcp://h:1/x", "[::1:80", "tcp://h:0"]],
@@ -667,7 +668,7 @@ MUTATE_BAD = [
                                    "deep.json", "long.el", *[c for c in CATALOGUES if c.startswith("cat-")
                                                              and c != "cat-good.toml"]]],
     *[["--repo", v] for v in ["/nonexistent", "", "adir", "ring.el", "/", NL_DIR]],
-    *[[o, v] for o in ["--out", "--cache"] for v in ["", "ring.el", "/proc/x", "/dev/null/x", NL_FILE]],
+    *[[o, v] for o in ["--out", "--cache"] for v in BAD_OUT],
     ["--bogus"], ["junk"], ["--fresh=1"], ["--jobs"]]
 
 

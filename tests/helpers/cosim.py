@@ -31,6 +31,17 @@ def assert_exercised(v, na=None, idle_ok=None):
     assert set(na) <= set(v["coverage"]), na
 
 
+def assert_eject_hops_caught(v, min_packets):
+    """The planted ``eject_hops`` (a hop counted on ejection too, against §R8a) under any router model: more than
+    ``min_packets`` packets, every endpoint as the golden model says, every packet's last hop (and nothing else)
+    differing, in its header's hops."""
+    assert v["packets"] > min_packets and not v["idle"]
+    assert v["endpoint_mismatches"] == 0 and v["hop_mismatches"] == v["mismatches"] == v["packets"]
+    m = v["first"][0]
+    assert m["first_hop"] == len(m["golden_path"]) - 1 and "header hops" in m["hop_problem"]
+    return m
+
+
 def assert_match(v, na=None, idle_ok=None):
     """Every packet and every hop of it as the golden model says, and the run exercised (:func:`assert_exercised`)."""
     from radixnet.cosim.run import describe_mismatch
