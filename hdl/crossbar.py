@@ -1,8 +1,9 @@
 """The switch: a flat multiplexer crossbar (switch traversal, router-spec §R2 phase 2).
 
 Each output port has its own ``n_in``-way multiplexer, driven by the switch
-allocator's decision for that output: ``sel_op[o]`` (which input) and
-``sel_valid_op`` bit ``o`` (whether output ``o`` takes a flit this cycle).
+allocator's decision for that output: ``sel_op[o]`` (which input: its index, or
+with ``select="onehot"`` a one-hot vector over the inputs) and ``sel_valid_op``
+bit ``o`` (whether output ``o`` takes a flit this cycle).
 The crossbar is purely combinational; the flit is registered by whatever it
 feeds (the output queue of §R2, which with ``S = 1`` is the output register).
 
@@ -13,7 +14,14 @@ or into one output cross in the same cycle. Several outputs may select the
 same input (that is the caller's business; the allocator never does it for
 one flit).
 
-Cost grows as ``n_in * n_out * width`` multiplexer inputs. For high radix
+Cost grows as ``n_in * n_out * width`` multiplexer inputs. On a LUT4 device the
+one-hot form is about half the index form: ECP5, 16 x 16 ports, 57 bits, both
+with registered inputs, selects and outputs (``synth_ecp5``): 10,032 LUT4 and 912
+``PFUMX`` one-hot against 19,152 LUT4, 6,384 ``PFUMX`` and 3,648 ``L6MUX21``
+indexed (a 16:1 multiplexer of binary select is five 4:1 multiplexers, each two
+slices; the AND-OR of sixteen (select, data) pairs is eleven LUT4s). The
+``hiradix`` router (router-spec §R11), whose output arbiters register their
+one-hot grants anyway, uses it. For high radix
 (Kim et al. use radix 64) a **hierarchical** crossbar (sub-switches of
 ``k x k`` with intermediate buffering, Kim, Dally, Towles and Gupta, ISCA 2005)
 is :class:`radixnet.hdl.crossbar_hier.HierarchicalCrossbar`; it buffers, so it
@@ -36,11 +44,11 @@ ValueError: Crossbar: layout (flit payload) must be an amaranth.lib.data.Layout 
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module
+from amaranth import Cat, Const, Module, Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, ptr_width, reject
+from .arbiter import check_int, or_all, ptr_width, reject
 
 __all__ = ["Crossbar"]
 
@@ -54,10 +62,13 @@ class Crossbar(wiring.Component):
     data is don't-care (it follows the select: no gating, to save ``n_out *
     width`` AND gates).
 
-    Each output is one ``word_select`` over the concatenated inputs, which
-    Yosys builds as a tree of 2:1 multiplexers: ``(n_in - 1) * width`` per
-    output for ``n_in`` a power of two (8x8, 32 bits: 1792 ``$_MUX_`` cells,
-    half the cells of a ``case`` statement's AND-OR form).
+    With ``select="index"`` each output is one ``word_select`` over the
+    concatenated inputs, which Yosys builds as a tree of 2:1 multiplexers:
+    ``(n_in - 1) * width`` per output for ``n_in`` a power of two (8x8, 32
+    bits: 1792 ``$_MUX_`` cells, half the cells of a ``case`` statement's
+    AND-OR form). With ``select="onehot"`` each output is the OR over inputs
+    of ``sel_op[o][i] ? data_in_ip[i] : 0`` (all-zero data when no bit is
+    set; at most one bit may be): fewer LUT4s on an FPGA (module docstring).
 
     Parameters
     ----------
@@ -67,13 +78,15 @@ class Crossbar(wiring.Component):
         Number of output (switch) ports, ``n_out >= 1``.
     layout : amaranth.lib.data.Layout
         Payload carried through the switch (usually the flit's ``StructLayout``), at least 1 bit.
+    select : {"index", "onehot"}
+        How ``sel_op`` names an output's input: its index (default) or a one-hot vector of ``n_in`` bits.
 
     Attributes
     ----------
     data_in_ip : list of View(layout), in
         Payload offered by each input port.
-    sel_op : list of Signal(ptr_width(n_in)), in
-        Per output, the index of the input it takes.
+    sel_op : list of Signal(ptr_width(n_in)) or Signal(n_in), in
+        Per output, the input it takes: its index, or (``select="onehot"``) bit ``i`` set for input ``i``.
     sel_valid_op : Signal(n_out), in
         Bit ``o``: output ``o`` takes a flit this cycle.
     data_out_op : list of View(layout), out
@@ -82,16 +95,19 @@ class Crossbar(wiring.Component):
         Bit ``o``: ``data_out_op[o]`` is a flit.
     """
 
-    def __init__(self, n_in: int, n_out: int, layout: data.Layout):
+    def __init__(self, n_in: int, n_out: int, layout: data.Layout, *, select: str = "index"):
         self.n_in = check_int(self, "n_in", "input ports", n_in, 1)
         self.n_out = check_int(self, "n_out", "output ports", n_out, 1)
         if not isinstance(layout, data.Layout) or layout.size < 1:
             reject(self, f"layout (flit payload) must be an amaranth.lib.data.Layout "
                           f"(e.g. a StructLayout) of at least 1 bit, got {layout!r}")
+        if select not in ("index", "onehot"):
+            reject(self, f"select must be 'index' or 'onehot', got {select!r}")
         self.layout = layout
+        self.select = select
         super().__init__({
             "data_in_ip": In(layout).array(n_in),
-            "sel_op": In(ptr_width(n_in)).array(n_out),
+            "sel_op": In(ptr_width(n_in) if select == "index" else n_in).array(n_out),
             "sel_valid_op": In(n_out),
             "data_out_op": Out(layout).array(n_out),
             "valid_out_op": Out(n_out),
@@ -100,6 +116,13 @@ class Crossbar(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         width = self.layout.size
+        if self.select == "onehot":
+            for o in range(self.n_out):
+                sel = self.sel_op[o]
+                m.d.comb += self.data_out_op[o].eq(
+                    or_all([Mux(sel[i], d.as_value(), 0) for i, d in enumerate(self.data_in_ip)]))
+                m.d.comb += self.valid_out_op[o].eq(self.sel_valid_op[o])
+            return m
         w = ptr_width(self.n_in)
         pad = (1 << w) - self.n_in  # words past the last input, so a select never leaves the vector
         flat_ip = Cat(*[d.as_value() for d in self.data_in_ip], *([Const(0, pad * width)] if pad else []))

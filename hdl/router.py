@@ -670,11 +670,12 @@ class Router(IqStages, HiradixStages, wiring.Component):
                 blocked[o] = full
         return oqs, count, blocked
 
-    def _crossbar(self, m: Module, lane_flits, sel, name: str):
+    def _crossbar(self, m: Module, lane_flits, sel, name: str, select: str = "index"):
         """A crossbar from ``P * S`` input lanes to ``S`` lanes per output; ``sel[o][j]`` (``(valid, lane)``)
-        names the input lane of output ``o``'s ``j``-th grant. Returns per output its ``(valid, flit)`` lanes."""
+        names the input lane of output ``o``'s ``j``-th grant (its index, or one-hot with ``select="onehot"``).
+        Returns per output its ``(valid, flit)`` lanes."""
         P, S = self.n_ports, self.speedup
-        m.submodules[name] = xbar = Crossbar(P * S, P * S, self.flit_layout)
+        m.submodules[name] = xbar = Crossbar(P * S, P * S, self.flit_layout, select=select)
         for i, f in enumerate(lane_flits):
             m.d.comb += xbar.data_in_ip[i].eq(f)
         outs = []

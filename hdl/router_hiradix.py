@@ -23,7 +23,8 @@ any state:
   does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
   early; an ejection port: the queue rule),
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
-  and grant the lane (``g_lane_op_<o>``, the switch select) and the output VC; per output VC the
+  and grant the lanes granted, one-hot (``g_lane_oh_op_<o>``, the crossbar's select: an AND-OR, half the
+  LUT4s of an indexed multiplexer on ECP5) and the output VC; per output VC the
   flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
   input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
   view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
@@ -187,12 +188,12 @@ class HiradixStages:
                 "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
                 **({"commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} if adaptive else {})}
                for s in range(S)] for p in range(P)]
-        g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
-                   Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}"))) for j in range(S)]
-                 for o in range(P)]
-        # per output and grant: the lanes granted (one-hot, what the inputs gather) and the output VC given
+        # per output and grant: the lanes granted (one-hot: the crossbar's select, and what the inputs gather)
+        # and the output VC given
         g_oh = [[Signal(n, name=f"g_lane_oh_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
                 for o in range(P)]
+        g_reg = [[(Signal(name=f"g_valid_op_{o}" + ("" if S == 1 else f"_{j}")), g_oh[o][j]) for j in range(S)]
+                 for o in range(P)]
         g_ovc = [[Signal(vw, name=f"g_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
                  for o in range(P)]
 
@@ -508,8 +509,8 @@ class HiradixStages:
                 grants.append((arb.second, lane_ovc2))
             # registered: the grants (the switch select), the credits ST takes, the holds
             for j, (g, lov) in enumerate(grants):
-                gv, gl = g_reg[o][j]
-                m.d.sync += [gv.eq(g.any()), gl.eq(onehot_index(g, n)), g_oh[o][j].eq(g),
+                gv = g_reg[o][j][0]
+                m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g),
                              g_ovc[o][j].eq(_mux_onehot(g, lov))]
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
@@ -652,7 +653,7 @@ class HiradixStages:
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(go_take[o][w])
-        outs = self._crossbar(m, lane_flits, g_reg, "crossbar")
+        outs = self._crossbar(m, lane_flits, g_reg, "crossbar", select="onehot")
         if vpc > 1:   # a head leaves on the output VC GO gave it (registered at the output)
             for o in range(P):
                 for j, (go, fo) in enumerate(outs[o]):
