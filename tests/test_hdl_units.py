@@ -236,6 +236,29 @@ def test_crossbar_routes_payloads(case):
             assert (vout >> o) & 1 == ((valid >> o) & 1 if hit else 0)
 
 
+@SETTINGS
+@given(crossbar_case())
+def test_crossbar_onehot_routes_payloads(case):
+    """``select="onehot"``: an output shows the input of its set bit (all-zero with none), valid as given."""
+    n_in, n_out, vectors = case
+    dut = Crossbar(n_in, n_out, FLIT, select="onehot")
+    seen = []
+
+    async def bench(ctx):
+        for flits, sel, valid in vectors:
+            for i, f in enumerate(flits):
+                ctx.set(dut.data_in_ip[i].as_value(), f)
+            for o, s in enumerate(sel):   # index s as one-hot; s = n_in .. 2**w - 1: no bit set
+                ctx.set(dut.sel_op[o], (1 << s) & ((1 << n_in) - 1))
+            ctx.set(dut.sel_valid_op, valid)
+            seen.append(([ctx.get(dut.data_out_op[o].as_value()) for o in range(n_out)], ctx.get(dut.valid_out_op)))
+
+    run(dut, bench, clock=False)
+    for (flits, sel, valid), (out, vout) in zip(vectors, seen):
+        assert out == [flits[s] if s < n_in else 0 for s in sel]
+        assert vout == valid
+
+
 # ------------------------------------------------------------------ parameters
 @pytest.mark.parametrize("make, message", [
     (lambda: RoundRobinArbiter(0), r"RoundRobinArbiter: n \(number of requesters\) must be an int with n >= 1, got 0"),
@@ -246,6 +269,7 @@ def test_crossbar_routes_payloads(case):
     (lambda: Crossbar(2, -1, FLIT), r"n_out \(output ports\).*got -1"),
     (lambda: Crossbar(2, 2, 32), r"layout \(flit payload\) must be an amaranth.lib.data.Layout"),
     (lambda: Crossbar(2, 2, data.StructLayout({})), r"at least 1 bit"),
+    (lambda: Crossbar(2, 2, FLIT, select="binary"), r"Crossbar: select must be 'index' or 'onehot', got 'binary'"),
     (lambda: CreditCounter(0), r"CreditCounter: depth \(flits per downstream VC buffer\) must be an int with depth >= 1"),
     (lambda: CreditCounter(4, check=1), r"check \(emit the protocol assertion\) must be a bool"),
     (lambda: to_verilog(None, "a-b"), r"to_verilog: name \(Verilog module name\)"),
