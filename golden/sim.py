@@ -54,7 +54,8 @@ from .tally import latency_tally
 from .traffic import make_pattern
 
 __all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats",
-           "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "wheel_slots", "RECORD_FIELDS", "record_fields"]
+           "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "TAIL_P99", "TAIL_MAX", "wheel_slots", "RECORD_FIELDS",
+           "record_fields"]
 
 
 class SimulationError(RuntimeError):
@@ -75,8 +76,13 @@ BATCH_LIMIT = 1_000_000
 #: measurement's noise, or an average latency above this multiple of the zero-load latency (§R10).
 SAT_SIGMAS = 4.0
 SAT_LATENCY = 10.0
+#: Saturation by the latency tail (docs/studies.md, ``tail``): the labelled packets' p99 above this multiple
+#: of their mean, or their maximum above this multiple of their p99 -- a few sources starve (their queues
+#: grow) while the network-wide rules see the other sources' rates.
+TAIL_P99 = 10.0
+TAIL_MAX = 10.0
 #: The measurement rules a result was made under (a sweep does not mix points of two).
-MEASUREMENT = "kim-3.2/saturation-2"
+MEASUREMENT = "kim-3.2/saturation-3"
 #: Packets created per kernel call at most, on average (:meth:`Simulator.chunk_cycles`).
 PACKETS_PER_CALL = 1 << 20
 
@@ -1103,6 +1109,10 @@ class Simulator:
         zl = zero_load_latency(cfg.model, stats.mean_hops(), L_, cfg.link_latency) if stats.n else None
         if zl and stats.mean_latency() > SAT_LATENCY * zl:
             reasons.append("latency")
+        if stats.n:
+            p99 = stats.percentile(99)
+            if p99 > TAIL_P99 * stats.mean_latency() or stats.max_latency() > TAIL_MAX * p99:
+                reasons.append("tail")
         saturated = bool(reasons)
         result["saturated"] = saturated
         result["saturation_reasons"] = reasons
