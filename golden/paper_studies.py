@@ -642,8 +642,9 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
     claims.append(_claim(f"Fig. {fig_t}: Minimal provides 100% throughput only for benign traffic: first saturated "
                          f"load (benign)", m, m >= 0.9))
     m = _max_accepted(sweeps[("2dfb-adversarial", "2dfb")], "min")
-    claims.append(_claim(f"Fig. {fig_t}: Minimal provides 50% throughput for adversarial traffic (the model: "
-                         f"2/k = {2 / k:g}): maximum accepted", _r(m, 4), m is not None and m <= 0.55))
+    claims.append(_claim(f"Fig. {fig_t}: Minimal provides 50% throughput for adversarial traffic (within 0.05; "
+                         f"the model's bound, by the paper's description, is 2/k = {2 / k:g}): maximum accepted",
+                         _r(m, 4), m is not None and abs(m - 0.5) <= 0.05))
 
     def lat_cmp(a, b):
         """Loads at which both curves are unsaturated, and whether a < b at every one of them."""

@@ -31,8 +31,10 @@ def test_2dfb_study_cli(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "some claims fail" in text
     claims = json.loads((out / "claims.json").read_text())["claims"]
-    # the adversarial pattern: one terminal starves from 0.6 on (the ``tail`` rule, docs/studies.md)
-    assert len(claims) == 4 and [c["holds"] for c in claims] == [True, False, True, True]
+    # the adversarial pattern: one terminal starves from 0.6 on (the ``tail`` rule, docs/studies.md), and minimal
+    # routing is held to 2/k, not the paper's 50% (scored against the paper's number)
+    assert len(claims) == 4 and [c["holds"] for c in claims] == [True, False, False, True]
+    assert claims[2]["computed"] == 0.3
     assert claims[1]["claim"].startswith("2dfb-adversarial") and claims[1]["computed"] == 0.6
     assert (out / "2dfb-adversarial" / "latency.png").exists()
 
