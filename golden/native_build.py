@@ -10,6 +10,15 @@ CPU minutes with the file (pycc: 296–316 s measured, ~97 % of it the cycle ker
 modules built in two processes measured no faster); longer without it (the workload's JIT compiles the same
 code first).
 
+Where the five minutes go (measured on 2 cores, pycc, this tree's signatures): numba's front end on the
+cycle kernel's inlined copies of the allocator and the routing decision (``inline="always"``), not LLVM:
+with ``NUMBA_OPT=1`` the build took 326 CPU seconds (no faster); with every compiled function called rather
+than inlined, 77 s, but the kernels ran 1.9-2.5x slower (32-ary 2-flat ``min``, 2,108 against 1,106 cycles/s
+under ``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3); with only ``_decide`` called, 96 s
+and 2.3x slower under ``single-cycle`` (the call passes every array of the state); with ``_decide`` called at
+the ``hiradix`` sites only, 309 s (those sites are not where the time goes). The inlining stays: the golden
+model's speed is its purpose, and the build runs once per set-up.
+
 Usage::
 
     .venv/bin/python -m radixnet.golden.native_build [--check] [--record]
