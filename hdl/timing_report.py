@@ -470,8 +470,9 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
     if results:
         r0 = results[0]
         lines += ["", f"Every core: `V = {r0['vcs']}`, `B = {r0['depth']}`, `W = {r0['width']}` payload bits, "
-                      "route ROM inside, assertions off; Gbit/s = radix × W × Fmax.", "",
-                  "Critical paths (the design signals nextpnr's worst `clk` path passes, in order):", ""]
+                      "route ROM inside, assertions off; Gbit/s = radix × W × Fmax."]
+        if any(r["fmax_mhz"] is not None for r in results):
+            lines += ["", "Critical paths (the design signals nextpnr's worst `clk` path passes, in order):", ""]
         for r in results:
             if r["fmax_mhz"] is None:
                 continue

@@ -133,3 +133,5 @@ def test_a_core_larger_than_the_device_is_a_row():
     row = next(ln for ln in text.splitlines() if ln.startswith("| 32 |"))
     assert "does not fit (45089 of 24288 LUT4)" in row and "| - | 45089 |" in row and row.endswith("| - |")
     assert "* r8 hiradix" in text and "* r32" not in text   # no critical path for a core that was not placed
+    alone = tr.render([big], command="x", versions={"yosys": "y", "nextpnr": "n"}, device="25k", freq=100)
+    assert "does not fit" in alone and "Critical paths" not in alone
