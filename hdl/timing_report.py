@@ -342,7 +342,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     path = cache / (f"{row.name}.json" if seed == 1 else f"{row.name}-seed{seed}.json")
     got = None if force else cached_row(path, key)
     if got is not None:
-        log(f"{row.name}: cached (Fmax {got['fmax_mhz']:.1f} MHz)")
+        log(f"{row.name}: cached ("
+            + ("does not fit" if got["fmax_mhz"] is None else f"Fmax {got['fmax_mhz']:.1f} MHz") + ")")
         return {**got, "cached": True}
     if cached_only:
         log(f"{row.name}: not run yet (--cached-only)")
