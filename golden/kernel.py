@@ -1506,21 +1506,20 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
                     _log_ejection(pid, t, ej)
                 moved = True
         # ---- allocation and switch traversal (§R5, §R6; iq: VA then SA, §R10)
-        # single-cycle: COMBINED (a call site of its own, compiled for that mode); iq: VA then SA (one call
-        # site for both, so that the inlined allocator is compiled twice, not three times), both acting on the
-        # start-of-cycle state: SA serves only VCs allocated before this cycle (in_ready), and VA sees no
-        # credit or VC that SA changes in this cycle
+        # single-cycle: COMBINED; iq: VA then SA, both acting on the start-of-cycle state: SA serves only VCs
+        # allocated before this cycle (in_ready), and VA sees no credit or VC that SA changes in this cycle.
+        # One call site for all three modes: the inlined allocator is compiled once (the native build 40 %
+        # shorter than with a COMBINED site of its own, for at most 9 % of single-cycle speed)
         sc.tcs[0] = t % Tc
         if prm.split:   # hiradix (§R11): per router ST, GO, RI
             for r in range(R):
                 moved |= _hiradix(r, t, prm, tp, rs, lk, pk, sc)
-        elif prm.dv == 0:
-            for r in range(R):
-                moved |= _allocate(r, t, COMBINED, prm, tp, rs, lk, pk, sc)
         else:
+            m0, m1 = (COMBINED, COMBINED) if prm.dv == 0 else (VA, SA)
             for r in range(R):
-                sc.n_sa[0] = rs.n_act[r, 1]   # SA's VCs: those VA allocated before this cycle (see _requests)
-                for mode in range(VA, SA + 1):
+                if prm.dv != 0:
+                    sc.n_sa[0] = rs.n_act[r, 1]   # SA's VCs: those VA allocated before this cycle (see _requests)
+                for mode in range(m0, m1 + 1):
                     moved |= _allocate(r, t, mode, prm, tp, rs, lk, pk, sc)
         # ---- link: each output queue whose oldest flit's traversal is done sends it (§R2.3, §R10)
         # (the queues listed for this cycle, in the order they were listed: each sends on its own link, so any

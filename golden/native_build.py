@@ -17,7 +17,10 @@ than inlined, 77 s, but the kernels ran 1.9-2.5x slower (32-ary 2-flat ``min``, 
 under ``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3); with only ``_decide`` called, 96 s
 and 2.3x slower under ``single-cycle`` (the call passes every array of the state); with ``_decide`` called at
 the ``hiradix`` sites only, 309 s (those sites are not where the time goes). The inlining stays: the golden
-model's speed is its purpose, and the build runs once per set-up.
+model's speed is its purpose. What did pay: one call site of the allocator for the three modes (single-cycle's
+COMBINED had one of its own), so that it is compiled once: 190 CPU seconds against about 300, for 9 % of
+single-cycle's speed on the 32-ary 2-flat at 0.3 (7,783 against 8,539 cycles/s, same run; ``iq`` and the
+adaptive routings within the run's noise).
 
 Usage::
 
