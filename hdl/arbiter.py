@@ -42,7 +42,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 __all__ = ["RoundRobinArbiter", "RoundRobinMultiArbiter", "ptr_width", "check_int", "reject", "onehot_index", "later_than",
-           "rr_first", "next_ptr", "lowest_one", "or_all"]
+           "rr_first", "next_ptr", "lowest_one", "or_all", "mux_onehot"]
 
 
 def ptr_width(n: int) -> int:
@@ -281,3 +281,9 @@ def or_all(values):
     for v in values[1:]:
         out = out | v
     return out
+
+
+def mux_onehot(sel_bits, values):
+    """AND-OR multiplexer: ``OR_i (sel_bits[i] ? values[i] : 0)``, the entry of the non-empty ``values`` whose
+    bit of ``sel_bits`` is set (0 when none; at most one may be)."""
+    return or_all([Mux(sel_bits[i], v, 0) for i, v in enumerate(values)])

@@ -44,11 +44,11 @@ ValueError: Crossbar: layout (flit payload) must be an amaranth.lib.data.Layout 
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module, Mux
+from amaranth import Cat, Const, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, or_all, ptr_width, reject
+from .arbiter import check_int, mux_onehot, ptr_width, reject
 
 __all__ = ["Crossbar"]
 
@@ -118,9 +118,7 @@ class Crossbar(wiring.Component):
         width = self.layout.size
         if self.select == "onehot":
             for o in range(self.n_out):
-                sel = self.sel_op[o]
-                m.d.comb += self.data_out_op[o].eq(
-                    or_all([Mux(sel[i], d.as_value(), 0) for i, d in enumerate(self.data_in_ip)]))
+                m.d.comb += self.data_out_op[o].eq(mux_onehot(self.sel_op[o], [d.as_value() for d in self.data_in_ip]))
                 m.d.comb += self.valid_out_op[o].eq(self.sel_valid_op[o])
             return m
         w = ptr_width(self.n_in)

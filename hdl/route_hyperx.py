@@ -72,7 +72,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, ptr_width, reject
+from .arbiter import check_int, mux_onehot, ptr_width, reject
 
 __all__ = ["HyperXRoute", "hyperx_logic", "hyperx_router", "select_onehot"]
 
@@ -123,11 +123,7 @@ def select_onehot(m: Module, onehot, values, width: int, name: str) -> Signal:
     ``values`` may mix signals and Python ints (constants).
     """
     out = Signal(width, name=name)
-    terms = [Mux(onehot[i], v, 0) for i, v in enumerate(values)]
-    acc = terms[0] if terms else Const(0, width)
-    for t in terms[1:]:
-        acc = acc | t
-    m.d.comb += out.eq(acc)
+    m.d.comb += out.eq(mux_onehot(onehot, values) if values else Const(0, width))
     return out
 
 

@@ -75,7 +75,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
 
 from .alloc import InputSelect, OutputArbiter
-from .arbiter import next_ptr, onehot_index, or_all, ptr_width
+from .arbiter import mux_onehot, next_ptr, onehot_index, or_all, ptr_width
 from .seq_alloc import SequentialAllocator
 from .vc_select import OutputVCSelect, QueueLength
 
@@ -99,11 +99,6 @@ ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 #: request's head and single-flit bits)
 SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1", "e1", "e2",
                    "t1", "t2", "t3")
-
-
-def _mux_onehot(sel_bits, values):
-    """``OR_i (sel_bits[i] ? values[i] : 0)``: the value a one-hot selects (0 when none)."""
-    return or_all([Mux(sel_bits[i], v, 0) for i, v in enumerate(values)])
 
 
 class HiradixStages:
@@ -381,7 +376,7 @@ class HiradixStages:
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
             if seq:   # the selected lanes go to the sequential allocator (below), which registers them
-                seq_lanes.append([{k: _mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in SEQ_LANE_FIELDS}
+                seq_lanes.append([{k: mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in SEQ_LANE_FIELDS}
                                   | {"pick": sel.pick[s]} for s in range(S)])
                 continue
             picked = []
@@ -390,11 +385,11 @@ class HiradixStages:
                 picked.append(pk)
                 r = rqn[p][s]
                 m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
-                m.d.comb += r["ooh"].eq(_mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
+                m.d.comb += r["ooh"].eq(mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
                 for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
-                    m.d.comb += r[k].eq(_mux_onehot(pk, [x[k] for x in per_v]))
+                    m.d.comb += r[k].eq(mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
-                    m.d.comb += r["commit"].eq(_mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
+                    m.d.comb += r["commit"].eq(mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
@@ -435,7 +430,7 @@ class HiradixStages:
                     m.d.comb += hd.eq(Cat(*[avail[(o, k)] for k in range(K)]).bit_select(r["cls"], 1) if K > 1
                                       else avail[(o, 0)])
                     hov = Signal(vw, name=f"go_head_ovc_op_{o}_lane_{i}")
-                    m.d.comb += hov.eq(_mux_onehot(Cat(*[r["cls"] == k for k in range(K)]),
+                    m.d.comb += hov.eq(mux_onehot(Cat(*[r["cls"] == k for k in range(K)]),
                                                    [aovc[(o, k)] for k in range(K)]))
                     lv = Signal(vw, name=f"go_ovc_op_{o}_lane_{i}")
                     m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
@@ -464,8 +459,8 @@ class HiradixStages:
             f_valid = Signal(name=f"go_first_valid_op_{o}")
             f_ovc = Signal(vw, name=f"go_first_ovc_op_{o}")
             f_hold = Signal(name=f"go_first_holds_op_{o}")
-            m.d.comb += [f_valid.eq(first.any()), f_ovc.eq(_mux_onehot(first, lane_ovc)),
-                         f_hold.eq(_mux_onehot(first, [r["head"] & ~r["single"] for r in lanes]))]
+            m.d.comb += [f_valid.eq(first.any()), f_ovc.eq(mux_onehot(first, lane_ovc)),
+                         f_hold.eq(mux_onehot(first, [r["head"] & ~r["single"] for r in lanes]))]
             grants = [(first, lane_ovc)]
             if S > 1:
                 ok2 = Signal(n, name=f"go_second_ok_op_{o}_lane")
@@ -501,7 +496,7 @@ class HiradixStages:
                         # head gets an idle VC; an input VC makes one request a cycle)
                         m.d.comb += ok2[i].eq(Mux(r["head"], hd2, 1))
                         lv = Signal(vw, name=f"go_second_ovc_op_{o}_lane_{i}")
-                        hov = _mux_onehot(Cat(*[r["cls"] == k for k in range(K)]), [ov2[k] for k in range(K)]) \
+                        hov = mux_onehot(Cat(*[r["cls"] == k for k in range(K)]), [ov2[k] for k in range(K)]) \
                             if K > 1 else ov2[0]
                         m.d.comb += lv.eq(Mux(r["head"], hov, r["ovc"]))
                         lane_ovc2.append(lv)
@@ -511,7 +506,7 @@ class HiradixStages:
             for j, (g, lov) in enumerate(grants):
                 gv = g_reg[o][j][0]
                 m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g),
-                             g_ovc[o][j].eq(_mux_onehot(g, lov))]
+                             g_ovc[o][j].eq(mux_onehot(g, lov))]
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
             for w in range(len(st_take[o])):
@@ -615,7 +610,7 @@ class HiradixStages:
                 m.d.comb += ent.eq(ents[0])
                 if V > 1:
                     m.d.comb += ent.eq(Cat(*ents).word_select(t["v"], eb) if V == 1 << vw else
-                                       _mux_onehot(t["voh"], ents))
+                                       mux_onehot(t["voh"], ents))
                 fl = Signal(lay, name=f"st_flit_{lane_sfx(p, s)}")
                 m.d.comb += [fl.eq(ent[:fw]), fl.vc.eq(t["ovc"])]
                 with m.If(t["head"]):
@@ -637,7 +632,7 @@ class HiradixStages:
                     ovc = t["ovc"]
                 else:
                     ovc = Signal(vw, name=f"st_granted_ovc_{lane_sfx(p, s)}")
-                    m.d.comb += ovc.eq(_mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
+                    m.d.comb += ovc.eq(mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
                 pops.append(Mux(granted, t["voh"], 0))
                 # IN of the next cycle: the head binds, the tail (the lane's flit's own kind) unbinds
                 ends = Signal(name=f"st_ends_{lane_sfx(p, s)}")
