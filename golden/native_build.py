@@ -18,9 +18,11 @@ under ``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3); with on
 and 2.3x slower under ``single-cycle`` (the call passes every array of the state); with ``_decide`` called at
 the ``hiradix`` sites only, 309 s (those sites are not where the time goes). The inlining stays: the golden
 model's speed is its purpose. What did pay: one call site of the allocator for the three modes (single-cycle's
-COMBINED had one of its own), so that it is compiled once: 190 CPU seconds against about 300, for 9 % of
-single-cycle's speed on the 32-ary 2-flat at 0.3 (7,783 against 8,539 cycles/s, same run; ``iq`` and the
-adaptive routings within the run's noise).
+COMBINED had one of its own), so that it is compiled once: 147 s against about 300 (21 signatures), for at most
+9 % of single-cycle's speed on the 32-ary 2-flat at 0.3 (7,783 against 8,539 cycles/s in one run beside two
+place-and-route jobs; 8,867 on the idle machine afterwards; ``iq`` and the adaptive routings within the noise).
+The signatures are recorded from a warm JIT cache: a cold one also lists functions that only compiled code
+calls (36 signatures of 31 functions, a 203 s build), which the module does not need.
 
 Usage::
 
