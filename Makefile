@@ -47,7 +47,7 @@ setup:
 	@echo "setup: numba kernels compiled"
 
 # the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
-# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 5 CPU minutes, more when a golden
+# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 2 CPU minutes, more when a golden
 # source changed since golden/native_signatures.json was recorded, the workload running under the JIT first:
 # commit the rewritten file)
 kernels:

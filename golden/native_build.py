@@ -5,24 +5,24 @@ Compiles the signatures each compiled function is called with from Python ahead 
 (the stamp and the exports). The signatures come from ``golden/native_signatures.json`` when it was
 recorded from the golden sources of this tree; otherwise (or with ``--record``) :func:`workload` runs
 under numba's JIT first, the signatures are read from the dispatchers and the file is rewritten
-(commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About five
-CPU minutes with the file (pycc: 296–316 s measured, ~97 % of it the cycle kernel, one signature, so two
-modules built in two processes measured no faster); longer without it (the workload's JIT compiles the same
-code first).
+(commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About two
+CPU minutes with the file (134 s measured on a fresh machine, cold caches, beside a place-and-route job);
+longer without it (the workload's JIT compiles the same code first).
 
-Where the five minutes go (measured on 2 cores, pycc, this tree's signatures): numba's front end on the
-cycle kernel's inlined copies of the allocator and the routing decision (``inline="always"``), not LLVM:
-with ``NUMBA_OPT=1`` the build took 326 CPU seconds (no faster); with every compiled function called rather
-than inlined, 77 s, but the kernels ran 1.9-2.5x slower (32-ary 2-flat ``min``, 2,108 against 1,106 cycles/s
-under ``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3); with only ``_decide`` called, 96 s
-and 2.3x slower under ``single-cycle`` (the call passes every array of the state); with ``_decide`` called at
-the ``hiradix`` sites only, 309 s (those sites are not where the time goes). The inlining stays: the golden
-model's speed is its purpose. What did pay: one call site of the allocator for the three modes (single-cycle's
-COMBINED had one of its own), so that it is compiled once: 147 s against about 300 (21 signatures), for at most
-9 % of single-cycle's speed on the 32-ary 2-flat at 0.3 (7,783 against 8,539 cycles/s in one run beside two
-place-and-route jobs; 8,867 on the idle machine afterwards; ``iq`` and the adaptive routings within the noise).
-The signatures are recorded from a warm JIT cache: a cold one also lists functions that only compiled code
-calls (36 signatures of 31 functions, a 203 s build), which the module does not need.
+Where the time went, and what changed it (measured on 2 cores, pycc, this tree's signatures): numba's front
+end on the cycle kernel's inlined copies of the allocator and the routing decision (numba's
+``inline="always"`` copies the callee's typed IR into every caller and types it again), not LLVM: with
+``NUMBA_OPT=1`` the build took 326 CPU seconds (no faster); with every compiled function called rather than
+inlined, 77 s, but the kernels ran 1.9-2.5x slower (32-ary 2-flat ``min``, 2,108 against 1,106 cycles/s under
+``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3). One call site of the allocator for the
+three modes made it 147 s with a warm JIT cache, but 416 s on a fresh machine (the callees compiled too).
+Now ``inline="always"`` is LLVM's (:func:`native.inline_in_llvm`): each function is compiled once and LLVM
+inlines its body into every caller before optimising, so the machine code is as fast as before (best of
+three runs each, 32-ary 2-flat: ``single-cycle`` ``min`` 0.3 8,660 against 8,321 cycles/s, ``iq`` 0.8 2,026
+against 2,066, ``hiradix`` 0.5 2,559 against 2,663, ``ugal-s`` 0.5 4,570 against 4,521, beside a
+place-and-route job) and the fresh-machine build takes 134 s instead of 416. The signatures are recorded
+from a warm JIT cache: a cold one also lists functions that only compiled code calls (36 signatures of 31
+functions), which the module does not need.
 
 Usage::
 

@@ -219,7 +219,8 @@ def _key(v: Variant, yosys_version: str) -> str:
 
 
 def _yosys_version(exe: str) -> str:
-    out = subprocess.run([exe, "-V"], capture_output=True, text=True, timeout=60).stdout.strip()
+    # no time limit: a YoWASP Yosys's first run on a machine compiles its WebAssembly (minutes on 2 cores)
+    out = subprocess.run([exe, "-V"], capture_output=True, text=True).stdout.strip()
     return out or "unknown"
 
 

