@@ -27,24 +27,43 @@ help:
 	@echo "make clean          remove build/, .pytest_cache, sim_build"
 	@echo "make help           this list"
 
+# Set-up in three overlapping parts (2 cores): apt in the background; numpy, numba and radixnet itself first, so
+# that the golden kernels compile (the longest part, about 2 CPU minutes) while pip installs the other
+# packages and CLEX's kernels compile; logs of the background parts in build/setup-*.log. (When the recorded
+# kernel signatures are stale, the kernels wait for pip: recording runs a workload that needs every package.)
 setup:
-	@missing=""; \
-	for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
-	$(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
-	$(PYTHON) -c 'import sysconfig, os; assert os.path.exists(sysconfig.get_paths()["include"] + "/Python.h")' >/dev/null 2>&1 || missing="$$missing python3-dev"; \
+	@set -e; mkdir -p build; \
+	missing=""; for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
+	first=""; $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || first="$$first python3-venv"; \
+	$(PYTHON) -c 'import sysconfig, os; assert os.path.exists(sysconfig.get_paths()["include"] + "/Python.h")' >/dev/null 2>&1 || first="$$first python3-dev"; \
+	if [ -n "$$first" ]; then \
+	  echo "setup: apt-get install$$first$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$first $$missing; missing=""; fi; \
+	apt_pid=""; \
 	if [ -n "$$missing" ]; then \
-	  echo "setup: apt-get install$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi
-	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,device]'
-	@$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'
-	@# the golden kernels compiled ahead of time (golden/native.py; numba's JIT cache filled on the way), and
-	@# CLEX's parallel kernels (JIT only) once here, not inside the first run or test
-	$(MAKE) --no-print-directory kernels
-	@$(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null
-	@echo "setup: numba kernels compiled"
+	  echo "setup: apt-get install$$missing (in the background: build/setup-apt.log)"; \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing ) \
+	    > build/setup-apt.log 2>&1 & apt_pid=$$!; \
+	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi; \
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV); \
+	$(PY) -m pip install -q --upgrade pip; \
+	reqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  print(" ".join(repr(r) for r in p["dependencies"] + p["optional-dependencies"]["test"] + p["optional-dependencies"]["device"]))'); \
+	kreqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  print(" ".join(repr(r) for r in p["dependencies"] if r.startswith(("numpy", "numba"))))'); \
+	eval $(PY) -m pip install -q $$kreqs; \
+	$(PY) -m pip install -q --no-deps -e . 2>&1 | grep -v -e '^ *$$' -e 'setuptools' -e '!!' -e '\*\*\*' >&2 || true; \
+	kern_pid=""; \
+	if $(PY) -c 'import sys; from radixnet.golden import native_build as b; sys.exit(b.load_signatures() is None)'; then \
+	  ( $(MAKE) --no-print-directory kernels ) & kern_pid=$$!; fi; \
+	( eval $(PY) -m pip install -q $$reqs && $(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null ) \
+	  > build/setup-pip.log 2>&1 & pip_pid=$$!; \
+	wait $$pip_pid || { cat build/setup-pip.log; echo "setup: pip install failed"; exit 1; }; \
+	if [ -n "$$kern_pid" ]; then wait $$kern_pid || { echo "setup: make kernels failed"; exit 1; }; \
+	else $(MAKE) --no-print-directory kernels; fi; \
+	if [ -n "$$apt_pid" ]; then wait $$apt_pid || { cat build/setup-apt.log; echo "setup: apt-get install failed"; exit 1; }; fi; \
+	$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'; \
+	echo "setup: numba kernels compiled"
 
 # the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
 # numpy, Python or the CPU changed (the stamp in native_kernels.json; about 2 CPU minutes, more when a golden
