@@ -52,7 +52,7 @@ setup:
 	kreqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  print(" ".join(repr(r) for r in p["dependencies"] if r.startswith(("numpy", "numba"))))'); \
 	eval $(PY) -m pip install -q $$kreqs; \
-	$(PY) -m pip install -q --no-deps -e . 2>&1 | grep -v -e '^ *$$' -e 'setuptools' -e '!!' -e '\*\*\*' >&2 || true; \
+	$(PY) -m pip install -q --no-deps -e . > build/setup-editable.log 2>&1 || { cat build/setup-editable.log; exit 1; }; \
 	kern_pid=""; \
 	if $(PY) -c 'import sys; from radixnet.golden import native_build as b; sys.exit(b.load_signatures() is None)'; then \
 	  ( $(MAKE) --no-print-directory kernels ) & kern_pid=$$!; fi; \
