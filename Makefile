@@ -31,6 +31,8 @@ help:
 # that the golden kernels compile (the longest part, about 2 CPU minutes) while pip installs the other
 # packages and CLEX's kernels compile; logs of the background parts in build/setup-*.log. (When the recorded
 # kernel signatures are stale, the kernels wait for pip: recording runs a workload that needs every package.)
+# venv's own pip (PEP 660 editable installs since pip 21.3); the packages beside the kernel build are installed
+# without byte-compiling (Python compiles a module when it is first imported), so the build keeps its core.
 setup:
 	@set -e; mkdir -p build; \
 	missing=""; for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
@@ -46,17 +48,16 @@ setup:
 	    > build/setup-apt.log 2>&1 & apt_pid=$$!; \
 	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi; \
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV); \
-	$(PY) -m pip install -q --upgrade pip; \
 	reqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  print(" ".join(repr(r) for r in p["dependencies"] + p["optional-dependencies"]["test"] + p["optional-dependencies"]["device"]))'); \
 	kreqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  print(" ".join(repr(r) for r in p["dependencies"] if r.startswith(("numpy", "numba"))))'); \
-	eval $(PY) -m pip install -q $$kreqs; \
-	$(PY) -m pip install -q --no-deps -e . > build/setup-editable.log 2>&1 || { cat build/setup-editable.log; exit 1; }; \
+	eval $(PY) -m pip install -q --disable-pip-version-check $$kreqs; \
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e . > build/setup-editable.log 2>&1 || { cat build/setup-editable.log; exit 1; }; \
 	kern_pid=""; \
 	if $(PY) -c 'import sys; from radixnet.golden import native_build as b; sys.exit(b.load_signatures() is None)'; then \
 	  ( $(MAKE) --no-print-directory kernels ) & kern_pid=$$!; fi; \
-	( eval $(PY) -m pip install -q $$reqs && $(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null ) \
+	( eval $(PY) -m pip install -q --disable-pip-version-check --no-compile $$reqs && $(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null ) \
 	  > build/setup-pip.log 2>&1 & pip_pid=$$!; \
 	wait $$pip_pid || { cat build/setup-pip.log; echo "setup: pip install failed"; exit 1; }; \
 	if [ -n "$$kern_pid" ]; then wait $$kern_pid || { echo "setup: make kernels failed"; exit 1; }; \
