@@ -49,7 +49,7 @@ import numpy as np
 __all__ = ["compiled", "STATE", "State", "Native", "use_jit", "registry", "arg_key", "type_key", "stamp",
            "qualname", "current_meta", "load_native", "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META",
            "MODE_ENV", "NativeUnavailable", "LOWERING", "no_wraparound", "fix_index_no_wraparound", "jit_dispatcher",
-           "inline_in_llvm"]
+           "BUILD_OPTIONS"]
 
 #: The environment variable choosing the kernels: ``auto``, ``jit`` or ``native``.
 MODE_ENV = "RADIXNET_KERNELS"
@@ -67,8 +67,8 @@ SOURCES = ("golden/kernel.py", "golden/sources.py", "golden/held.py", "golden/ta
 #: The version of the argument keys (:func:`arg_key`, :func:`type_key`) that the metadata holds, in the stamp.
 KEY_VERSION = 1
 #: How the compiled functions are lowered, in the stamp and in numba's cache keys: arrays indexed without
-#: wraparound (:func:`no_wraparound`), and ``inline="always"`` done by LLVM (:func:`inline_in_llvm`).
-LOWERING = "no-wraparound inline-in-llvm"
+#: wraparound (:func:`no_wraparound`), and ``inline="always"`` done by LLVM (:func:`jit_dispatcher`).
+LOWERING = "no-wraparound forceinline"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -242,63 +242,24 @@ def no_wraparound():
                 arrayobj.fix_integer_index = saved
 
 
-#: The mangled-name stems (``8radixnet6golden6kernel9_allocate``) of the functions declared
-#: ``inline="always"``: :func:`inline_in_llvm` marks their definitions.
-_ALWAYS_INLINE: set[str] = set()
-
-
-def inline_in_llvm(fn: Callable) -> None:
-    """Have LLVM inline every call of ``fn`` (declared ``inline="always"``) instead of numba's front end.
-
-    numba's own ``inline="always"`` copies the callee's typed IR into each caller and types it again:
-    the cycle kernel's copies of the allocator and the routing decision made the native build about seven
-    minutes on a fresh machine (416 s measured). Here ``fn`` is compiled once, as a function of its own,
-    and its definition carries LLVM's ``alwaysinline`` where numba links it into a caller
-    (``CPUCodeLibrary._get_module_for_linking``), so LLVM's inliner puts the body in every caller before
-    the optimisation that the inlined IR got before: the same kernels, compiled in 163 CPU seconds
-    (measured on a fresh machine, cold caches), running as fast (``benchmarks/golden_speed.py``).
-    The patch marks only this module's functions and only their linkable copies."""
-    parts = [*fn.__module__.split("."), fn.__name__]
-    _ALWAYS_INLINE.add("".join(f"{len(p)}{p}" for p in parts))
-    from numba.core import codegen
-    lib = codegen.CPUCodeLibrary
-    if getattr(lib, "_radixnet_inline", False):
-        return
-    import re
-
-    import llvmlite.binding as ll
-    linkable = lib._get_module_for_linking
-    define = re.compile(r'^define linkonce_odr [^@]*@"?([^"(]+)')
-
-    def get_module_for_linking(self):
-        mod = linkable(self)
-        if getattr(self, "_radixnet_marked", False):
-            return mod
-        lines, changed = str(mod).splitlines(), False
-        for i, line in enumerate(lines):
-            m = define.match(line)
-            if m and line.endswith("{") and "alwaysinline" not in line and any(
-                    stem in m.group(1) for stem in _ALWAYS_INLINE):
-                lines[i], changed = line[:-1] + "alwaysinline {", True
-        if changed:
-            marked = ll.parse_assembly("\n".join(lines))
-            marked.name = mod.name
-            self._shared_module = mod = marked
-        self._radixnet_marked = True
-        return mod
-    lib._get_module_for_linking = get_module_for_linking
-    lib._radixnet_inline = True
+#: numba options every dispatcher of this process gets on top of its own (:func:`jit_dispatcher`): the kernel
+#: build sets ``no_cpython_wrapper`` and ``no_cfunc_wrapper`` (the functions it compiles are only called from
+#: compiled code there), which its cache entries are keyed by.
+BUILD_OPTIONS: dict = {}
 
 
 def jit_dispatcher(fn: Callable, options: dict) -> Any:
     """numba's dispatcher of ``fn`` (:func:`numba.njit` with ``options``), compiling every signature (and
     the compiled functions it calls or inlines) in :func:`no_wraparound`; its on-disk cache entries carry
-    :data:`LOWERING`, so that none compiled otherwise is loaded. ``inline="always"`` is LLVM's
-    (:func:`inline_in_llvm`), not numba's."""
+    :data:`LOWERING` (and :data:`BUILD_OPTIONS`), so that none compiled otherwise is loaded.
+    ``inline="always"`` becomes numba's ``forceinline``: LLVM's ``alwaysinline`` on the function, so that it is
+    compiled once and LLVM inlines it into each caller (numba's ``inline="always"`` types a copy of its IR at
+    every call site: the cycle kernel's copies made the native build 416 s on a fresh machine; the same
+    kernels build in about 130 s this way and run as fast, measured in :mod:`.native_build`)."""
     from numba import njit
-    if options.get("inline") == "always":
-        options = {k: v for k, v in options.items() if k != "inline"}
-        inline_in_llvm(fn)
+    if options.get("inline") == "always":   # LLVM's inlining, not numba's: the module docstring
+        options = {**{k: v for k, v in options.items() if k != "inline"}, "forceinline": True}
+    options = {**options, **BUILD_OPTIONS}
     d = njit(**options)(fn)
     compile_ = d.compile
 
@@ -309,7 +270,8 @@ def jit_dispatcher(fn: Callable, options: dict) -> Any:
     cache = getattr(d, "_cache", None)   # numba's on-disk cache: its entries keyed by the lowering too
     if cache is not None and hasattr(cache, "_index_key"):
         index_key = cache._index_key
-        cache._index_key = lambda sig, codegen: (index_key(sig, codegen), LOWERING)
+        extra = tuple(sorted(BUILD_OPTIONS.items()))
+        cache._index_key = lambda sig, codegen: (index_key(sig, codegen), LOWERING, *extra)
     return d
 
 

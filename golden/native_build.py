@@ -5,8 +5,8 @@ Compiles the signatures each compiled function is called with from Python ahead 
 (the stamp and the exports). The signatures come from ``golden/native_signatures.json`` when it was
 recorded from the golden sources of this tree; otherwise (or with ``--record``) :func:`workload` runs
 under numba's JIT first, the signatures are read from the dispatchers and the file is rewritten
-(commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About two
-CPU minutes with the file (134 s measured on a fresh machine, cold caches, beside a place-and-route job);
+(commit it with the change that made it stale; ``tests/test_native.py`` fails while it is). About 100
+CPU seconds with the file (101 s measured on an idle machine, cold caches);
 longer without it (the workload's JIT compiles the same code first).
 
 Where the time went, and what changed it (measured on 2 cores, pycc, this tree's signatures): numba's front
@@ -16,11 +16,14 @@ end on the cycle kernel's inlined copies of the allocator and the routing decisi
 inlined, 77 s, but the kernels ran 1.9-2.5x slower (32-ary 2-flat ``min``, 2,108 against 1,106 cycles/s under
 ``iq`` at 0.8; 9,038 against 3,564 under ``single-cycle`` at 0.3). One call site of the allocator for the
 three modes made it 147 s with a warm JIT cache, but 416 s on a fresh machine (the callees compiled too).
-Now ``inline="always"`` is LLVM's (:func:`native.inline_in_llvm`): each function is compiled once and LLVM
-inlines its body into every caller before optimising, so the machine code is as fast as before (best of
-three runs each, 32-ary 2-flat: ``single-cycle`` ``min`` 0.3 8,660 against 8,321 cycles/s, ``iq`` 0.8 2,026
-against 2,066, ``hiradix`` 0.5 2,559 against 2,663, ``ugal-s`` 0.5 4,570 against 4,521, beside a
-place-and-route job) and the fresh-machine build takes 134 s instead of 416. The signatures are recorded
+Now ``inline="always"`` is LLVM's (numba's ``forceinline``, :func:`native.jit_dispatcher`): each function is
+compiled once and LLVM inlines its body into every caller before optimising, so the machine code is as
+fast as before (best of three runs each, idle machine, 32-ary 2-flat: ``single-cycle`` ``min`` 0.3 8,725
+against 8,423 cycles/s, ``iq`` 0.8 2,081 against 2,046, ``hiradix`` 0.5 2,599 against 2,635, ``ugal-s`` 0.5
+4,521 against 4,581) and the fresh-machine build took 134 s instead of 416. The functions the exports call
+are compiled by numba's dispatchers, which also build a CPython wrapper and a C wrapper for each (a sixth
+of the build, profiled): the build sets ``no_cpython_wrapper`` and ``no_cfunc_wrapper``
+(:data:`native.BUILD_OPTIONS`, in their cache keys), 101 s. The signatures are recorded
 from a warm JIT cache: a cold one also lists functions that only compiled code calls (36 signatures of 31
 functions), which the module does not need.
 
@@ -154,6 +157,14 @@ def save_signatures(sigs: dict[str, list]) -> None:
     tmp.replace(SIGNATURES)
 
 
+def signatures_current() -> bool:
+    """Whether :data:`SIGNATURES` was recorded from these sources (read without importing a kernel module)."""
+    try:
+        return json.loads(SIGNATURES.read_text()).get("sources") == sources_hash()
+    except (OSError, ValueError):
+        return False
+
+
 def load_signatures() -> dict[str, list] | None:
     """The signatures of :data:`SIGNATURES` as ``(key, signature)`` per function, or None when the file is
     missing or was recorded from other kernel sources."""
@@ -177,6 +188,8 @@ def build(record: bool = False) -> None:
     """Compile the signatures of :data:`SIGNATURES` (or, when it is missing, stale or ``record`` is set, run
     :func:`workload` under the JIT and record what it called); the module replaces the old one by a rename, so
     a process that has the old one loaded keeps it intact."""
+    if not record and signatures_current():   # nothing calls the compiled functions from Python: no wrappers
+        native.BUILD_OPTIONS.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
     # the JIT, for the functions declared from now on (this module imports no kernel module before this)
     native.use_jit("make kernels: the build runs the JIT")
     from numba.pycc import CC

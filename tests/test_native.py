@@ -141,9 +141,9 @@ def test_stale_module_is_not_used(tmp_path, monkeypatch):
 
 
 def test_inline_always_is_inlined_by_llvm():
-    """``inline="always"`` is LLVM's (``native.inline_in_llvm``): the linkable copy of a function declared so
-    carries ``alwaysinline`` and its caller calls it nowhere; a function of another module is not marked (the
-    patch marks the golden model's functions only)."""
+    """``inline="always"`` is LLVM's (numba's ``forceinline``, ``native.jit_dispatcher``): the linkable copy of
+    a function declared so carries ``alwaysinline`` and its caller calls it nowhere; a plain njit function is
+    not marked."""
     code = ("from radixnet.golden import kernel, native\n"
             "import numba, re\n"
             "assert native.STATE.mode == 'jit'\n"
