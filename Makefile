@@ -28,7 +28,7 @@ help:
 	@echo "make help           this list"
 
 # Set-up in three overlapping parts (2 cores): apt in the background; numpy, numba and radixnet itself first, so
-# that the golden kernels compile (the longest part, about 2 CPU minutes) while pip installs the other
+# that the golden kernels compile (the longest part, about 100 CPU seconds) while pip installs the other
 # packages and CLEX's kernels compile; logs of the background parts in build/setup-*.log. (When the recorded
 # kernel signatures are stale, the kernels wait for pip: recording runs a workload that needs every package.)
 # venv's own pip (PEP 660 editable installs since pip 21.3); the packages beside the kernel build are installed
@@ -48,14 +48,13 @@ setup:
 	    > build/setup-apt.log 2>&1 & apt_pid=$$!; \
 	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi; \
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV); \
-	reqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
-	  print(" ".join(repr(r) for r in p["dependencies"] + p["optional-dependencies"]["test"] + p["optional-dependencies"]["device"]))'); \
-	kreqs=$$($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
-	  print(" ".join(repr(r) for r in p["dependencies"] if r.startswith(("numpy", "numba"))))'); \
+	{ read -r kreqs; read -r reqs; } < <($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  every = p["dependencies"] + p["optional-dependencies"]["test"] + p["optional-dependencies"]["device"]; \
+	  print(" ".join(repr(r) for r in every if r.startswith(("numpy", "numba")))); print(" ".join(map(repr, every)))'); \
 	eval $(PY) -m pip install -q --disable-pip-version-check $$kreqs; \
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e . > build/setup-editable.log 2>&1 || { cat build/setup-editable.log; exit 1; }; \
 	kern_pid=""; \
-	if $(PY) -c 'import sys; from radixnet.golden import native_build as b; sys.exit(b.load_signatures() is None)'; then \
+	if $(PY) -c 'import sys; from radixnet.golden import native_build as b; sys.exit(not b.signatures_current())'; then \
 	  ( $(MAKE) --no-print-directory kernels ) & kern_pid=$$!; fi; \
 	( eval $(PY) -m pip install -q --disable-pip-version-check --no-compile $$reqs && $(PY) -m radixnet clex --k 4 --levels 2 --messages 1 --quiet --json >/dev/null ) \
 	  > build/setup-pip.log 2>&1 & pip_pid=$$!; \
@@ -67,7 +66,7 @@ setup:
 	echo "setup: numba kernels compiled"
 
 # the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
-# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 2 CPU minutes, more when a golden
+# numpy, Python or the CPU changed (the stamp in native_kernels.json; about 100 CPU seconds, more when a golden
 # source changed since golden/native_signatures.json was recorded, the workload running under the JIT first:
 # commit the rewritten file)
 kernels:

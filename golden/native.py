@@ -255,7 +255,7 @@ def jit_dispatcher(fn: Callable, options: dict) -> Any:
     ``inline="always"`` becomes numba's ``forceinline``: LLVM's ``alwaysinline`` on the function, so that it is
     compiled once and LLVM inlines it into each caller (numba's ``inline="always"`` types a copy of its IR at
     every call site: the cycle kernel's copies made the native build 416 s on a fresh machine; the same
-    kernels build in about 130 s this way and run as fast, measured in :mod:`.native_build`)."""
+    kernels build in about 100 s this way and run as fast, measured in :mod:`.native_build`)."""
     from numba import njit
     if options.get("inline") == "always":   # LLVM's inlining, not numba's: the module docstring
         options = {**{k: v for k, v in options.items() if k != "inline"}, "forceinline": True}
