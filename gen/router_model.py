@@ -6,7 +6,7 @@ and checked. The names are BookSim2's router parameters (``vc_alloc_delay``,
 ``sw_alloc_delay``, ``st_final_delay``, ``credit_delay``), so a BookSim user can
 read a configuration at a glance.
 
-Two presets:
+The presets:
 
 ``single-cycle``
     Route computation, VC and switch allocation, switch traversal and the link
@@ -23,6 +23,13 @@ Two presets:
     (ST) applies its output side and, a cycle later, the inputs (IN) its input
     side (router-spec §R11): every stage reads registers only. One hop costs
     four cycles, as ``iq``.
+``subswitch``
+    Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
+    row buffer per input VC at each sub-switch of its row, a local allocator
+    per sub-switch (SA), a column buffer per row and output VC at each output,
+    and the output's arbiter over its column buffers (GO); RI | row | SA |
+    column | GO | link (router-spec §R12). One hop costs six cycles. Built in
+    RTL; the golden model does not implement it yet.
 
 Examples
 --------
@@ -35,6 +42,8 @@ Examples
 3
 >>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
 13
+>>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
+15
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from dataclasses import dataclass
 
 from .params import ParamError
 
-__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency"]
+__all__ = ["RouterModel", "ROUTER_MODELS", "GOLDEN_MODELS", "get_router_model", "zero_load_latency"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ class RouterModel:
     name : str
         Preset name (``--router-model``).
     routing_delay : int
-        Cycles of a route-computation stage before VC allocation. 0 in both presets: the route is
+        Cycles of a route-computation stage before VC allocation. 0 in every preset: the route is
         computed as the head flit is written into the input buffer (lookahead: no RC stage).
     vc_alloc_delay : int
         Cycles of VC allocation (VA). 0: VC and switch allocation are one combined stage
@@ -72,7 +81,8 @@ class RouterModel:
     allocation : str
         How allocation is organised: ``"combined"`` (VA and SA one stage, §R6), ``"va-sa"`` (VA, then SA,
         §R10) or ``"split"`` (combined VA/SA split into a registered input stage RI and output stage GO,
-        the grant applied by ST in the next cycle, §R11).
+        the grant applied by ST in the next cycle, §R11) or ``"subswitch"`` (row buffers, a local allocator per
+        sub-switch, column buffers, an output stage, §R12).
     """
 
     name: str
@@ -122,7 +132,13 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("hiradix", 0, 1, 1, 1, 1,
                 "allocation split into registered input and output stages, RI | GO | ST (+ IN) | link (spec §R11); "
                 "4 cycles per hop", "split"),
+    RouterModel("subswitch", 0, 1, 3, 1, 1,
+                "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
+                "6 cycles per hop; RTL only so far", "subswitch"),
 )}
+
+#: the router models the golden model implements (``subswitch`` is built in RTL only so far, router-spec §R12)
+GOLDEN_MODELS = ("single-cycle", "iq", "hiradix")
 
 
 def get_router_model(name: "str | RouterModel") -> RouterModel:

@@ -27,7 +27,7 @@ from ..gen import Network, ParamError
 from ..gen.params import ROUTER_LIMITS, Param
 from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
-from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
+from ..gen.router_model import GOLDEN_MODELS, RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (
     PRIO,
     ROUTINGS,
@@ -195,6 +195,9 @@ class SimConfig:
             raise ParamError("sink-stall", f"a sink that stalls ({st:g}) needs an egress FIFO to push back into the "
                                            f"network: give --egress-depth >= 1 (router-spec §R3a)")
         self.model = get_router_model(self.router_model)
+        if self.model.name not in GOLDEN_MODELS or self.model.allocation == "subswitch":
+            raise ParamError("router-model", f"{self.model.name!r} is built in RTL only so far (router-spec §R12); "
+                                             f"the golden model runs {', '.join(GOLDEN_MODELS)}")
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)
         make_pattern(self.traffic, self.net, seed=self.seed, **self.traffic_opts)

@@ -194,6 +194,7 @@ from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
 from .router_hiradix import HiradixStages
 from .router_iq import IqStages
+from .router_subswitch import SubswitchStages
 from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
@@ -216,7 +217,7 @@ DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -242,7 +243,7 @@ FAULTS = (None, "out_arb_fixed", "seq_stale_state", "eject_hops")
 ALLOCATOR_FAULTS = {"out_arb_fixed": "greedy", "seq_stale_state": "sequential"}
 
 
-class Router(IqStages, HiradixStages, wiring.Component):
+class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
     """One router of ``net``: table or adaptive routing, greedy or sequential allocation, ``S = 1`` or ``2`` (§R6).
 
     Parameters
@@ -296,6 +297,9 @@ class Router(IqStages, HiradixStages, wiring.Component):
         ``E`` (router-spec §R3a): 0 (default), the terminals are ideal sinks and ejection ports take no
         credits; ``E >= 1``, each ejection port's VC has ``E`` credits (the terminal's egress FIFO),
         returned on bit 0 of its ``credit_in_op_ovc``.
+    group : int
+        ``subswitch`` (router-spec §R12): ports per row and column group ``G`` (default 4), ``>= 1``; the
+        last group is smaller when ``G`` does not divide the radix.
     seq_impl : str
         ``hiradix`` with ``ugal-s``: the structure of the sequential allocator its RI composes
         (:class:`~radixnet.hdl.seq_alloc.SequentialAllocator`, :data:`SEQ_IMPLS`): ``"prefix"`` (default,
@@ -351,7 +355,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
                  routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
-                 speedup: int = 1, egress_depth: int = 0, observe: bool = False, seq_impl: str = "prefix"):
+                 speedup: int = 1, egress_depth: int = 0, observe: bool = False, seq_impl: str = "prefix",
+                 group: int = 4):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -367,6 +372,14 @@ class Router(IqStages, HiradixStages, wiring.Component):
             reject(self, f"seq_impl (structure of hiradix's sequential allocator, hdl/seq_alloc.py) must be one of "
                          f"{', '.join(SEQ_IMPLS)}, got {seq_impl!r}")
         self.seq_impl = seq_impl
+        self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12)", group, 1)
+        if self.model.allocation == "subswitch":
+            if routing is not None:
+                reject(self, f"routing {routing!r} is not built under router_model 'subswitch' (router-spec §R12: "
+                             f"route-table routings only so far); use the route table (routing None)")
+            if speedup != 1:
+                reject(self, f"speedup {speedup!r} is not built under router_model 'subswitch' (router-spec §R12: "
+                             f"S = 1 only so far)")
         if speedup not in RTL_SPEEDUPS or isinstance(speedup, bool):
             reject(self, f"speedup (flits an input may send and an output accept per cycle, router-spec §R1) "
                          f"must be one of {', '.join(map(str, RTL_SPEEDUPS))}, got {speedup!r}")
@@ -458,7 +471,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
         }
         #: the route is looked up as a flit arrives and stored with it in the VC buffer (``iq`` with a route
         #: table, router-spec §R10.4): one ROM read per input port, and none in VA
-        self.lookahead = (self.model.pipelined or self.model.split) and routing is None
+        self.lookahead = (self.model.pipelined or self.model.split or self.model.allocation == "subswitch") \
+            and routing is None
         #: the ROM's read ports, by suffix (``ip_<p>`` per input port under lookahead, else ``ip_<p>_ivc_<v>``)
         self.route_reads = [] if routing is not None else \
             [f"ip_{p}" for p in range(P)] if self.lookahead else \
@@ -497,6 +511,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
         self._route_tables = {}   # per allocation state: the tables of _new_route / _held_route
         iq = self.model.pipelined
         split = self.model.split   # hiradix (§R11): front registers, credit register, registered view bits
+        sub = self.model.allocation == "subswitch"   # §R12: row buffers, sub-switch allocators, column buffers
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
         self._rom = None   # the route ROM (_route_decoder), added on its first read
@@ -514,7 +529,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
                 rc = self._route_decoder(m, f"ip_{p}", self.in_flit_ip[p], ext)
                 m.d.comb += [iu.in_side.port.eq(rc.port), iu.in_side.valid.eq(rc.valid),
                              iu.in_side.cls.eq(rc.cls), iu.in_side.hops_out.eq(rc.hops_out)]
-            if iq or split:
+            if iq or split or sub:
                 m.d.sync += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
             else:
                 m.d.comb += self.credit_out_ip_ivc[p].eq(iu.credit_ret_ivc)
@@ -552,7 +567,7 @@ class Router(IqStages, HiradixStages, wiring.Component):
                 cs.append(cc)
             credits[o] = cs
             busy[o] = Signal(V, name=f"busy_op_{o}_ovc")
-            if split:   # hiradix chooses output VCs on its view (router_hiradix.py)
+            if split or sub:   # hiradix chooses output VCs on its view (router_hiradix.py), subswitch at SA
                 continue
             for k in range(K):
                 sel = OutputVCSelect(V, len(cs[0].count), n_classes=K)
@@ -575,6 +590,8 @@ class Router(IqStages, HiradixStages, wiring.Component):
 
         if iq:
             self._elaborate_iq(m, ius, active, act_o, act_ov)
+        elif sub:
+            self._elaborate_subswitch(m, ius)
         elif split:
             self._hiradix_oqs = self._output_queues(m, bypass=False)[0]
             self._elaborate_hiradix(m, ius, active, act_o, act_ov)

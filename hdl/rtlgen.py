@@ -174,7 +174,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
              router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, seq_impl: str = "prefix",
-             progress=None) -> dict:
+             group: int = 4, progress=None) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -205,8 +205,10 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         ``T_h`` (``2dfb-adaptive``, flits); default 4.
     router_model : str
         The pipeline of every router (router-spec §R10, :data:`radixnet.hdl.router.RTL_MODELS`):
-        ``single-cycle`` (default), ``iq`` or ``hiradix`` (§R11; greedy routings and ``ugal-s``); the manifest
-        records it with its stage delays.
+        ``single-cycle`` (default), ``iq``, ``hiradix`` (§R11; greedy routings and ``ugal-s``) or ``subswitch``
+        (§R12; table routings, ``S = 1``); the manifest records it with its stage delays.
+    group : int
+        ``subswitch``: ports per sub-switch group ``G`` (default 4); the manifest records it.
     seq_impl : str
         ``hiradix`` with ``ugal-s``: the structure of its RI's sequential allocator, ``prefix`` (default) or
         ``ripple`` (:class:`radixnet.hdl.router.Router`); the manifest records it.
@@ -276,7 +278,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
                  for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
-                        router_model=router_model, speedup=speedup, egress_depth=egress_depth)
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, group=group)
                  for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
@@ -363,6 +365,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": speedup,
         "egress_depth": egress_depth,
         **({"seq_impl": seq_impl} if built[0].model.split and routing in SEQUENTIAL else {}),
+        **({"group": group} if built[0].model.allocation == "subswitch" else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -583,6 +586,8 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
     ap.add_argument("--seq-impl", choices=SEQ_IMPLS, default="prefix",
                     help="--router-model hiradix --routing ugal-s: the sequential allocator's structure "
                          "(hdl/seq_alloc.py; the same function) [default prefix]")
+    ap.add_argument("--group", type=positive_arg("group", 1, 1 << 16), default=4, metavar="G",
+                    help="--router-model subswitch: ports per row and column group (§R12) [default 4]")
     ap.add_argument("--axis", action="store_true", help="also write switch_top.v with NetFPGA-style AXI4-Stream ports")
     ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None,
                     help="--axis: tuser port fields [default: onehot up to 8 terminals, binary above]")
@@ -609,7 +614,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
-              f"[--router-model single-cycle|iq|hiradix [--seq-impl prefix|ripple]] [--speedup 1|2] [--vcs V] "
+              f"[--router-model single-cycle|iq|hiradix|subswitch [--seq-impl prefix|ripple] [--group G]] [--speedup 1|2] [--vcs V] "
               f"[--depth B] [--egress-depth E]\n"
               f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
               f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
@@ -633,7 +638,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
                            classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                            threshold=args.threshold, port_encoding=args.port_encoding,
                            router_model=args.router_model, speedup=args.speedup, egress_depth=args.egress_depth,
-                           seq_impl=args.seq_impl, log=lambda s: say(f"{prog}: {s}"), progress=progress)
+                           seq_impl=args.seq_impl, group=args.group, log=lambda s: say(f"{prog}: {s}"), progress=progress)
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)

@@ -460,6 +460,7 @@ def run_configuration(argv: Sequence[str], progress=None) -> dict:
 def corners(cfg) -> str:
     """The run's place in the corner matrix (router model, speedup, allocator, packet length, sinks), and the
     corners it did not exercise, with the command that runs them all (cosim/matrices/corners.toml)."""
+    from radixnet.gen.router_model import GOLDEN_MODELS
     from radixnet.hdl.router import RTL_MODELS, RTL_SPEEDUPS, SEQUENTIAL
 
     seq = cfg.routing in SEQUENTIAL
@@ -468,7 +469,7 @@ def corners(cfg) -> str:
     here = [f"model {cfg.model.name}", f"speedup {cfg.speedup}", f"{alloc} allocator",
             f"{'multi' if cfg.packet_length > 1 else 'single'}-flit packets",
             "stalling sinks" if stalls else "ideal sinks"]
-    other = [f"model {m}" for m in RTL_MODELS if m != cfg.model.name]
+    other = [f"model {m}" for m in RTL_MODELS if m != cfg.model.name and m in GOLDEN_MODELS]
     other += [f"speedup {s}" for s in RTL_SPEEDUPS if s != cfg.speedup]
     other += ["separable allocator" if seq else "sequential allocator (ugal-s, clos-ad, 2dfb-adaptive)"]
     other += ["single-flit packets" if cfg.packet_length > 1 else "multi-flit packets (--packet-length)"]

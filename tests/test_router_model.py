@@ -8,13 +8,13 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import ParamError, build
-from radixnet.gen.router_model import ROUTER_MODELS, get_router_model, zero_load_latency
+from radixnet.gen.router_model import GOLDEN_MODELS, get_router_model, zero_load_latency
 from radixnet.golden.sim import SimConfig, Simulator
 
 from helpers.golden import lone_packets
 from helpers.routing import drain, family_net, routing_pairs  # one small instance per family
 
-MODELS = list(ROUTER_MODELS)
+MODELS = list(GOLDEN_MODELS)   # the models the golden model runs (subswitch: RTL only, tests/test_hdl_subswitch.py)
 
 
 def test_the_presets_name_their_stages_in_booksim_terms():

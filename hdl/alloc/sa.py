@@ -1,0 +1,206 @@
+"""The ``subswitch`` model's sub-switch allocator (router-spec §R12 SA): a ``G × G`` separable allocator, local.
+
+Sub-switch ``(r, c)`` joins the inputs of row ``r`` to the outputs of column ``c``. Its requesters are the
+front flits of its row buffers (one per input and VC); its resources are the column buffers it feeds (one per
+output of its column and output VC, at the outputs) and its only knowledge of them is its own: a credit
+counter per column buffer (returned a cycle after the output pops, so counted at the end of the cycle after
+the pop), whether a packet of its own holds it, and which output VC each of its row-buffer VCs is bound to.
+Nothing here reads another sub-switch or an output's state.
+
+Per cycle: a row-buffer VC is **eligible** when its front flit is a head with an output VC of its class whose
+column buffer no packet holds and has a credit (it is given the one with the most credits, ties to the lowest
+index), or a body or tail whose bound column buffer has a credit. Each input picks one eligible VC round
+robin (``ptr_sa_in``), each output grants one of the inputs that picked it round robin (``ptr_sa_out``);
+both pointers move on a grant only. A granted head of a packet longer than a flit holds its column buffer and
+binds its VC to the output VC; a granted tail releases both.
+
+Examples
+--------
+>>> from radixnet.hdl.verilog import to_verilog
+>>> "module sa(" in to_verilog(SubSwitchAllocator(2, [2, 1], 2, 1, 4), "sa")
+True
+"""
+
+from __future__ import annotations
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..arbiter import RoundRobinArbiter, check_int, mux_onehot, or_all, ptr_width, reject
+from ..credits import CreditCounter
+
+__all__ = ["SubSwitchAllocator"]
+
+
+class SubSwitchAllocator(wiring.Component):
+    """One sub-switch's allocator (module docstring; router-spec §R12).
+
+    Parameters
+    ----------
+    n_in : int
+        Inputs of the sub-switch's row (``G``, fewer in the last row).
+    ovcs : list of int
+        Per output of its column, the output VCs it has a column buffer for: ``V`` for a network output,
+        1 for an ejection output.
+    n_vcs : int
+        ``V``, VCs per input (row-buffer VCs per input).
+    n_classes : int
+        ``K``, the routing's VC classes (``V`` a multiple of it; class ``k`` is VCs ``[k V/K, (k+1) V/K)``).
+    depth : int
+        ``Bs``, flits per column buffer (the credit counters' reset value).
+    check : bool
+        Emit the credit counters' assertions.
+
+    Attributes
+    ----------
+    rdy_in_ivc : list of Signal(n_vcs), in
+        Per input, the row-buffer VCs holding a flit.
+    o_in_ivc, cls_in_ivc : list of list of Signal, in
+        Per input and VC, the front flit's output (its index in the column) and VC class.
+    head_in_ivc, tail_in_ivc : list of Signal(n_vcs), in
+        Per input, the front flits' head and tail bits.
+    ret_op_ovc : list of Signal, in
+        Per output of the column, a credit of each of its column buffers coming back (bit ``w``).
+    pop_in_ivc : list of Signal(n_vcs), out
+        Per input, the row-buffer VC granted (one-hot, or 0).
+    pick_in_ivc : list of Signal(n_vcs), out
+        Per input, the VC its input arbiter picked (one-hot, or 0), granted or not: the crossbar's first select.
+    gnt_op_in : list of Signal(n_in), out
+        Per output, the input granted (one-hot, or 0).
+    ovc_op : list of Signal, out
+        Per output, the output VC of its grant (the column buffer it writes).
+    error : Signal(1), out
+        A credit counter's underflow or overflow (never under the protocol).
+    """
+
+    def __init__(self, n_in: int, ovcs, n_vcs: int, n_classes: int, depth: int, *, check: bool = True):
+        self.n_in = check_int(self, "n_in", "inputs of the sub-switch's row", n_in, 1)
+        self.n_vcs = check_int(self, "n_vcs", "VCs per input", n_vcs, 1)
+        self.n_classes = check_int(self, "n_classes", "VC classes", n_classes, 1)
+        self.depth = check_int(self, "depth", "flits per column buffer", depth, 1)
+        if not ovcs or any(w not in (1, n_vcs) for w in ovcs):
+            reject(self, f"ovcs (column buffers per output) must be a non-empty list of 1 (ejection) or n_vcs "
+                         f"({n_vcs}), got {ovcs!r}")
+        if n_vcs % n_classes:
+            reject(self, f"n_vcs ({n_vcs}) must be a multiple of n_classes, got {n_classes}")
+        self.ovcs, self.check = list(ovcs), check
+        G, V = n_in, n_vcs
+        ow, vw, kw = ptr_width(len(ovcs)), ptr_width(V), ptr_width(n_classes)
+        super().__init__({
+            "rdy_in_ivc": In(V).array(G),
+            "o_in_ivc": In(ow).array(G, V),
+            "cls_in_ivc": In(kw).array(G, V),
+            "head_in_ivc": In(V).array(G),
+            "tail_in_ivc": In(V).array(G),
+            "ret_op_ovc": In(V).array(len(ovcs)),
+            "pop_in_ivc": Out(V).array(G),
+            "pick_in_ivc": Out(V).array(G),
+            "gnt_op_in": Out(G).array(len(ovcs)),
+            "ovc_op": Out(vw).array(len(ovcs)),
+            "error": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        G, V, J, K = self.n_in, self.n_vcs, len(self.ovcs), self.n_classes
+        vpc = V // K
+        vw = ptr_width(V)
+        errors = []
+        # ---- the column buffers' credits, holds (a packet of this sub-switch streams into it) and bindings
+        cred = [[None] * V for _ in range(J)]
+        for j, W in enumerate(self.ovcs):
+            for w in range(W):
+                cc = CreditCounter(self.depth, check=self.check)
+                m.submodules[f"cb_credit_op_{j}_ovc_{w}"] = cc
+                m.d.comb += cc.ret.eq(self.ret_op_ovc[j][w])
+                errors.append(cc.error)
+                cred[j][w] = cc
+        lock = [Signal(W, name=f"cb_lock_op_{j}_ovc") for j, W in enumerate(self.ovcs)]
+        bound = [[Signal(vw, name=f"sa_ovc_in_{i}_ivc_{v}") for v in range(V)] for i in range(G)]
+
+        # ---- eligibility and the head's output VC, per input VC (only its own output's column buffers)
+        elig = [Signal(V, name=f"sa_elig_in_{i}") for i in range(G)]
+        ovc = [[Signal(vw, name=f"sa_w_in_{i}_ivc_{v}") for v in range(V)] for i in range(G)]
+        for i in range(G):
+            for v in range(V):
+                o_sel = self.o_in_ivc[i][v]
+                head = self.head_in_ivc[i][v]
+                # per output VC w: a head may take it (free, a credit, its class) / a body has its credit
+                free_w, avail_w, count_w = [], [], []
+                for w in range(V):
+                    f_terms, a_terms, c_terms = [], [], []
+                    for j, W in enumerate(self.ovcs):
+                        if w >= W:
+                            continue
+                        at = o_sel == j
+                        f_terms.append(at & ~lock[j][w] & cred[j][w].avail
+                                       & ((self.cls_in_ivc[i][v] == w // vpc) if W > 1 else 1))
+                        a_terms.append(at & cred[j][w].avail)
+                        c_terms.append(Mux(at, cred[j][w].count, 0))
+                    free_w.append(Cat(*f_terms).any() if f_terms else Const(0, 1))
+                    avail_w.append(Cat(*a_terms).any() if a_terms else Const(0, 1))
+                    count_w.append(or_all(c_terms) if c_terms else Const(0, 1))
+                # the head's choice: the free VC with the most credits, ties to the lowest index
+                best, best_n = Const(0, vw), Const(0, len(cred[0][0].count))
+                any_free = Const(0, 1)
+                for w in range(V):
+                    better = free_w[w] & (~any_free | (count_w[w] > best_n))
+                    b2, n2, a2 = (Signal(vw, name=f"sa_best_in_{i}_ivc_{v}_{w}"),
+                                  Signal(len(cred[0][0].count), name=f"sa_bestn_in_{i}_ivc_{v}_{w}"),
+                                  Signal(name=f"sa_any_in_{i}_ivc_{v}_{w}"))
+                    m.d.comb += [b2.eq(Mux(better, w, best)), n2.eq(Mux(better, count_w[w], best_n)),
+                                 a2.eq(any_free | free_w[w])]
+                    best, best_n, any_free = b2, n2, a2
+                m.d.comb += ovc[i][v].eq(Mux(head, best, bound[i][v]))
+                body_ok = Cat(*[(bound[i][v] == w) & avail_w[w] for w in range(V)]).any()
+                m.d.comb += elig[i][v].eq(self.rdy_in_ivc[i][v] & Mux(head, any_free, body_ok))
+
+        # ---- separable, input first: per input one VC, per output one input; pointers move on a grant
+        in_arb = []
+        pick_o = []
+        for i in range(G):
+            arb = RoundRobinArbiter(V)
+            m.submodules[f"sa_in_arb_in_{i}"] = arb
+            m.d.comb += [arb.req.eq(elig[i]), self.pick_in_ivc[i].eq(arb.gnt)]
+            in_arb.append(arb)
+            po = Signal(len(self.o_in_ivc[i][0]), name=f"sa_pick_o_in_{i}")
+            m.d.comb += po.eq(mux_onehot(arb.gnt, [self.o_in_ivc[i][v] for v in range(V)]))
+            pick_o.append(po)
+        granted = [[] for _ in range(G)]
+        for j, W in enumerate(self.ovcs):
+            arb = RoundRobinArbiter(G)
+            m.submodules[f"sa_out_arb_op_{j}"] = arb
+            req = Cat(*[in_arb[i].gnt.any() & (pick_o[i] == j) for i in range(G)])
+            m.d.comb += [arb.req.eq(req), arb.update.eq(1), self.gnt_op_in[j].eq(arb.gnt)]
+            for i in range(G):
+                granted[i].append(arb.gnt[i])
+            # the grant's output VC, head and tail (the input's picked VC)
+            w_pick = [Signal(vw, name=f"sa_wpick_in_{i}_op_{j}") for i in range(G)]
+            for i in range(G):
+                m.d.comb += w_pick[i].eq(mux_onehot(in_arb[i].gnt, [ovc[i][v] for v in range(V)]))
+            w_g = Signal(vw, name=f"sa_w_op_{j}")
+            hd = Signal(name=f"sa_head_op_{j}")
+            tl = Signal(name=f"sa_tail_op_{j}")
+            m.d.comb += [w_g.eq(mux_onehot(arb.gnt, w_pick) if W > 1 else 0),
+                         hd.eq((arb.gnt & Cat(*[(in_arb[i].gnt & self.head_in_ivc[i]).any() for i in range(G)]))
+                               .any()),
+                         tl.eq((arb.gnt & Cat(*[(in_arb[i].gnt & self.tail_in_ivc[i]).any() for i in range(G)]))
+                               .any()),
+                         self.ovc_op[j].eq(w_g)]
+            for w in range(W):
+                take = arb.gnt.any() & (w_g == w)
+                m.d.comb += cred[j][w].take.eq(take)
+                with m.If(take & hd & ~tl):
+                    m.d.sync += lock[j][w].eq(1)
+                with m.If(take & tl):
+                    m.d.sync += lock[j][w].eq(0)
+        for i in range(G):
+            g = Signal(name=f"sa_granted_in_{i}")
+            m.d.comb += [g.eq(Cat(*granted[i]).any()), in_arb[i].update.eq(g),
+                         self.pop_in_ivc[i].eq(Mux(g, in_arb[i].gnt, 0))]
+            for v in range(V):
+                with m.If(g & in_arb[i].gnt[v] & self.head_in_ivc[i][v] & ~self.tail_in_ivc[i][v]):
+                    m.d.sync += bound[i][v].eq(ovc[i][v])
+        m.d.comb += self.error.eq(Cat(*errors).any())
+        return m

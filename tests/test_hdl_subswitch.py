@@ -1,0 +1,118 @@
+"""The ``subswitch`` router model in RTL (router-spec §R12; hdl/router_subswitch.py): RI | row | SA | column | GO.
+
+Amaranth-simulator scenarios of one router (fbfly k = 4, n = 2, router 0: terminal ports 0-3, network
+ports 4-6), checked against §R12's timeline worked by hand, then random traffic under the invariants every
+router model keeps (tests/helpers/router_sim.py) for several groupings, VC counts and egress credits, what
+the model refuses, and Verilator lint of a generated tree. The golden model does not implement the model
+yet (router-spec §R12), so there is no co-simulation of it; these are its checks.
+"""
+
+import shutil
+
+import pytest
+
+from radixnet.gen import build
+from radixnet.gen.routing import compile_table
+from radixnet.hdl.alloc import ColumnArbiter, SubSwitchAllocator
+from radixnet.hdl.router import Router
+from radixnet.hdl.rtlgen import main as rtlgen_main
+
+from helpers.router_sim import check_invariants, flit, packet, random_run, simulate, source
+
+needs_verilator = pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed (make setup)")
+
+
+@pytest.fixture(scope="module")
+def fbfly():
+    return build("fbfly", k=4, n=2)
+
+
+def router(fbfly, **kw):
+    return Router(fbfly, 0, **{"n_vcs": 2, "vc_depth": 4, "data_width": 16, "router_model": "subswitch", **kw})
+
+
+def test_zero_load_timeline(fbfly):
+    """A head usable at a (sent at a - 1) is on its output link at a + 5 (RI, row, SA, column, GO), with
+    hops + 1 on a network port; its bodies follow a cycle apart (nothing waits for a binding); an ejection
+    keeps hops and leaves on VC 0; a slot freed at RI in a is credited upstream in a + 1."""
+    dut = router(fbfly)
+    t = compile_table(fbfly)
+    port = int(t.next_port[0][int(t.term_router[13])])
+    outs, creds = simulate(dut, source({2: [(0, flit(13, vc=1, data=0xab))],
+                                        1: packet(13, 4, vc=0, at=10, data=1),
+                                        0: [(20, flit(2, vc=1, data=7))]}), 32)
+    assert outs == [
+        (6, port, flit(13, vc=0, hops=1, data=0xab)),
+        (16, port, flit(13, vc=0, tail=0, hops=1, data=1)),
+        (17, port, flit(13, vc=0, head=0, tail=0, data=2)),
+        (18, port, flit(13, vc=0, head=0, tail=0, data=3)),
+        (19, port, flit(13, vc=0, head=0, tail=1, data=4)),
+        (26, 2, flit(2, vc=0, data=7)),
+    ]
+    assert creds == [(2, 2, 1), (12, 1, 0), (13, 1, 0), (14, 1, 0), (15, 1, 0), (22, 0, 1)]
+
+
+def test_one_vc_streams_a_flit_per_cycle_on_four_credits(fbfly):
+    """Each credit loop (row buffer, column buffer, the link) is four cycles, so a 12-flit packet on one VC
+    with ``B = Bs = 4`` leaves one flit per cycle behind its head."""
+    dut = router(fbfly)
+    outs, _ = simulate(dut, source({0: packet(13, 12, vc=0, at=0, data=1)}), 40)
+    times = [t for t, _, _ in outs]
+    assert len(times) == 12 and times == list(range(times[0], times[0] + 12)) and times[0] == 6
+
+
+def test_two_inputs_of_one_row_meet_at_one_output(fbfly):
+    """Two heads for one output from inputs of one row: SA grants one a cycle (the other keeps its row
+    buffer's front and goes the next cycle); GO then sends them one after the other."""
+    dut = router(fbfly)
+    outs, _ = simulate(dut, source({0: [(0, flit(13, vc=0, data=1))], 1: [(0, flit(13, vc=0, data=2))]}), 16)
+    assert [(t, f["data"]) for t, _, f in outs] == [(6, 1), (7, 2)]
+
+
+@pytest.mark.parametrize("seed, kw", [
+    (1, {}), (2, {"group": 2}), (3, {"group": 1}), (4, {"group": 7}), (5, {"group": 3, "egress_depth": 2}),
+    (6, {"n_vcs": 4, "vc_depth": 2}), (7, {"vc_depth": 1, "group": 2}),
+])
+def test_random_traffic_invariants(fbfly, seed, kw):
+    """Every flit leaves once on its route's port with the right header, an output VC carries a packet's
+    flits together, and per input VC, output and output VC the flits keep their order (§R12: a row buffer per
+    column and a column buffer per output VC, so packets of one input VC for different outputs, or given
+    different output VCs of one class, may pass each other)."""
+    dut, outs, sent = random_run(fbfly, seed, cycles=220, router_model="subswitch", **kw)
+    check_invariants(fbfly, dut, outs, sent, order="vc-output")
+
+
+@pytest.mark.parametrize("kw, needle", [
+    ({"routing": "min-ad"}, "route-table routings only"),
+    ({"speedup": 2}, "S = 1 only"),
+    ({"group": 0}, "group"),
+])
+def test_what_subswitch_refuses_is_one_line(fbfly, kw, needle):
+    with pytest.raises(ValueError) as exc:
+        router(fbfly, **kw)
+    assert needle in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_golden_model_refuses_it_in_one_line(capsys):
+    """``radixnet sim --router-model subswitch``: the golden model does not implement §R12 yet; one line, exit 2."""
+    from radixnet.cli import main
+    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "2", "--router-model", "subswitch",
+                 "--load", "0.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "RTL only" in err[0]
+
+
+def test_units_refuse_bad_parameters():
+    with pytest.raises(ValueError, match="ovcs"):
+        SubSwitchAllocator(2, [3], 2, 1, 4)
+    with pytest.raises(ValueError, match="n_rows"):
+        ColumnArbiter(0, 2)
+
+
+@needs_verilator
+def test_tree_lints_clean(tmp_path, capsys):
+    """``radixnet rtl fbfly --k 4 --n 2 --router-model subswitch --lint``: the generated tree lints clean."""
+    out = tmp_path / "rtl"
+    assert rtlgen_main(["fbfly", "--k", "4", "--n", "2", "--router-model", "subswitch", "--lint",
+                        "--out", str(out)]) == 0, capsys.readouterr()
+    assert "lint clean" in capsys.readouterr().out
