@@ -110,7 +110,8 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
         router = max(range(net.num_routers), key=lambda r: (visits[r], -r))
     # observe: the decision grants for the coverage bins (radixnet.cosim.hops); the router's logic is the default
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
-                 threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup, observe=True)
+                 threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup, observe=True,
+                 group=cfg.group)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()

@@ -28,8 +28,8 @@ The presets:
     row buffer per input VC at each sub-switch of its row, a local allocator
     per sub-switch (SA), a column buffer per row and output VC at each output,
     and the output's arbiter over its column buffers (GO); RI | row | SA |
-    column | GO | link (router-spec §R12). One hop costs six cycles. Built in
-    RTL; the golden model does not implement it yet.
+    column | GO | link (router-spec §R12). One hop costs six cycles; route-table
+    routings and speedup 1.
 
 Examples
 --------
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from .params import ParamError
 
-__all__ = ["RouterModel", "ROUTER_MODELS", "GOLDEN_MODELS", "get_router_model", "zero_load_latency"]
+__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency"]
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,8 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "4 cycles per hop", "split"),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
-                "6 cycles per hop; RTL only so far", "subswitch"),
+                "6 cycles per hop; table routings, --speedup 1", "subswitch"),
 )}
-
-#: the router models the golden model implements (``subswitch`` is built in RTL only so far, router-spec §R12)
-GOLDEN_MODELS = ("single-cycle", "iq", "hiradix")
 
 
 def get_router_model(name: "str | RouterModel") -> RouterModel:

@@ -41,12 +41,14 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: cycles ``dv`` (0: combined allocation), SA-grant-to-link cycles ``dst``, ``watchdog``, ``trace_on``; the
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
 #: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``; ``split``: the ``hiradix`` model
-#: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link).
+#: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link); ``sub``: the ``subswitch`` model
+#: (§R12: RI | row | SA | column | GO, ``dst`` the cycles from GO to the link) with ports in groups of ``G``.
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
-                               "split")
+                               "split sub G")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
-                          "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port")
+                          "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port "
+                          "radix")
 #: Router state: input VC buffers and their VC state (``in_ready``: first cycle SA may serve a VC that VA
 #: allocated), credits, output VC holds, arbiter pointers (SA: ``ptr_in``/``ptr_out``; VA: ``ptr_va_in``/
 #: ``ptr_va_out``; sequential: ``ptr_seq``) and output queues (``oqt``: the cycle a flit may take the link,
@@ -64,11 +66,26 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
 #: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
 #: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
+#: ``subswitch`` (§R12): per input of a sub-switch's row, the VC its input arbiter picked (``sw_pick``, -1:
+#: none), the output VC it would take (``sw_w``) and its output (``sw_o``).
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
 #: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
+#: ``subswitch`` (§R12; other models: arrays of one element): per router, input ``p``, column ``c`` and VC
+#: ``v`` the row buffer ``sw_rb[r, p, c, v, :]`` (flits; with each its output ``sw_rbo`` and class ``sw_rbk``),
+#: its head and count (``sw_rbh``, ``sw_rbn``), the input's credits for it (``sw_rbc``), the credit returned
+#: to it in the last cycle and in this one (``sw_rbr``, ``sw_rbr2``) and the output VC its packet was given
+#: (``sw_bind``); per output ``o`` and row ``g`` and output VC ``w`` the column buffer ``sw_cb[r, o, g, w, :]``
+#: with ``sw_cbh``, ``sw_cbn``, the sub-switch's credits for it (``sw_cbc``, returns ``sw_cbr``, ``sw_cbr2``)
+#: and whether a packet of that sub-switch holds it (``sw_lock``); the row register ``sw_row[r, p]`` (valid,
+#: flit, column, VC, output, class) and the column register ``sw_col[r, o, g]`` (valid, flit, output VC); the
+#: pointers of SA's input arbiters ``sw_pin[r, p, c]``, its output arbiters ``sw_pout[r, o, g]`` and GO's
+#: ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
+#: buffers, ``sw_nret[r]`` its credit returns not yet counted.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy")
+                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy "
+                                "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
+                                "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pin sw_pout sw_pgo sw_n sw_nret")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -110,7 +127,8 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
 #: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
-                                "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel")
+                                "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
+                                "sw_pick sw_w sw_o")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -721,7 +739,8 @@ def _grant_out(r, o, ov, flit, nphase, ndecided, ninter, t, prm, tp, rs, pk):
                 pk.hop_router[pid, h] = r
                 pk.hop_port[pid, h] = o
                 pk.hop_vc[pid, h] = ov
-                pk.hop_cycle[pid, h] = t
+                if not prm.sub:   # subswitch: the hop's cycle is its RI's, written there (§R12)
+                    pk.hop_cycle[pid, h] = t
                 pk.hop_hdr[pid, h] = nphase | (ndecided << 1) | (ninter << 2)  # the header it leaves with (§R9)
             pk.nhop[pid] += 1
         if idx != L - 1:
@@ -1362,6 +1381,255 @@ def _hr_copy(r, credit, busy, to_credit, to_busy):
             to_busy[r, o, v] = busy[r, o, v]
 
 
+# ---- the subswitch model (§R12): RI | row | SA | column | GO, each stage local to one place
+
+
+@compiled(cache=True, _nrt=False)
+def _sw_go(r, t, prm, tp, rs, pk):
+    """§R12 GO of router ``r`` in cycle ``t``: per output, one column buffer round robin from ``sw_pgo``
+    (lanes ``g * W + w``) whose front flit may go (a credit of output VC ``w``; a head, ``w`` idle), on the
+    state at the start of the cycle (the column registers write their buffers after GO). The flit leaves its
+    column buffer (its credit reaches the sub-switch at the end of ``t + 1``) through :func:`_grant_out`
+    (a credit taken, the hold, the trace, the output queue: on the link in ``t + 1``). True when one went."""
+    L, G, V = prm.L, prm.G, prm.V
+    Pr = tp.radix[r]
+    Q = (Pr + G - 1) // G
+    Bs = rs.sw_cb.shape[4]
+    moved = False
+    for o in range(Pr):
+        eject = tp.out_term[r, o] >= 0
+        W = 1 if eject else V
+        n = Q * W
+        ptr = rs.sw_pgo[r, o]
+        for k in range(n):
+            lane = wrap(ptr + k, n)
+            g = lane // W
+            w = lane - g * W
+            if rs.sw_cbn[r, o, g, w] == 0:
+                continue
+            flit = rs.sw_cb[r, o, g, w, rs.sw_cbh[r, o, g, w]]
+            if (not eject or prm.E > 0) and rs.credit[r, o, w] <= 0:
+                continue
+            if flit % L == 0 and rs.ovc_busy[r, o, w] != 0:
+                continue
+            rs.sw_cbh[r, o, g, w] = wrap(rs.sw_cbh[r, o, g, w] + 1, Bs)
+            rs.sw_cbn[r, o, g, w] -= 1
+            rs.sw_cbr2[r, o, g, w] = 1
+            rs.sw_nret[r] += 1
+            rs.sw_n[r] -= 1
+            _grant_out(r, o, w, flit, -1, 0, 0, t, prm, tp, rs, pk)
+            rs.sw_pgo[r, o] = wrap(lane + 1, n)
+            moved = True
+            break
+    return moved
+
+
+@compiled(cache=True, _nrt=False)
+def _sw_sa(r, prm, tp, rs, sc):
+    """§R12 SA of router ``r``: per sub-switch ``(g, c)`` a separable allocation, input first, on its row
+    buffers' fronts and its own credits, holds and bindings for the column buffers, at the start of the cycle
+    (the row registers write their buffers after SA, the column registers were emptied into the column buffers
+    before it). Each input picks one eligible VC round robin from ``sw_pin`` (a head: an output VC of its
+    class whose column buffer no packet of the sub-switch holds and has a credit, the most credits, ties to
+    the lowest; a body or tail: its bound column buffer has a credit); each output grants one of the inputs
+    that picked it round robin from ``sw_pout`` (moving to one past it); the input's pointer moves to one
+    past the VC granted. The grant pops the row buffer (its credit reaches the input at the end of the next
+    cycle), takes a column-buffer credit, holds (a head of a longer packet, binding its VC) or releases (a
+    tail) the column buffer, and writes the column register."""
+    L, G, V, vpc = prm.L, prm.G, prm.V, prm.vpc
+    Pr = tp.radix[r]
+    Q = (Pr + G - 1) // G
+    Bs = rs.sw_rb.shape[4]
+    for g in range(Q):
+        p0 = g * G
+        p1 = min(p0 + G, Pr)
+        for c in range(Q):
+            o0 = c * G
+            o1 = min(o0 + G, Pr)
+            # input arbiters: one eligible VC per input, round robin from sw_pin
+            for p in range(p0, p1):
+                sc.sw_pick[p] = -1
+                ptr = rs.sw_pin[r, p, c]
+                for k in range(V):
+                    v = wrap(ptr + k, V)
+                    if rs.sw_rbn[r, p, c, v] == 0:
+                        continue
+                    h = rs.sw_rbh[r, p, c, v]
+                    flit = rs.sw_rb[r, p, c, v, h]
+                    o = rs.sw_rbo[r, p, c, v, h]
+                    if flit % L == 0:
+                        eject = tp.out_term[r, o] >= 0
+                        W = 1 if eject else V
+                        best = -1
+                        bestn = 0
+                        for w in range(W):
+                            cc = rs.sw_cbc[r, o, g, w]
+                            if rs.sw_lock[r, o, g, w] != 0 or cc <= 0:
+                                continue
+                            if not eject and w // vpc != rs.sw_rbk[r, p, c, v, h]:
+                                continue
+                            if best < 0 or cc > bestn:
+                                best = w
+                                bestn = cc
+                        if best < 0:
+                            continue
+                        w = best
+                    else:
+                        w = rs.sw_bind[r, p, c, v]
+                        if rs.sw_cbc[r, o, g, w] <= 0:
+                            continue
+                    sc.sw_pick[p] = v
+                    sc.sw_w[p] = w
+                    sc.sw_o[p] = o
+                    break
+            # output arbiters: one of the inputs that picked the output, round robin from sw_pout
+            ni = p1 - p0
+            for o in range(o0, o1):
+                ptr = rs.sw_pout[r, o, g]
+                for k in range(ni):
+                    i = wrap(ptr + k, ni)
+                    p = p0 + i
+                    if sc.sw_pick[p] < 0 or sc.sw_o[p] != o:
+                        continue
+                    v = sc.sw_pick[p]
+                    w = sc.sw_w[p]
+                    h = rs.sw_rbh[r, p, c, v]
+                    flit = rs.sw_rb[r, p, c, v, h]
+                    rs.sw_rbh[r, p, c, v] = wrap(h + 1, Bs)
+                    rs.sw_rbn[r, p, c, v] -= 1
+                    rs.sw_rbr2[r, p, c, v] = 1
+                    rs.sw_nret[r] += 1
+                    rs.sw_cbc[r, o, g, w] -= 1
+                    idx = flit % L
+                    if idx == 0 and idx != L - 1:
+                        rs.sw_lock[r, o, g, w] = 1
+                        rs.sw_bind[r, p, c, v] = w
+                    if idx == L - 1:
+                        rs.sw_lock[r, o, g, w] = 0
+                    rs.sw_col[r, o, g, 0] = 1
+                    rs.sw_col[r, o, g, 1] = flit
+                    rs.sw_col[r, o, g, 2] = w
+                    rs.sw_pin[r, p, c] = wrap(v + 1, V)
+                    rs.sw_pout[r, o, g] = wrap(i + 1, ni)
+                    break
+
+
+@compiled(cache=True, _nrt=False)
+def _sw_ri(r, t, prm, tp, rs, lk, pk, sc):
+    """§R12 RI of router ``r``: per input, one VC round robin from ``ptr_in`` (moving to one past it) whose
+    front flit has a credit for its row buffer ``(column of its output, VC)``: a head's output from the route
+    table (§R7a: the table's next port, or the ejection port; its class from the class table or the hop
+    index), a body's its head's. The flit leaves its input buffer (:func:`_grant_in`: its credit upstream,
+    a head of a longer packet binding the VC to the output) into the row register. True when one went."""
+    L, G, V = prm.L, prm.G, prm.V
+    ncls = prm.ncls
+    Pr = tp.radix[r]
+    moved = False
+    for p in range(Pr):
+        ptr = rs.ptr_in[r, p]
+        for k in range(V):
+            v = wrap(ptr + k, V)
+            if rs.bcnt[r, p, v] == 0:
+                continue
+            flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
+            pid = packet_of(flit, L)
+            cls = 0
+            if flit - pid * L == 0:
+                dt = pk.dst[pid]
+                dr = tp.term_router[dt]
+                if r == dr:
+                    o = tp.eject_port[dt]
+                else:
+                    o = tp.tbl[r, dr]
+                    cls = -1
+                    if tp.tcls.shape[0] > 1:
+                        cls = tp.tcls[r, dr]
+                    if cls < 0:
+                        cls = pk.hops[pid]
+                        if cls >= ncls:
+                            cls = ncls - 1
+            else:
+                o = rs.in_o[r, p, v]
+            c = o // G
+            if rs.sw_rbc[r, p, c, v] <= 0:
+                continue
+            rs.sw_rbc[r, p, c, v] -= 1
+            if prm.trace_on and flit - pid * L == 0:   # the hop's cycle (§R9, §R12): the head leaves its buffer
+                h = pk.nhop[pid]
+                if h < pk.hop_cycle.shape[1]:
+                    pk.hop_cycle[pid, h] = t
+            _grant_in(r, p, v, o, 0, sc.tcs[0], prm, tp, rs, lk)
+            rs.sw_row[r, p, 0] = 1
+            rs.sw_row[r, p, 1] = flit
+            rs.sw_row[r, p, 2] = c
+            rs.sw_row[r, p, 3] = v
+            rs.sw_row[r, p, 4] = o
+            rs.sw_row[r, p, 5] = cls
+            rs.sw_n[r] += 1
+            rs.ptr_in[r, p] = wrap(v + 1, V)
+            moved = True
+            break
+    return moved
+
+
+@compiled(cache=True, _nrt=False)
+def _subswitch(r, t, prm, tp, rs, lk, pk, sc):
+    """Router ``r`` in cycle ``t`` under ``subswitch`` (§R12): GO on the column buffers, then the column
+    registers (SA's grants of ``t - 1``) write the column buffers, SA on the row buffers, the row registers
+    (RI's picks of ``t - 1``) write the row buffers, RI on the input buffers; last, the credits returned in
+    ``t - 1`` are counted (those of ``t`` wait a cycle in ``sw_rbr2``, ``sw_cbr2``). Every stage reads the state
+    at the start of the cycle: each writes only what a later stage in this order does not read. True when
+    a flit moved."""
+    G = prm.G
+    Pr = tp.radix[r]
+    Q = (Pr + G - 1) // G
+    Bs = rs.sw_rb.shape[4]
+    moved = False
+    if rs.sw_n[r] > 0:
+        moved = _sw_go(r, t, prm, tp, rs, pk)
+        for o in range(Pr):
+            for g in range(Q):
+                if rs.sw_col[r, o, g, 0] != 0:
+                    w = rs.sw_col[r, o, g, 2]
+                    rs.sw_cb[r, o, g, w, wrap(rs.sw_cbh[r, o, g, w] + rs.sw_cbn[r, o, g, w], Bs)] = \
+                        rs.sw_col[r, o, g, 1]
+                    rs.sw_cbn[r, o, g, w] += 1
+                    rs.sw_col[r, o, g, 0] = 0
+        _sw_sa(r, prm, tp, rs, sc)
+        for p in range(Pr):
+            if rs.sw_row[r, p, 0] != 0:
+                c = rs.sw_row[r, p, 2]
+                v = rs.sw_row[r, p, 3]
+                at = wrap(rs.sw_rbh[r, p, c, v] + rs.sw_rbn[r, p, c, v], Bs)
+                rs.sw_rb[r, p, c, v, at] = rs.sw_row[r, p, 1]
+                rs.sw_rbo[r, p, c, v, at] = rs.sw_row[r, p, 4]
+                rs.sw_rbk[r, p, c, v, at] = rs.sw_row[r, p, 5]
+                rs.sw_rbn[r, p, c, v] += 1
+                rs.sw_row[r, p, 0] = 0
+    if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+        moved |= _sw_ri(r, t, prm, tp, rs, lk, pk, sc)
+    if rs.sw_nret[r] > 0:
+        n = 0
+        for p in range(Pr):
+            for c in range(Q):
+                for v in range(prm.V):
+                    rs.sw_rbc[r, p, c, v] += rs.sw_rbr[r, p, c, v]
+                    x = rs.sw_rbr2[r, p, c, v]
+                    rs.sw_rbr[r, p, c, v] = x
+                    rs.sw_rbr2[r, p, c, v] = 0
+                    n += x
+        for o in range(Pr):
+            for g in range(Q):
+                for w in range(prm.V):
+                    rs.sw_cbc[r, o, g, w] += rs.sw_cbr[r, o, g, w]
+                    x = rs.sw_cbr2[r, o, g, w]
+                    rs.sw_cbr[r, o, g, w] = x
+                    rs.sw_cbr2[r, o, g, w] = 0
+                    n += x
+        rs.sw_nret[r] = n
+    return moved
+
+
 @compiled(cache=True, inline="always", _nrt=False)
 def _log_ejection(pid, t, ej):
     """Packet ``pid``'s tail left the network in cycle ``t``: its slot and cycle join ``ej`` (the caller frees
@@ -1514,6 +1782,9 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         if prm.split:   # hiradix (§R11): per router ST, GO, RI
             for r in range(R):
                 moved |= _hiradix(r, t, prm, tp, rs, lk, pk, sc)
+        elif prm.sub:   # subswitch (§R12): per router GO, SA, RI
+            for r in range(R):
+                moved |= _subswitch(r, t, prm, tp, rs, lk, pk, sc)
         else:
             m0, m1 = (COMBINED, COMBINED) if prm.dv == 0 else (VA, SA)
             for r in range(R):
@@ -1637,7 +1908,7 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
         elif t - last_move > prm.watchdog:
             # anything buffered?
             for r in range(R):
-                if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+                if rs.n_act[r, 0] + rs.n_act[r, 1] + rs.sw_n[r] > 0:
                     return STATUS_WATCHDOG, t, last_move
             last_move = t
     return STATUS_OK, t1, last_move
@@ -1670,7 +1941,7 @@ def decide_reference(known: dict) -> bool:
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
-                 sseed=0, split=False)
+                 sseed=0, split=False, sub=False, G=1)
     pid, dec = int(known.get("pid", 0)), known["dec"]
     ok = bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))
     if ok and dec[2] < 0:   # the header leaves as it came

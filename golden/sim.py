@@ -27,10 +27,11 @@ from ..gen import Network, ParamError
 from ..gen.params import ROUTER_LIMITS, Param
 from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
-from ..gen.router_model import GOLDEN_MODELS, RouterModel, get_router_model, zero_load_latency
+from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (
     PRIO,
     ROUTINGS,
+    TABLE,
     TUGAL_G,
     TUGAL_L,
     TVAL,
@@ -68,7 +69,7 @@ class SimulationError(RuntimeError):
 LIMITS: dict[str, tuple[int, int]] = {
     **ROUTER_LIMITS, "packet_length": (1, 1024), "speedup": (1, 16), "link_latency": (1, 1024),
     "measure": (10, 10_000_000), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
-    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "group": (1, 4096),
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
@@ -124,7 +125,8 @@ class SimConfig:
         The router pipeline (§R10): ``single-cycle`` (route, allocate and traverse in one cycle), ``iq``
         (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each) or
         ``hiradix`` (combined allocation split into a registered input stage and output stage, the grant
-        applied by switch traversal a cycle later, §R11).
+        applied by switch traversal a cycle later, §R11) or ``subswitch`` (row buffers, a local allocator
+        per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
     seed : int
@@ -155,6 +157,8 @@ class SimConfig:
     sink_stall : float
         Probability in ``[0, 1)`` that a terminal's sink takes no flit in a cycle (§R3a: a hash of seed,
         terminal and cycle, shared with the co-simulation's testbenches); above 0 needs ``egress_depth >= 1``.
+    group : int
+        ``subswitch`` only: ports per row and column group ``G`` (§R12), default 4.
     """
 
     net: Network
@@ -178,6 +182,7 @@ class SimConfig:
     max_memory: int | None = None
     egress_depth: int = 0
     sink_stall: float = 0.0
+    group: int = 4
 
     def validate(self) -> "SimConfig":
         # cheap checks first: every integer within LIMITS (derived vcs / vc_depth are checked once known)
@@ -195,10 +200,15 @@ class SimConfig:
             raise ParamError("sink-stall", f"a sink that stalls ({st:g}) needs an egress FIFO to push back into the "
                                            f"network: give --egress-depth >= 1 (router-spec §R3a)")
         self.model = get_router_model(self.router_model)
-        if self.model.name not in GOLDEN_MODELS or self.model.allocation == "subswitch":
-            raise ParamError("router-model", f"{self.model.name!r} is built in RTL only so far (router-spec §R12); "
-                                             f"the golden model runs {', '.join(GOLDEN_MODELS)}")
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
+        if self.model.allocation == "subswitch":
+            if plan.code != TABLE:
+                raise ParamError("routing", f"{self.routing!r} under --router-model subswitch: route-table routings "
+                                            f"only (router-spec §R12), e.g. sp, dor, hdor, dest-tag")
+            if self.speedup != 1:
+                raise ParamError("speedup", f"must be 1 under --router-model subswitch (router-spec §R12: a port "
+                                            f"moves one flit a cycle through its row and column buffers), "
+                                            f"got {self.speedup}")
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)
         make_pattern(self.traffic, self.net, seed=self.seed, **self.traffic_opts)
         r = plan.routing
@@ -265,6 +275,9 @@ class SimConfig:
         # hiradix (§R11): the request (9 fields), grant (7 fields), IN (4 fields) and older request (2 fields)
         # registers, S lanes per port, and the requests of a sequential RI per output (every model)
         regs = 22 * S if self.model.split else 0
+        if self.model.allocation == "subswitch":   # §R12: row and column buffers and their state, per (port, group)
+            Qs = -(-P // int(self.group))
+            regs += Qs * V * (4 * 4 + 14) + 3 * Qs + 8
         parts = {"routers": w4 * R * P * (V * (B + 11) + 3 * oq + 7 + 2 * W + regs) + w * P * P * V,
                  "links": w4 * ((C + T) * (3 * Tl + 2 * Tc * V + V) + T * (int(self.egress_depth) + 2 * Tl + 3)),
                  "injection": 3 * w * T + 12 * w * per_call,
@@ -615,6 +628,25 @@ class Simulator:
         # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)
         self.ri_busy = self.ovc_busy.copy() if model.split else np.zeros((1, 1, 1), i32)
+        # subswitch (§R12): row buffers per (input, column, VC) and column buffers per (output, row, output VC),
+        # Bs = 4 flits each, with their credits (full at reset), holds, bindings, registers and pointers
+        sub = model.allocation == "subswitch"
+        Qs, Bs = (-(-P // int(cfg.group)), 4) if sub else (1, 1)
+        Rs, Ps, Vs = (R, P, V) if sub else (1, 1, 1)
+        for name in ("sw_rb", "sw_rbo", "sw_rbk", "sw_cb"):
+            setattr(self, name, np.zeros((Rs, Ps, Qs, Vs, Bs), i32))
+        for name in ("sw_rbh", "sw_rbn", "sw_rbr", "sw_rbr2", "sw_bind", "sw_cbh", "sw_cbn", "sw_cbr", "sw_cbr2",
+                     "sw_lock"):
+            setattr(self, name, np.zeros((Rs, Ps, Qs, Vs), i32))
+        self.sw_rbc = np.full((Rs, Ps, Qs, Vs), Bs, i32)
+        self.sw_cbc = np.full((Rs, Ps, Qs, Vs), Bs, i32)
+        self.sw_row = np.zeros((Rs, Ps, 6), i32)
+        self.sw_col = np.zeros((Rs, Ps, Qs, 3), i32)
+        self.sw_pin = np.zeros((Rs, Ps, Qs), i32)
+        self.sw_pout = np.zeros((Rs, Ps, Qs), i32)
+        self.sw_pgo = np.zeros((Rs, Ps), i32)
+        self.sw_n = np.zeros(R, i32)   # read by the watchdog under every model
+        self.sw_nret = np.zeros(Rs, i32)
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
         self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)
@@ -629,15 +661,17 @@ class Simulator:
                             vpc=int(V // cfg._ncls),
                             thr=int(cfg.threshold if self.code == PRIO else cfg.ugal_threshold), V=V, B=B,
                             S=int(cfg.speedup), L=L, Tl=Tl, Tc=Tc, dv=model.vc_alloc_delay,
-                            dst=model.st_final_delay if model.split else model.traversal_delay(),
+                            dst=model.st_final_delay if model.split or sub else model.traversal_delay(),
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
-                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split)
+                            E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
+                            G=int(cfg.group))
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,
                          in_term=self.in_term, ch_src=net.src, ch_src_port=net.src_port, ch_dst=net.dst,
                          ch_dst_port=net.dst_port, inj_router=net.inj_router, inj_port=net.inj_port, tbl=self.tbl,
-                         port_lanes=self.port_lanes, tdist=self.tdist, tcls=self.tcls, up_port=self.up_port)
+                         port_lanes=self.port_lanes, tdist=self.tdist, tcls=self.tcls, up_port=self.up_port,
+                         radix=np.asarray(net.radix, i32))
         self.rs = K.Routers(**{f: getattr(self, f) for f in K.Routers._fields})
         self.lk = K.Links(**{f: getattr(self, f) for f in K.Links._fields})
         self.sc = K.Scratch(dec=z(5), grants_o=z(P), grants_i=z(P), req_o=np.full((P, V), -1, i32),
@@ -645,7 +679,7 @@ class Simulator:
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
                             in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), nout=z(1), g_list=z(P), resv=z(P * V),
                             tcs=z(1), n_sa=z(1), req_hd=z(P, V), hu=z(P, V), sel=z(P, max(1, min(V, S))),
-                            nsel=z(P))
+                            nsel=z(P), sw_pick=z(P), sw_w=z(P), sw_o=z(P))
         self._alloc_packets(self.CAP0)
         self.nfree = self.CAP0   # free ring slots (pkt_seq kernel.SLOT_FREE), taken in ring order from slot_at
         self.slot_at = 0

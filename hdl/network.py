@@ -104,6 +104,8 @@ class NetworkTop(wiring.Component):
     observe : bool
         Co-simulation only: add the ``obs_*`` ports of the module docstring (routers built with
         ``observe``). Default False: the top and its routers have exactly their default ports and Verilog.
+    group : int
+        ``subswitch`` routers (router-spec §R12): ports per row and column group (default 4).
 
     Attributes
     ----------
@@ -126,7 +128,7 @@ class NetworkTop(wiring.Component):
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
                  router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False):
+                 observe: bool = False, group: int = 4):
         from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -140,7 +142,7 @@ class NetworkTop(wiring.Component):
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
                                routing=routing, threshold=threshold, router_model=router_model, speedup=speedup,
-                               egress_depth=egress_depth, observe=observe)
+                               egress_depth=egress_depth, observe=observe, group=group)
                         for r in range(net.num_routers)]
         self.observe = observe
         self.egress_depth = self.routers[0].egress_depth if self.routers else 0

@@ -544,7 +544,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
         E = self.egress_depth
         # hiradix reads credits >= 1, 2 and 3 in its view (§R11.1) as registered bits (its counters take at GO)
-        cc_kw = {"thresholds": 3} if split else {}
+        cc_kw = {"thresholds": 3} if split else {"thresholds": 1} if sub else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)

@@ -10,8 +10,9 @@ from a register to a register or a buffer's write port:
   (``rb_credit_ip_<p>_col_<c>_ivc_<v>``, counters at the input); the flit leaves its input buffer into the
   **row register** (``row_*_ip_<p>``) with its output and, for a head, its ``hops`` from the lookahead. A
   body's output is its head's (``ri_o_ip_<p>_ivc_<v>``, written when the head goes).
-* **row**: the row register writes ``RB[p, c, v]`` (``rb_ip_<p>_col_<c>_ivc_<v>``, a FIFO of ``Bs`` flits at
-  the sub-switch).
+* **row**: the row register writes ``RB[p, c, v]`` (``rb_ip_<p>_col_<c>_ivc_<v>``, a
+  :class:`~radixnet.hdl.front_fifo.FrontFIFO` of ``Bs`` flits at the sub-switch: its front a register, so SA
+  reads no RAM).
 * **SA**, per sub-switch (:class:`~radixnet.hdl.alloc.sa.SubSwitchAllocator`): a ``G × G`` separable
   allocation on its row buffers' fronts and its own credits for the column buffers; the granted flit leaves
   its row buffer (a credit back to the input through ``rb_ret_*``, a register) into the **column register**
@@ -32,11 +33,11 @@ from __future__ import annotations
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.hdl import Assert
 from amaranth.lib import data
-from amaranth.lib.fifo import SyncFIFO
 
 from .alloc import ColumnArbiter, InputSelect, SubSwitchAllocator
 from .arbiter import mux_onehot, onehot_index, ptr_width
 from .credits import CreditCounter
+from .front_fifo import FrontFIFO
 
 __all__ = ["SubswitchStages", "SUB_DEPTH", "groups"]
 
@@ -82,7 +83,7 @@ class SubswitchStages:
             rbc = [[None] * V for _ in range(Q)]
             for c in range(Q):
                 for v in range(V):
-                    cc = CreditCounter(Bs, check=self.check)
+                    cc = CreditCounter(Bs, check=self.check, thresholds=1)   # ge[0]: count >= 1, a register
                     m.submodules[f"rb_credit_ip_{p}_col_{c}_ivc_{v}"] = cc
                     m.d.comb += cc.ret.eq(rb_ret[p][c][v])
                     errors.append(cc.error)
@@ -96,7 +97,7 @@ class SubswitchStages:
                 m.d.comb += o_v[v].eq(Mux(f.head, side.port, ri_o[v]))
                 # the column, o // G, as a sum of compares at the column boundaries (no divider)
                 m.d.comb += c_v[v].eq(sum((o_v[v] >= c * self.group for c in range(1, Q)), Const(0, ptr_width(Q))))
-                has_credit = Cat(*[rbc[c][v].avail for c in range(Q)]).bit_select(c_v[v], 1)
+                has_credit = Cat(*[rbc[c][v].ge[0] for c in range(Q)]).bit_select(c_v[v], 1)
                 m.d.comb += elig[v].eq(iu.front_valid_ivc[v] & (~f.head | side.valid) & has_credit)
             sel = InputSelect(V, 1)
             m.submodules[f"ri_sel_ip_{p}"] = sel
@@ -141,7 +142,7 @@ class SubswitchStages:
                 for i, p in enumerate(ins):
                     fr = []
                     for v in range(V):
-                        fifo = SyncFIFO(width=ent.size, depth=Bs)
+                        fifo = FrontFIFO(ent.size, Bs)
                         m.submodules[f"rb_ip_{p}_col_{c}_ivc_{v}"] = fifo
                         wr = row_valid[p] & (row_col[p] == c) & (row_vc[p] == v)
                         m.d.comb += [fifo.w_en.eq(wr), fifo.w_data.eq(row_ent[p])]
@@ -175,7 +176,7 @@ class SubswitchStages:
             lanes = []
             for r in range(Q):
                 for w in range(W):
-                    fifo = SyncFIFO(width=ent.size, depth=Bs)
+                    fifo = FrontFIFO(ent.size, Bs)
                     m.submodules[f"cb_op_{o}_row_{r}_ovc_{w}"] = fifo
                     wr = col_valid[o][r] & (col_w[o][r] == w)
                     m.d.comb += [fifo.w_en.eq(wr), fifo.w_data.eq(col_ent[o][r])]
@@ -189,12 +190,12 @@ class SubswitchStages:
                     lanes.append(front.flit)
             if is_eject[o]:
                 if o in ej_credits:
-                    m.d.comb += [go.avail_ovc.eq(ej_credits[o].avail), ej_credits[o].take.eq(go.take_ovc[0])]
+                    m.d.comb += [go.avail_ovc.eq(ej_credits[o].ge[0]), ej_credits[o].take.eq(go.take_ovc[0])]
                 else:
                     m.d.comb += go.avail_ovc.eq(1)
             else:
                 for w in range(V):
-                    m.d.comb += [go.avail_ovc[w].eq(credits[o][w].avail), credits[o][w].take.eq(go.take_ovc[w])]
+                    m.d.comb += [go.avail_ovc[w].eq(credits[o][w].ge[0]), credits[o][w].take.eq(go.take_ovc[w])]
             m.d.comb += busy[o].eq(go.busy_ovc)
             m.d.sync += [self.out_valid_op[o].eq(go.gnt_l.any()),
                          self.out_flit_op[o].eq(mux_onehot(go.gnt_l, [Cat(f) for f in lanes]))]

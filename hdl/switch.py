@@ -82,19 +82,21 @@ class AxisSwitchTop(wiring.Component):
         ``E`` (§R3a): 0 (default), ideal sinks; ``>= 1``, egress FIFOs of ``E`` beats with credits.
     observe : bool
         Co-simulation only: add the ``obs_*`` ports (module docstring). Default False.
+    group : int
+        ``subswitch`` routers (router-spec §R12): ports per row and column group (default 4).
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
                  router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False):
+                 observe: bool = False, group: int = 4):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
-                                  speedup=speedup, egress_depth=egress_depth, observe=observe)
+                                  speedup=speedup, egress_depth=egress_depth, observe=observe, group=group)
         self.observe = observe
         self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout

@@ -203,6 +203,7 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
             ("threshold", "2dfb-adaptive only: T_h, queue length in flits", "4"),
             ("egress-depth", "each terminal's egress FIFO in flits, the ejection port's credits "
                              "(docs/router-spec.md §R3a); 0: ideal sinks", "0"),
+            ("group", "--router-model subswitch: ports per row and column group (docs/router-spec.md §R12)", "4"),
             ("measure", "cycles in the labelled measurement interval", "2000"),
             ("seed", "random seed", "0")):
         lo, hi = LIMITS[name.replace("-", "_")]
@@ -284,7 +285,7 @@ def sim_config(args: argparse.Namespace):
     net = build(args.topo, max_memory=getattr(args, "max_memory", None), **values)  # refused past the limit
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
                                         "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
-                                        "seed", "max_memory", "egress_depth", "sink_stall")
+                                        "seed", "max_memory", "egress_depth", "sink_stall", "group")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
@@ -374,6 +375,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
               "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
               "seed": cfg.seed,
               **({"egress_depth": cfg.egress_depth, "sink_stall": cfg.sink_stall} if cfg.egress_depth else {}),
+              **({"group": cfg.group} if cfg.model.allocation == "subswitch" else {}),
               **result}
     if args.json:
         print(json.dumps(report))

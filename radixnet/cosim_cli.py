@@ -202,7 +202,7 @@ def parse_cosim(argv: Sequence[str]):
                       terminals=args.terminals, sim=args.sim, fault=args.fault, traffic_opts=cfg.traffic_opts,
                       ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, router_model=cfg.model.name,
                       speedup=cfg.speedup, egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall,
-                      router_level=args.router is not None)
+                      router_level=args.router is not None, group=cfg.group)
     except ParamError:
         raise
     except ValueError as e:
@@ -282,7 +282,8 @@ def run_cosim(args, cfg, progress) -> dict:
                   vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
                   data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts, ugal_threshold=cfg.ugal_threshold,
-                  threshold=cfg.threshold, router_model=cfg.model.name, speedup=cfg.speedup, progress=progress)
+                  threshold=cfg.threshold, router_model=cfg.model.name, speedup=cfg.speedup, progress=progress,
+                  group=cfg.group)
     if args.router is not None:
         from radixnet.cosim.router_level import cosim_router
         return cosim_router(cfg.net, router=None if args.router < 0 else args.router, **common)
@@ -351,7 +352,7 @@ def normal_form(args, cfg) -> dict:
                traffic_opts=dict(cfg.traffic_opts), vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                packet_length=cfg.packet_length, speedup=cfg.speedup, router_model=cfg.model.name, seed=cfg.seed,
                ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, egress_depth=cfg.egress_depth,
-               sink_stall=cfg.sink_stall, load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
+               sink_stall=cfg.sink_stall, group=cfg.group, load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
     return json.loads(json.dumps(dict(sorted(out.items())), default=lambda x: x.item() if hasattr(x, "item")
                                  else x.tolist() if hasattr(x, "tolist") else str(x)))
 
@@ -460,7 +461,6 @@ def run_configuration(argv: Sequence[str], progress=None) -> dict:
 def corners(cfg) -> str:
     """The run's place in the corner matrix (router model, speedup, allocator, packet length, sinks), and the
     corners it did not exercise, with the command that runs them all (cosim/matrices/corners.toml)."""
-    from radixnet.gen.router_model import GOLDEN_MODELS
     from radixnet.hdl.router import RTL_MODELS, RTL_SPEEDUPS, SEQUENTIAL
 
     seq = cfg.routing in SEQUENTIAL
@@ -469,7 +469,7 @@ def corners(cfg) -> str:
     here = [f"model {cfg.model.name}", f"speedup {cfg.speedup}", f"{alloc} allocator",
             f"{'multi' if cfg.packet_length > 1 else 'single'}-flit packets",
             "stalling sinks" if stalls else "ideal sinks"]
-    other = [f"model {m}" for m in RTL_MODELS if m != cfg.model.name and m in GOLDEN_MODELS]
+    other = [f"model {m}" for m in RTL_MODELS if m != cfg.model.name]
     other += [f"speedup {s}" for s in RTL_SPEEDUPS if s != cfg.speedup]
     other += ["separable allocator" if seq else "sequential allocator (ugal-s, clos-ad, 2dfb-adaptive)"]
     other += ["single-flit packets" if cfg.packet_length > 1 else "multi-flit packets (--packet-length)"]

@@ -3,8 +3,8 @@
 Amaranth-simulator scenarios of one router (fbfly k = 4, n = 2, router 0: terminal ports 0-3, network
 ports 4-6), checked against §R12's timeline worked by hand, then random traffic under the invariants every
 router model keeps (tests/helpers/router_sim.py) for several groupings, VC counts and egress credits, what
-the model refuses, and Verilator lint of a generated tree. The golden model does not implement the model
-yet (router-spec §R12), so there is no co-simulation of it; these are its checks.
+the model refuses, and Verilator lint of a generated tree. The co-simulation against the golden model is in
+tests/test_cosim_subswitch.py.
 """
 
 import shutil
@@ -93,15 +93,6 @@ def test_what_subswitch_refuses_is_one_line(fbfly, kw, needle):
     assert needle in str(exc.value) and "\n" not in str(exc.value)
 
 
-def test_golden_model_refuses_it_in_one_line(capsys):
-    """``radixnet sim --router-model subswitch``: the golden model does not implement §R12 yet; one line, exit 2."""
-    from radixnet.cli import main
-    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "2", "--router-model", "subswitch",
-                 "--load", "0.1"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "RTL only" in err[0]
-
-
 def test_units_refuse_bad_parameters():
     with pytest.raises(ValueError, match="ovcs"):
         SubSwitchAllocator(2, [3], 2, 1, 4)
@@ -116,3 +107,42 @@ def test_tree_lints_clean(tmp_path, capsys):
     assert rtlgen_main(["fbfly", "--k", "4", "--n", "2", "--router-model", "subswitch", "--lint",
                         "--out", str(out)]) == 0, capsys.readouterr()
     assert "lint clean" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_front_fifo_is_a_fifo(depth):
+    """:class:`~radixnet.hdl.front_fifo.FrontFIFO` against a deque, random reads and writes: the front, the
+    ready bits and the level every cycle; a word written at the edge ending t is readable in t + 1."""
+    import random
+    from collections import deque
+
+    from amaranth.sim import Simulator
+
+    from radixnet.hdl.front_fifo import FrontFIFO
+
+    dut = FrontFIFO(8, depth)
+    rng = random.Random(depth)
+    ref = deque()
+
+    async def bench(ctx):
+        for t in range(400):
+            assert ctx.get(dut.level) == len(ref)
+            assert ctx.get(dut.r_rdy) == (len(ref) > 0) and ctx.get(dut.w_rdy) == (len(ref) < depth)
+            if ref:
+                assert ctx.get(dut.r_data) == ref[0], f"cycle {t}"
+            pop = bool(ref) and rng.random() < 0.5
+            push = len(ref) < depth and rng.random() < 0.6
+            word = rng.randrange(256)
+            ctx.set(dut.r_en, pop)
+            ctx.set(dut.w_en, push)
+            ctx.set(dut.w_data, word)
+            await ctx.tick()
+            if pop:
+                ref.popleft()
+            if push:
+                ref.append(word)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()

@@ -8,13 +8,14 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import ParamError, build
-from radixnet.gen.router_model import GOLDEN_MODELS, get_router_model, zero_load_latency
+from radixnet.gen.router_model import ROUTER_MODELS, get_router_model, zero_load_latency
 from radixnet.golden.sim import SimConfig, Simulator
 
 from helpers.golden import lone_packets
 from helpers.routing import drain, family_net, routing_pairs  # one small instance per family
 
-MODELS = list(GOLDEN_MODELS)   # the models the golden model runs (subswitch: RTL only, tests/test_hdl_subswitch.py)
+# the models that run every routing at any speedup (subswitch, table routings at speedup 1: tests/test_golden_subswitch.py)
+MODELS = [m for m, x in ROUTER_MODELS.items() if x.allocation != "subswitch"]
 
 
 def test_the_presets_name_their_stages_in_booksim_terms():

@@ -111,7 +111,7 @@ class SubSwitchAllocator(wiring.Component):
         cred = [[None] * V for _ in range(J)]
         for j, W in enumerate(self.ovcs):
             for w in range(W):
-                cc = CreditCounter(self.depth, check=self.check)
+                cc = CreditCounter(self.depth, check=self.check, thresholds=1)   # ge[0]: count >= 1, a register
                 m.submodules[f"cb_credit_op_{j}_ovc_{w}"] = cc
                 m.d.comb += cc.ret.eq(self.ret_op_ovc[j][w])
                 errors.append(cc.error)
@@ -134,9 +134,9 @@ class SubSwitchAllocator(wiring.Component):
                         if w >= W:
                             continue
                         at = o_sel == j
-                        f_terms.append(at & ~lock[j][w] & cred[j][w].avail
+                        f_terms.append(at & ~lock[j][w] & cred[j][w].ge[0]
                                        & ((self.cls_in_ivc[i][v] == w // vpc) if W > 1 else 1))
-                        a_terms.append(at & cred[j][w].avail)
+                        a_terms.append(at & cred[j][w].ge[0])
                         c_terms.append(Mux(at, cred[j][w].count, 0))
                     free_w.append(Cat(*f_terms).any() if f_terms else Const(0, 1))
                     avail_w.append(Cat(*a_terms).any() if a_terms else Const(0, 1))
@@ -145,6 +145,8 @@ class SubSwitchAllocator(wiring.Component):
                 best, best_n = Const(0, vw), Const(0, len(cred[0][0].count))
                 any_free = Const(0, 1)
                 for w in range(V):
+                    if isinstance(free_w[w], Const):   # no output of the column has this VC
+                        continue
                     better = free_w[w] & (~any_free | (count_w[w] > best_n))
                     b2, n2, a2 = (Signal(vw, name=f"sa_best_in_{i}_ivc_{v}_{w}"),
                                   Signal(len(cred[0][0].count), name=f"sa_bestn_in_{i}_ivc_{v}_{w}"),

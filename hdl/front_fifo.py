@@ -1,0 +1,81 @@
+"""A first-word-fall-through FIFO whose oldest entry is a register (the ``subswitch`` row and column buffers).
+
+The same behaviour as :class:`amaranth.lib.fifo.SyncFIFO` with ``fwft``: a word written at the edge ending
+``t`` is readable from ``t + 1``, one read and one write a cycle, ``r_rdy`` / ``w_rdy`` from the occupancy.
+The difference is where the oldest word sits: in ``r_data``, a register of its own, while the words behind it
+wait in a LUT-RAM of ``depth - 1`` entries. A reader's logic then starts at a flip-flop, not at the RAM's read
+address, its decoder and the RAM cells (router-spec §R12: SA reads its row buffers' fronts, GO its column
+buffers').
+
+Examples
+--------
+>>> from radixnet.hdl.verilog import to_verilog
+>>> "module ff(" in to_verilog(FrontFIFO(8, 4), "ff")
+True
+"""
+
+from __future__ import annotations
+
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from .arbiter import check_int
+
+__all__ = ["FrontFIFO"]
+
+
+class FrontFIFO(wiring.Component):
+    """FIFO of ``depth`` words of ``width`` bits, the oldest in a register (module docstring).
+
+    Attributes
+    ----------
+    w_data, w_en, w_rdy : in, in, out
+        Write port (a write when ``w_en`` and ``w_rdy``).
+    r_data, r_en, r_rdy : out (a register), in, out
+        Read port: ``r_data`` is the oldest word when ``r_rdy``; ``r_en`` removes it.
+    level : Signal(range(depth + 1)), out
+        Words held (a register).
+    """
+
+    def __init__(self, width: int, depth: int):
+        self.width = check_int(self, "width", "bits per word", width, 1)
+        self.depth = check_int(self, "depth", "words", depth, 1)
+        super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
+                          "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
+                          "level": Out(range(depth + 1))})
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.level
+        m.d.comb += [self.r_rdy.eq(n != 0), self.w_rdy.eq(n != self.depth)]
+        pop = Signal()
+        push = Signal()
+        m.d.comb += [pop.eq(self.r_en & self.r_rdy), push.eq(self.w_en & self.w_rdy)]
+        m.d.sync += n.eq(n + push - pop)
+        rest = self.depth - 1   # the words behind the front, in the RAM
+        if rest == 0:
+            with m.If(push):
+                m.d.sync += self.r_data.eq(self.w_data)
+            return m
+        m.submodules.ram = ram = Memory(shape=self.width, depth=rest, init=[])
+        wp, rp = ram.write_port(), ram.read_port(domain="comb")
+        wptr, rptr = Signal(range(rest)), Signal(range(rest))
+
+        def inc(p):
+            return Mux(p == rest - 1, 0, p + 1)
+
+        behind = Signal()   # the RAM holds a word (n >= 2)
+        m.d.comb += [behind.eq(n >= 2), rp.addr.eq(rptr), wp.addr.eq(wptr), wp.data.eq(self.w_data)]
+        # the write goes to the front register when the FIFO is empty, or holds one word that leaves now
+        to_front = Signal()
+        m.d.comb += to_front.eq((n == 0) | ((n == 1) & pop))
+        with m.If(push & ~to_front):
+            m.d.comb += wp.en.eq(1)
+            m.d.sync += wptr.eq(inc(wptr))
+        with m.If(pop & behind):
+            m.d.sync += [self.r_data.eq(rp.data), rptr.eq(inc(rptr))]
+        with m.Elif(push & to_front):
+            m.d.sync += self.r_data.eq(self.w_data)
+        return m
