@@ -40,7 +40,7 @@ def test_stalling_sinks_one_port_groups():
 
 @pytest.mark.slow   # its own build (about 2 minutes): the network-level runs above hold the same RTL to the spec
 def test_router_level_slimfly():
-    """One Slim Fly router (q = 5, radix 7 with two terminals), every port driven from the whole network's
-    golden run: flits on the link at RI + 5 at the earliest, credits a cycle after RI."""
-    assert_router_match(run_router("slimfly", {"q": 5}, routing="sp", load=0.5, cycles=200, vcs=2, vc_depth=4,
+    """One Slim Fly router (q = 5: radix 11, four terminals), every port driven from the whole network's golden
+    run past saturation: flits on the link at RI + 5 at the earliest, credits a cycle after RI."""
+    assert_router_match(run_router("slimfly", {"q": 5}, routing="sp", load=0.9, cycles=200, vcs=2, vc_depth=2,
                                    group=4, **SS))
