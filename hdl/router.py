@@ -286,9 +286,10 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
     router_model : str
         The pipeline (§R10, :data:`RTL_MODELS`): ``single-cycle`` (default; allocation and crossbar in
         the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
-        SA, ST and output registers, a credit register; 4 cycles per hop) or ``hiradix``
+        SA, ST and output registers, a credit register; 4 cycles per hop), ``hiradix``
         (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
-        the greedy routings and ``ugal-s``).
+        the greedy routings and ``ugal-s``) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
+        row buffers | SA per sub-switch | column buffers | GO, router-spec §R12; route tables, ``S = 1``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
         two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
