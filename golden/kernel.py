@@ -528,6 +528,21 @@ KEEPS_HEADER = (TABLE, TCLOS, MIN, MIN_AD)
 
 
 @compiled(cache=True, inline="always", _nrt=False)
+def _table_class(r, dr, pid, ncls, tp, pk):
+    """The VC class of packet ``pid``'s next hop from router ``r`` toward router ``dr`` under a table routing:
+    the class table's entry (``dor``, ``hdor``: a function of the two routers, §R7d), else the hops it has
+    taken, capped at the last class (§R7a)."""
+    cls = -1
+    if tp.tcls.shape[0] > 1:
+        cls = tp.tcls[r, dr]
+    if cls < 0:
+        cls = pk.hops[pid]
+        if cls >= ncls:
+            cls = ncls - 1
+    return cls
+
+
+@compiled(cache=True, inline="always", _nrt=False)
 def _decide(r, p, pid, prm, tp, rs, pk, dec):
     """Route computation + output VC choice for the head flit of packet ``pid`` at input ``p`` of router
     ``r`` (§R5, §R7), on the state ``rs`` holds now.
@@ -548,13 +563,7 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
             dec[0] = tp.eject_port[dt]; dec[1] = 0; dec[2] = -1
             return True
         o = tp.tbl[r, dr]
-        cls = -1
-        if tp.tcls.shape[0] > 1:
-            cls = tp.tcls[r, dr]
-        if cls < 0:
-            cls = pk.hops[pid]
-            if cls >= ncls:
-                cls = ncls - 1
+        cls = _table_class(r, dr, pid, ncls, tp, pk)
         ov = best_ovc(credit, ovc_busy, out_term, r, o, cls * vpc, (cls + 1) * vpc)
         if ov < 0:
             return False
@@ -1541,13 +1550,7 @@ def _sw_ri(r, t, prm, tp, rs, lk, pk, sc):
                     o = tp.eject_port[dt]
                 else:
                     o = tp.tbl[r, dr]
-                    cls = -1
-                    if tp.tcls.shape[0] > 1:
-                        cls = tp.tcls[r, dr]
-                    if cls < 0:
-                        cls = pk.hops[pid]
-                        if cls >= ncls:
-                            cls = ncls - 1
+                    cls = _table_class(r, dr, pid, ncls, tp, pk)
             else:
                 o = rs.in_o[r, p, v]
             c = o // G
