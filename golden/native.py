@@ -267,6 +267,15 @@ def jit_dispatcher(fn: Callable, options: dict) -> Any:
         with no_wraparound():
             return compile_(sig)
     d.compile = compile
+    # the argument types Python called it with (numba's dispatcher calls _compile_for_args on a miss from
+    # Python only; a callee compiled for its caller goes through compile): what the native build exports
+    d.py_called = set()
+    compile_for_args = d._compile_for_args
+
+    def _compile_for_args(*args, **kws):
+        d.py_called.add(tuple(d.typeof_pyval(a) for a in args))
+        return compile_for_args(*args, **kws)
+    d._compile_for_args = _compile_for_args
     cache = getattr(d, "_cache", None)   # numba's on-disk cache: its entries keyed by the lowering too
     if cache is not None and hasattr(cache, "_index_key"):
         index_key = cache._index_key

@@ -23,9 +23,11 @@ against 8,423 cycles/s, ``iq`` 0.8 2,081 against 2,046, ``hiradix`` 0.5 2,599 ag
 4,521 against 4,581) and the fresh-machine build took 134 s instead of 416. The functions the exports call
 are compiled by numba's dispatchers, which also build a CPython wrapper and a C wrapper for each (a sixth
 of the build, profiled): the build sets ``no_cpython_wrapper`` and ``no_cfunc_wrapper``
-(:data:`native.BUILD_OPTIONS`, in their cache keys), 101 s. The signatures are recorded
-from a warm JIT cache: a cold one also lists functions that only compiled code calls (36 signatures of 31
-functions), which the module does not need.
+(:data:`native.BUILD_OPTIONS`, in their cache keys), 101 s. The signatures recorded are
+those Python called, in a process whose JIT cache a child running the workload first has warmed (a
+function's dispatcher compiles signatures for compiled callers too when the cache is cold, which the module
+does not need, and a call from Python that then finds one is not seen): the same set from a cold cache and
+a warm one (20 functions, 21 signatures).
 
 Usage::
 
@@ -95,11 +97,15 @@ def workload() -> None:
 
 
 def signatures() -> dict[str, list]:
-    """Per compiled function (qualified name), its Python-called signatures as ``(key, signature)``."""
+    """Per compiled function (qualified name), its Python-called signatures as ``(key, signature)``: those
+    its dispatcher compiled for a call from Python (``py_called``, :func:`native.jit_dispatcher`), not the
+    ones it compiled for a compiled caller, which a cold JIT cache adds and a warm one does not."""
     out: dict[str, list] = {}
     for d in native.registry:
         q = native.qualname(d.py_func)
         for sig in d.nopython_signatures:
+            if tuple(sig.args) not in d.py_called:
+                continue
             key = tuple(native.type_key(a) for a in sig.args)
             if None not in key and ret_key(sig.return_type) is not None:
                 out.setdefault(q, []).append((key, sig))
@@ -184,6 +190,17 @@ def load_signatures() -> dict[str, list] | None:
     return out
 
 
+def warm_jit_cache() -> None:
+    """Run :func:`workload` under the JIT in a child process, so that every function it calls is in numba's
+    cache before this process records: here each function Python calls is then compiled for (loaded for) that
+    call, and none first for a compiled caller -- a call from Python that finds a signature already compiled
+    for a caller is not seen (``py_called``), so recording in a process that compiles (a cold cache) would
+    miss it."""
+    import subprocess
+    subprocess.run([sys.executable, "-m", __spec__.name, "--warm"], check=True,
+                   env={**os.environ, native.MODE_ENV: "jit"})
+
+
 def build(record: bool = False) -> None:
     """Compile the signatures of :data:`SIGNATURES` (or, when it is missing, stale or ``record`` is set, run
     :func:`workload` under the JIT and record what it called); the module replaces the old one by a rename, so
@@ -197,6 +214,7 @@ def build(record: bool = False) -> None:
     native.NATIVE_META.unlink(missing_ok=True)   # a module without its metadata is never used
     sigs = None if record else load_signatures()
     if sigs is None:
+        warm_jit_cache()
         workload()
         sigs = signatures()
         save_signatures(sigs)
@@ -245,7 +263,12 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 0 if the built module is current, else 1")
     ap.add_argument("--record", action="store_true",
                     help=f"run the workload under the JIT and record its signatures in {SIGNATURES.name} first")
+    ap.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)   # warm_jit_cache's child
     args = ap.parse_args(argv)
+    if args.warm:
+        native.use_jit("make kernels: the workload warms the JIT cache")
+        workload()
+        return 0
     if args.check:
         ok = native.current_meta()[0] is not None
         print("kernels: native module current" if ok else "kernels: native module missing or stale")

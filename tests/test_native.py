@@ -167,3 +167,21 @@ def test_inline_always_is_inlined_by_llvm():
     assert p.returncode == 0, p.stderr
     counts = dict(line.split() for line in p.stdout.split("\n") if line)
     assert counts["calls"] == "0" and int(counts["marked"]) >= 1 and counts["plain"] == "0", counts
+
+
+def test_recorded_signatures_are_the_python_calls():
+    """The native build exports what Python calls: a function compiled only for a compiled caller (which a
+    cold JIT cache compiles, a warm one loads inside its caller) is not recorded, so `--record` lists the same
+    signatures from a cold cache and a warm one."""
+    code = ("from radixnet.golden import native\n"
+            "def callee(x):\n"
+            "    return x + 1\n"
+            "g = native.jit_dispatcher(callee, {'cache': False})\n"
+            "def caller(x):\n"
+            "    return g(x) * 2\n"
+            "f = native.jit_dispatcher(caller, {'cache': False})\n"
+            "assert f(3) == 8 and f(2.5) == 7.0 and f(4) == 10\n"
+            "print(sorted(map(str, f.py_called)), len(g.nopython_signatures), sorted(map(str, g.py_called)))\n")
+    p = python(code, mode="jit")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[0] == "['(float64,)', '(int64,)'] 2 []", p.stdout
