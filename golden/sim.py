@@ -695,6 +695,10 @@ class Simulator:
         #: every packet's intermediate router stays its source's (a routing that draws none and never changes
         #: the header): every record's ``min`` is True, and is not gathered for a sink
         self.all_minimal = self.code in kernel.KEEPS_HEADER and not cfg._intermediate
+        #: 2DFB (router-spec §R7b) draws no intermediate router (the header's is the deciding router): a packet
+        #: is minimal iff its network hops equal the number of dimensions in which its routers differ (a
+        #: non-minimal hop moves within a dimension and leaves that number as it was)
+        self.term_coords = self.tables.coords[self.tables.term_router] if self.code == PRIO else None
         self.trues = np.ones(0, np.bool_)
         self.iota = np.arange(0, dtype=np.int64)   # 0, 1, 2, ...: the sequence numbers' offsets
         self.t = 0
@@ -1032,10 +1036,16 @@ class Simulator:
             names = record_fields(sinks, ("created",) if self.below else ()) if alone else RECORD_FIELDS
             set_min = alone and self.all_minimal and "min" in names   # True for every packet: not gathered
             gathered = [f for f in names if not (set_min and f == "min")]
+            by_hops = self.term_coords is not None and "min" in names
+            if by_hops:   # minimal by hop count: its terms gathered, min itself not
+                gathered = [f for f in RECORD_FIELDS if f in {"src", "dst", "hops"} or (f in gathered and f != "min")]
             kernel.collect_ejected(self.ej, self.pk, self.tp.term_router,
                                    sum(kernel.GATHER.get(RECORD_GATHERED.get(f, f), 0) for f in gathered))
             order = slice(None) if alone else np.argsort(self.ej.seq[:n], kind="stable")
             rec = {f: getattr(self.ej, RECORD_GATHERED.get(f, f))[:n][order] for f in gathered}
+            if by_hops:
+                tc = self.term_coords
+                rec["min"] = rec["hops"] == (tc[rec["src"]] != tc[rec["dst"]]).sum(1)
             if set_min:
                 if self.trues.size < n:
                     self.trues = np.ones(2 * n, np.bool_)

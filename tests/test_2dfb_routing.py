@@ -90,3 +90,14 @@ def test_no_deadlock_when_no_queue_is_under_the_threshold():
     hops = [len(p["hops"]) - 1 for p in pk]
     assert len(pk) > 5000 and max(hops) <= 2 * 2
     assert sum(h > 2 for h in hops) > 100     # packets did misroute (and were then forced direct)
+
+
+def test_minimal_fraction_counts_non_minimal_hops(sw64):
+    """A 2DFB packet is minimal iff it took no non-minimal hop: its hops equal the dimensions in which its
+    routers differ (router-spec §R7b). Adversarial traffic at 0.5 on the 64-port switch needs the
+    non-minimal links (minimal routing saturates at 2/8), benign traffic at 0.3 does not."""
+    adv = run(sw64, "2dfb-adaptive", "2dfb-adversarial", 0.5)
+    assert not adv["saturated"] and adv["minimal_fraction"] < 0.9
+    # a non-minimal packet takes one extra hop in the 1-dimension switch: hops = 1 + (1 - minimal fraction)
+    assert abs(adv["avg_hops"] - (2 - adv["minimal_fraction"])) < 0.01
+    assert run(sw64, "2dfb-adaptive", "2dfb-benign", 0.3)["minimal_fraction"] == 1.0
