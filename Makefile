@@ -9,7 +9,7 @@ APT_TOOLS := verilator:verilator iverilog:iverilog yosys:yosys g++:g++ ccache:cc
 # pytest workers (CI has 2 cores)
 JOBS    ?= auto
 
-.PHONY: setup kernels lint test test-slow clean help synth-report timing-report formal
+.PHONY: setup kernels lint test test-slow clean help synth-report timing-report formal study-docs
 
 help:
 	@echo "make setup          install system packages (apt) and .venv with radixnet and its test extras"
@@ -24,6 +24,7 @@ help:
 	@echo "make formal         formal checks of the RTL units: yosys-smtbmc + z3, bounded and k-induction (docs/formal.md)"
 	@echo "make mutate         plant each RTL bug of cosim/mutations.toml and tabulate the kills [MUTATE_ARGS=...]"
 	@echo "make bench-cosim    co-simulation build and replay speed: cocotb 1.9.2 on Debian's Verilator 5.006 against this .venv"
+	@echo "make study-docs     docs/studies.md's generated tables from docs/study-results [TAKE=\"NAME DIR\": keep a study's run first]"
 	@echo "make clean          remove build/, .pytest_cache, sim_build"
 	@echo "make help           this list"
 
@@ -79,6 +80,11 @@ lint:
 
 test: lint kernels
 	$(PY) -m pytest -n $(JOBS) -q --durations=25
+
+# docs/studies.md's blocks from the stored runs (radixnet/study_docs.py); TAKE="kim-cost runs/kim-cost" keeps that
+# run's results (docs/study-results/kim-cost) and figures first
+study-docs:
+	$(PY) -m radixnet.study_docs $(if $(TAKE),--take $(TAKE))
 
 test-slow: kernels
 	$(PY) -m pytest -n $(JOBS) -q -m slow

@@ -1,0 +1,193 @@
+"""docs/studies.md's generated parts, from the stored results of the studies' runs: ``make study-docs``.
+
+A study's run (``radixnet study NAME --out DIR``) writes its points and its scored claims; ``--take NAME DIR``
+copies the small result files into ``docs/study-results/NAME/`` (and the figures the page shows into
+``docs/figures/``) and regenerates the page's blocks from them. Each block sits between
+``<!-- study:NAME:BLOCK:begin -->`` and ``<!-- study:NAME:BLOCK:end -->``; the prose around it (what a claim
+means, why one is not reproduced) stays hand-written. ``--check`` rewrites nothing and exits 1 when a block
+differs from what the stored results give (``tests/test_study_docs.py`` runs it, and reruns the studies
+that compute in seconds against their stored results).
+
+Usage::
+
+    python -m radixnet.study_docs [--check] [--take NAME DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "studies.md"
+RESULTS = ROOT / "docs" / "study-results"
+FIGURES = ROOT / "docs" / "figures"
+
+__all__ = ["STUDIES", "render_blocks", "update", "take", "main", "fmt_computed", "claims_table"]
+
+
+def fmt_computed(v: Any) -> str:
+    """A claim's ``computed`` value on one table line.
+
+    >>> fmt_computed({"4096": 0.545, "8192": 0.356})
+    '4096: 0.545; 8192: 0.356'
+    >>> fmt_computed({"fbfly": {"mean": 0.706, "range": [0.569, 0.815]}})
+    'fbfly: (mean: 0.706; range: 0.569, 0.815)'
+    >>> fmt_computed([0.657, 0.849]), fmt_computed(True), fmt_computed(None)
+    ('0.657, 0.849', 'yes', '-')
+    """
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: ({fmt_computed(x)})" if isinstance(x, dict) else f"{k}: {fmt_computed(x)}"
+                         for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ", ".join(fmt_computed(x) for x in v)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v is None:
+        return "-"
+    return str(v).replace("|", "/")
+
+
+def claims_table(claims: dict) -> list[str]:
+    """The stored run's claims, as its ``claims.json`` scores them: claim, the paper's number, computed, holds."""
+    lines = [f"<details><summary>The stored run's claims.json ({sum(c['holds'] for c in claims['claims'])} of "
+             f"{len(claims['claims'])} hold)</summary>", "",
+             "| claim | paper | computed | holds |", "|---|---|---|---|"]
+    for c in claims["claims"]:
+        lines.append(f"| {c['claim'].replace('|', '/')} | {fmt_computed(c.get('paper'))} | "
+                     f"{fmt_computed(c['computed'])} | {'yes' if c['holds'] else '**no**'} |")
+    return lines + ["", "</details>"]
+
+
+def _per_node_pivot(field: str, spec: str, last: str) -> Callable[[Path], list[str]]:
+    """Per network size, the four Kim topologies' ``field`` and the flattened butterfly's reduction against
+    the folded Clos (``points.json`` of kim-cost or kim-power)."""
+    cols = (("butterfly", "butterfly"), ("clos", "folded Clos"), ("hypercube", "hypercube"),
+            ("fbfly", "flattened butterfly"))
+
+    def render(d: Path) -> list[str]:
+        pts = json.loads((d / "points.json").read_text())
+        by = {(p["topology"], p["N"]): p[field] for p in pts}
+        lines = ["| N | " + " | ".join(c for _, c in cols) + f" | {last} |", "|---" * (len(cols) + 2) + "|"]
+        for n in json.loads((d / "claims.json").read_text())["sizes"]:   # the study's sizes (Kim's)
+            vals = [by.get((t, n)) for t, _ in cols]
+            red = 1 - by[("fbfly", n)] / by[("clos", n)]
+            lines.append(f"| {n:,} | " + " | ".join("" if v is None else format(v, spec) for v in vals)
+                         + f" | {100 * red:.1f}% |")
+        return lines
+    return render
+
+
+def _slimfly_networks(d: Path) -> list[str]:
+    """The ~10K case study's networks: size, routers, links, cost per node both ways, power, ports."""
+    pts = [p for p in json.loads((d / "points.json").read_text()) if p["table"] == "near-10K"]
+    names = {"fat tree": "fat tree", "flattened butterfly": "flattened butterfly", "dragonfly": "dragonfly",
+             "slim fly": "Slim Fly"}
+    lines = ["| network | N | routers | radix | links | $ / node (electrical) | $ / node (optical > 6 m) | "
+             "W / node (Table 5) | router ports / node |", "|---|---|---|---|---|---|---|---|---|"]
+    for topo in names:
+        el = next(p for p in pts if p["topology"] == topo and p["variant"] == "electrical")
+        op = next(p for p in pts if p["topology"] == topo and p["variant"] != "electrical")
+        lines.append(f"| {names[topo]} | {el['N']:,} | {el['routers']:,} | {el['radix']} | {el['links']:,} | "
+                     f"{el['cost_per_node']:,.2f} | {op['cost_per_node']:,.2f} | {el['power_per_node']:.2f} | "
+                     f"{el['ports_per_node']:.2f} |")
+    return lines
+
+
+#: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
+#: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
+STUDIES: dict[str, dict] = {
+    "kim-cost": {"files": ("claims.json", "points.json", "points.csv", "fig13.json"),
+                 "figures": {"fig11.png": "kim-fig11-cost.png", "fig10a.png": "kim-fig10a-link-cost.png",
+                             "fig10b.png": "kim-fig10b-cable-length.png", "fig13.png": "kim-fig13-dimensions.png"},
+                 "blocks": {"cost": _per_node_pivot("cost_per_node", ".2f", "fbfly cheaper than Clos by")}},
+    "kim-power": {"files": ("claims.json", "points.json", "points.csv"),
+                  "figures": {"fig15.png": "kim-fig15-power.png"},
+                  "blocks": {"power": _per_node_pivot("power_per_node", ".2f", "fbfly below Clos by")}},
+    "slimfly-cost": {"files": ("claims.json", "points.json", "points.csv"),
+                     "figures": {"slimfly-cost.png": "slimfly-cost.png"},
+                     "blocks": {"networks": _slimfly_networks}},
+}
+for _s in STUDIES.values():
+    _s["blocks"]["claims"] = lambda d: claims_table(json.loads((d / "claims.json").read_text()))
+
+
+def markers(name: str, block: str) -> tuple[str, str]:
+    return f"<!-- study:{name}:{block}:begin -->", f"<!-- study:{name}:{block}:end -->"
+
+
+def render_blocks(text: str, results: Path = RESULTS) -> tuple[str, list[str]]:
+    """``text`` (the page) with every block of a study that has stored results regenerated, and the blocks
+    that changed (``NAME:BLOCK``). A block the page lacks is an error: the page names where each goes."""
+    changed = []
+    for name, spec in STUDIES.items():
+        d = results / name
+        if not (d / "claims.json").exists():
+            continue
+        for block, render in spec["blocks"].items():
+            begin, end = markers(name, block)
+            i, j = text.find(begin), text.find(end)
+            if i < 0 or j < i:
+                raise ValueError(f"{DOC.name}: no {begin} ... {end} block")
+            new = begin + "\n" + "\n".join(render(d)) + "\n" + end
+            if text[i:j + len(end)] != new:
+                changed.append(f"{name}:{block}")
+                text = text[:i] + new + text[j + len(end):]
+    return text, changed
+
+
+def update(check: bool = False, doc: Path = DOC, results: Path = RESULTS) -> list[str]:
+    """Regenerate the page's blocks (``check``: only report); returns the blocks that differed."""
+    text = doc.read_text()
+    new, changed = render_blocks(text, results)
+    if changed and not check:
+        tmp = doc.with_suffix(".md.tmp")
+        tmp.write_text(new)
+        tmp.replace(doc)
+    return changed
+
+
+def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES) -> None:
+    """Keep study ``name``'s run in ``out``: its result files and the page's figures."""
+    if name not in STUDIES:
+        raise ValueError(f"study_docs: NAME must be one of {', '.join(STUDIES)} (got {name!r})")
+    spec = STUDIES[name]
+    missing = [f for f in spec["files"] if not (out / f).exists()]
+    if missing:
+        raise ValueError(f"study_docs: {out} is not a run of {name} (missing {', '.join(missing)})")
+    d = results / name
+    d.mkdir(parents=True, exist_ok=True)
+    for f in spec["files"]:
+        shutil.copyfile(out / f, d / f)
+    for src, dst in spec["figures"].items():
+        if (out / src).exists():
+            shutil.copyfile(out / src, figures / dst)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m radixnet.study_docs", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="rewrite nothing; exit 1 when a block is stale")
+    ap.add_argument("--take", nargs=2, metavar=("NAME", "DIR"), help="keep the run of study NAME in DIR first")
+    a = ap.parse_args(argv)
+    try:
+        if a.take:
+            take(a.take[0], Path(a.take[1]))
+        changed = update(check=a.check)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if a.check and changed:
+        print(f"study_docs: {DOC.relative_to(ROOT)} differs from the stored results in {', '.join(changed)} "
+              "(python -m radixnet.study_docs)", file=sys.stderr)
+        return 1
+    print(f"study_docs: {len(changed)} block(s) {'stale' if a.check else 'regenerated'}"
+          + (f": {', '.join(changed)}" if changed else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
