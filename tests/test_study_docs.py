@@ -40,6 +40,15 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
         assert json.loads((tmp_path / name / f).read_text()) == json.loads((stored / f).read_text()), f
 
 
+@pytest.mark.slow
+def test_clex_tables_reproduces_its_stored_results(tmp_path):
+    """The round model's four experiments (about a minute and 1.3 GiB): the stored claims and tables."""
+    run_study("clex-tables", tmp_path / "clex")
+    stored = study_docs.RESULTS / "clex-tables"
+    for f in ("claims.json", "tables.json"):
+        assert json.loads((tmp_path / "clex" / f).read_text()) == json.loads((stored / f).read_text()), f
+
+
 def test_take_refuses_what_is_not_a_run(tmp_path, capsys):
     assert study_docs.main(["--take", "kim-cost", str(tmp_path)]) == 2
     assert study_docs.main(["--take", "kim-fig4", str(tmp_path)]) == 2
