@@ -119,41 +119,42 @@ class SubSwitchAllocator(wiring.Component):
         lock = [Signal(W, name=f"cb_lock_op_{j}_ovc") for j, W in enumerate(self.ovcs)]
         bound = [[Signal(vw, name=f"sa_ovc_in_{i}_ivc_{v}") for v in range(V)] for i in range(G)]
 
+        # ---- per output and VC class, from registers only: the free column buffer with the most credits (ties
+        # to the lowest index) and whether there is one; a head then selects its output's and class's pair, so
+        # the comparisons leave the per-input path (the same choice as comparing after the selection)
+        best_jk = [[None] * K for _ in range(J)]
+        any_jk = [[None] * K for _ in range(J)]
+        for j, W in enumerate(self.ovcs):
+            for k in range(K if W > 1 else 1):
+                ws = range(k * vpc, (k + 1) * vpc) if W > 1 else range(1)
+                best, best_n, any_free = Const(0, vw), Const(0, len(cred[0][0].count)), Const(0, 1)
+                for w in ws:
+                    free = ~lock[j][w] & cred[j][w].ge[0]
+                    better = free & (~any_free | (cred[j][w].count > best_n))
+                    b2, n2, a2 = (Signal(vw, name=f"sa_best_op_{j}_cls_{k}_{w}"),
+                                  Signal(len(best_n), name=f"sa_bestn_op_{j}_cls_{k}_{w}"),
+                                  Signal(name=f"sa_any_op_{j}_cls_{k}_{w}"))
+                    m.d.comb += [b2.eq(Mux(better, w, best)), n2.eq(Mux(better, cred[j][w].count, best_n)),
+                                 a2.eq(any_free | free)]
+                    best, best_n, any_free = b2, n2, a2
+                for kk in (range(K) if W == 1 else [k]):   # an ejection output's one VC serves every class
+                    best_jk[j][kk], any_jk[j][kk] = best, any_free
+
         # ---- eligibility and the head's output VC, per input VC (only its own output's column buffers)
         elig = [Signal(V, name=f"sa_elig_in_{i}") for i in range(G)]
         ovc = [[Signal(vw, name=f"sa_w_in_{i}_ivc_{v}") for v in range(V)] for i in range(G)]
         for i in range(G):
             for v in range(V):
-                o_sel = self.o_in_ivc[i][v]
+                o_sel, cls = self.o_in_ivc[i][v], self.cls_in_ivc[i][v]
                 head = self.head_in_ivc[i][v]
-                # per output VC w: a head may take it (free, a credit, its class) / a body has its credit
-                free_w, avail_w, count_w = [], [], []
+                sel = [[(o_sel == j) & ((cls == k) if K > 1 else 1) for k in range(K)] for j in range(J)]
+                best = or_all([Mux(sel[j][k], best_jk[j][k], 0) for j in range(J) for k in range(K)])
+                any_free = Cat(*[sel[j][k] & any_jk[j][k] for j in range(J) for k in range(K)]).any()
+                # a body: its bound column buffer has a credit
+                avail_w = []
                 for w in range(V):
-                    f_terms, a_terms, c_terms = [], [], []
-                    for j, W in enumerate(self.ovcs):
-                        if w >= W:
-                            continue
-                        at = o_sel == j
-                        f_terms.append(at & ~lock[j][w] & cred[j][w].ge[0]
-                                       & ((self.cls_in_ivc[i][v] == w // vpc) if W > 1 else 1))
-                        a_terms.append(at & cred[j][w].ge[0])
-                        c_terms.append(Mux(at, cred[j][w].count, 0))
-                    free_w.append(Cat(*f_terms).any() if f_terms else Const(0, 1))
+                    a_terms = [(o_sel == j) & cred[j][w].ge[0] for j, W in enumerate(self.ovcs) if w < W]
                     avail_w.append(Cat(*a_terms).any() if a_terms else Const(0, 1))
-                    count_w.append(or_all(c_terms) if c_terms else Const(0, 1))
-                # the head's choice: the free VC with the most credits, ties to the lowest index
-                best, best_n = Const(0, vw), Const(0, len(cred[0][0].count))
-                any_free = Const(0, 1)
-                for w in range(V):
-                    if isinstance(free_w[w], Const):   # no output of the column has this VC
-                        continue
-                    better = free_w[w] & (~any_free | (count_w[w] > best_n))
-                    b2, n2, a2 = (Signal(vw, name=f"sa_best_in_{i}_ivc_{v}_{w}"),
-                                  Signal(len(cred[0][0].count), name=f"sa_bestn_in_{i}_ivc_{v}_{w}"),
-                                  Signal(name=f"sa_any_in_{i}_ivc_{v}_{w}"))
-                    m.d.comb += [b2.eq(Mux(better, w, best)), n2.eq(Mux(better, count_w[w], best_n)),
-                                 a2.eq(any_free | free_w[w])]
-                    best, best_n, any_free = b2, n2, a2
                 m.d.comb += ovc[i][v].eq(Mux(head, best, bound[i][v]))
                 body_ok = Cat(*[(bound[i][v] == w) & avail_w[w] for w in range(V)]).any()
                 m.d.comb += elig[i][v].eq(self.rdy_in_ivc[i][v] & Mux(head, any_free, body_ok))
