@@ -101,7 +101,7 @@ def _slimfly_networks(d: Path) -> list[str]:
 def _clex_tables(d: Path) -> list[str]:
     """Tables I-IV entry by entry, computed against the paper's value (``tables.csv`` of clex-tables)."""
     import csv
-    rows = list(csv.DictReader((d / "tables.csv").open()))
+    rows = list(csv.DictReader((d / "tables.csv").read_text().splitlines()))
     cols = (("max rds", "max_rds", "paper_max_rds"), ("avg rds", "avg_rds_no_handshake", "paper_avg_rds"),
             ("max avg load", "max_avg_load", "paper_max_avg_load"), ("avg hops", "avg_hops", "paper_avg_hops"))
     lines = ["| table | k, levels, messages | level | " + " | ".join(f"{c} (paper)" for c, _, _ in cols) + " |",
