@@ -29,7 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
-from .native import compiled
+from .native import as_python, compiled
 
 __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slots", "SLOT_FREE", "SLOT_TAKEN",
            "STATUS_OK", "STATUS_WATCHDOG", "Params", "Topo", "Routers", "Links", "Sources", "Packets", "Scratch",
@@ -1946,7 +1946,8 @@ def decide_reference(known: dict) -> bool:
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
                  sseed=0, split=False, sub=False, G=1)
     pid, dec = int(known.get("pid", 0)), known["dec"]
-    ok = bool(_decide.py_func(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))
+    with as_python():   # and the compiled functions it calls: these arrays are not the simulator's types
+        ok = bool(_decide(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))
     if ok and dec[2] < 0:   # the header leaves as it came
         dec[2], dec[3], dec[4] = pk.phase[pid], pk.decided[pid], pk.inter[pid]
     return ok

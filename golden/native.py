@@ -49,7 +49,7 @@ import numpy as np
 __all__ = ["compiled", "STATE", "State", "Native", "use_jit", "registry", "arg_key", "type_key", "stamp",
            "qualname", "current_meta", "load_native", "SOURCES", "NATIVE_DIR", "NATIVE_NAME", "NATIVE_META",
            "MODE_ENV", "NativeUnavailable", "LOWERING", "no_wraparound", "fix_index_no_wraparound", "jit_dispatcher",
-           "BUILD_OPTIONS"]
+           "BUILD_OPTIONS", "as_python"]
 
 #: The environment variable choosing the kernels: ``auto``, ``jit`` or ``native``.
 MODE_ENV = "RADIXNET_KERNELS"
@@ -327,6 +327,40 @@ def use_jit(reason: str) -> None:
         for k, v in list(g.items()):
             if isinstance(v, Native):
                 g[k] = v.jit
+
+
+@contextmanager
+def as_python():
+    """Within this block every compiled function runs as its Python function, and so does every compiled
+    function it calls: the modules that declare them see the ``py_func`` in their place (in either mode).
+
+    For tests that check a kernel's own decisions on states they build (the RTL decision units against the
+    golden ``_decide``): such a call has argument types the simulator never passes, and through the native
+    module or the JIT it would switch the process to the JIT and compile every kernel (minutes on a cold
+    numba cache). Compiled and Python functions compute the same: ``tests/test_native.py`` and the
+    co-simulations compare the compiled kernels.
+
+    >>> from radixnet.golden import kernel
+    >>> with as_python():
+    ...     type(kernel.mix32).__name__
+    'function'
+    >>> type(kernel.mix32).__name__ != "function"
+    True
+    """
+    # the declared objects, and after a switch to the JIT the dispatchers the modules see instead
+    ours = {id(x) for n in registry for x in (n, getattr(n, "jit", None)) if x is not None}
+    saved = []
+    for name in {n.py_func.__module__ for n in registry}:
+        g = vars(sys.modules[name])
+        for k, v in list(g.items()):
+            if id(v) in ours:
+                saved.append((g, k, v))
+                g[k] = v.py_func
+    try:
+        yield
+    finally:
+        for g, k, v in saved:
+            g[k] = v
 
 
 def compiled(**options) -> Callable[[Callable], Any]:

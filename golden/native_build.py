@@ -56,7 +56,7 @@ def workload() -> None:
     """Small runs that call every compiled function the way the simulator, the traffic patterns and the
     tests call them: every HyperX routing under the three router models, single- and multi-flit packets,
     egress FIFOs and stalling sinks, saturated sources (catch-up, held packets), batches, traces, every
-    traffic pattern, table routings on other families, ``run_load`` and a hand-placed flit."""
+    traffic pattern, table routings on other families, ``run_load``, a hand-placed flit and the sinks' hash."""
     from ..gen import build
     from . import kernel
     from .sim import HeldPackets, SimConfig, Simulator
@@ -94,6 +94,7 @@ def workload() -> None:
     sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100))
     sim.place_flit(0, 0, 0, 0)
     kernel.mix32(1)
+    kernel.sink_ready(1, 2, 3, 4)   # the sinks' hash, compiled, beside the testbenches' Python (tests/test_egress.py)
 
 
 def signatures() -> dict[str, list]:

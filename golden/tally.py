@@ -9,11 +9,12 @@ Examples
 --------
 >>> import numpy as np
 >>> hist, out = np.zeros(8, np.int64), np.zeros(5, np.int64)
->>> created, ejected = np.array([0, 1, 2, 3]), np.array([4, 9, 5, 20])
->>> latency_tally(created, ejected, np.array([1, 2, 2, 3]), np.array([1, 0, 1, 1], bool), 1, 3, hist, out)
+>>> created, ejected = np.array([0, 1, 2, 3], np.int32), np.array([4, 9, 5, 20], np.int32)   # the records' types
+>>> hops, minimal = np.array([1, 2, 2, 3], np.int16), np.array([1, 0, 1, 1], bool)
+>>> latency_tally(created, ejected, hops, minimal, 1, 3, hist, out)
 9
 >>> hist = np.zeros(9, np.int64)
->>> latency_tally(created, ejected, np.array([1, 2, 2, 3]), np.array([1, 0, 1, 1], bool), 1, 3, hist, out)
+>>> latency_tally(created, ejected, hops, minimal, 1, 3, hist, out)
 0
 >>> out.tolist(), hist.tolist()   # created 1 and 2 counted: n, latency sum, hops sum, minimal, last ejected
 ([2, 11, 4, 1, 9], [0, 0, 0, 1, 0, 0, 0, 0, 1])
