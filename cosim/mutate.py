@@ -114,7 +114,8 @@ DEFAULT_CHECKS = [
         "tests/test_cosim_speedup.py::test_single_cycle_bypass_and_full_ejection_queue",
         # speedup 2, the sequential allocator and multi-flit packets together under single-cycle and iq, then
         # min-ad's second VA grant at speedup 2
-        "tests/test_cosim_corners.py",
+        "'tests/test_cosim_corners.py::test_sequential_speedup2_multiflit[single-cycle-2-ary-3-flat]'",
+        "'tests/test_cosim_corners.py::test_sequential_speedup2_multiflit[iq-2-ary-3-flat]'",
         "tests/test_cosim_speedup.py::test_greedy_va_second_vc",
         # sinks that stall (§R3a)
         "'tests/test_egress.py::test_axis_sinks_that_drop_tready_at_random[single-cycle-1-seeds0]'",
