@@ -171,6 +171,9 @@ class Row:
         ``V``, ``B``, payload bits ``W``.
     speedup : int
         ``S`` (router-spec §R1, §R8b): 1, or 2 (two crossbar lanes per port, output queues).
+    group : int
+        ``G``, ports per sub-switch row and column of the ``subswitch`` model (router-spec §R12; 4). Named in
+        the row (``-g<G>``) only for ``subswitch`` and ``G != 4``; the other models ignore it.
     """
 
     radix: int
@@ -180,11 +183,13 @@ class Row:
     depth: int = 4
     width: int = 32
     speedup: int = 1
+    group: int = 4
 
     @property
     def name(self) -> str:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
-        return f"r{self.radix}-{self.model}-{self.allocator}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
+        g = f"-g{self.group}" if self.model == "subswitch" and self.group != 4 else ""
+        return f"r{self.radix}-{self.model}{g}-{self.allocator}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
         """The :class:`~radixnet.hdl.router.Router` of this row."""
@@ -194,16 +199,16 @@ class Row:
         half = self.radix // 2
         net = build("fbfly", k=half + 1, n=2, c=half)
         return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
-                      routing=ALLOCATORS[self.allocator], speedup=self.speedup)
+                      routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group)
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
-         speedups=(1,)) -> list[Row]:
+         speedups=(1,), group: int = 4) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
     structure (router-spec §R11.2)."""
-    return [Row(r, m, a, vcs, depth, width, sp) for r in radices for a in allocators for sp in speedups
+    return [Row(r, m, a, vcs, depth, width, sp, group) for r in radices for a in allocators for sp in speedups
             for m in models]
 
 
@@ -423,7 +428,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
 
     result = {
         "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
-        "speedup": row.speedup,
+        "speedup": row.speedup, "group": row.group,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
@@ -487,6 +492,12 @@ def _fmax_cell(r: dict) -> str:
     return f"**{r['fmax_mhz']:.1f}** ({min(allf):.1f}–{max(allf):.1f}, seeds {names})"
 
 
+def _model(r: dict) -> str:
+    """The row's model, with ``G`` when it is a ``subswitch`` of groups other than 4: ``subswitch G=2``."""
+    g = r.get("group", 4)
+    return f"{r['model']} G={g}" if r["model"] == "subswitch" and g != 4 else r["model"]
+
+
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
            missing=()) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
@@ -502,7 +513,7 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         x = r["xilinx"] or {}
-        r = {**r, **{k: "-" for k in ("luts", "ffs", "lutram_w", "bram") if r[k] is None}}
+        r = {**r, **{k: "-" for k in ("luts", "ffs", "lutram_w", "bram") if r[k] is None}, "model": _model(r)}
         lines.append(f"| {r['radix']} | {r['model']} | {r['allocator']} ({r['routing']}) | {r.get('speedup', 1)} | "
                      f"{_fmax_cell(r)} | "
                      f"{'-' if r['gbit_s'] is None else format(r['gbit_s'], '.1f')} | {r['luts']} | {r['ffs']} | "
@@ -520,7 +531,7 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
             if r["fmax_mhz"] is None:
                 continue
             sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
-            lines.append(f"* r{r['radix']} {r['model']} {r['allocator']}{sp} "
+            lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} "
                          f"({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} "
                          f"ns): " + _short(r["critical_path"]))
     if missing:
@@ -560,6 +571,8 @@ def _parser() -> Parser:
     p.add_argument("--width", type=positive_arg("width"), default=32, help="payload bits W (32)")
     p.add_argument("--vcs", type=positive_arg("vcs"), default=2, help="VCs per port (2)")
     p.add_argument("--depth", type=positive_arg("depth"), default=4, help="flits per VC buffer (4)")
+    p.add_argument("--group", type=positive_arg("group"), default=4,
+                   help="ports per sub-switch group G of the subswitch model (4)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
@@ -595,7 +608,7 @@ def main(argv=None) -> int:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
     todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
-                width=args.width, speedups=sorted(set(args.speedups)))
+                width=args.width, speedups=sorted(set(args.speedups)), group=args.group)
     seeds = sorted(set(args.seeds))
     tasks = [(r, sd) for r in todo for sd in seeds]
     done, failed = run_parallel(

@@ -109,7 +109,7 @@ def test_tree_lints_clean(tmp_path, capsys):
     assert "lint clean" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("depth", [1, 2, 4])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_front_fifo_is_a_fifo(depth):
     """:class:`~radixnet.hdl.front_fifo.FrontFIFO` against a deque, random reads and writes: the front, the
     ready bits and the level every cycle; a word written at the edge ending t is readable in t + 1."""

@@ -43,6 +43,23 @@ def test_small_core_end_to_end(tmp_path):
     assert tr.Row(8, "iq", "greedy", speedup=2).name == "r8-iq-greedy-s2-v2-b4-w32" != tr.Row(8, "iq", "greedy").name
 
 
+def test_subswitch_rows_of_another_group_size():
+    """``--group G``: a ``subswitch`` row of sub-switches other than 4 ports has a cache file and a model cell of
+    its own; the other models ignore ``G``."""
+    g2 = tr.Row(8, "subswitch", "greedy", group=2)
+    assert g2.name == "r8-subswitch-g2-greedy-v2-b4-w32" != tr.Row(8, "subswitch", "greedy").name
+    assert tr.Row(8, "iq", "greedy", group=2).name == tr.Row(8, "iq", "greedy").name
+    assert g2.router().group == 2
+    assert [r.group for r in tr.rows([8], ["subswitch"], ["greedy"], group=2)] == [2]
+    row = {"name": g2.name, "radix": 8, "model": "subswitch", "group": 2, "allocator": "greedy", "routing": "sp",
+           "speedup": 1, "fmax_mhz": 70.0, "gbit_s": 17.9, "luts": 1, "ffs": 1, "lutram_w": 0, "bram": 0,
+           "xilinx": None, "crit_logic_ns": 3.0, "crit_routing_ns": 11.0, "critical_path": ["a", "b"], "vcs": 2,
+           "depth": 4, "width": 32}
+    text = tr.render([row], command="x", versions={"yosys": "y", "nextpnr": "n"}, device="85k", freq=100)
+    assert "| 8 | subswitch G=2 | greedy (sp) | 1 | 70.0 |" in text and "* r8 subswitch G=2 greedy" in text
+    assert tr.main(["--group", "0", "--cached-only"]) == 2
+
+
 def test_registered_io_harness():
     """The harness registers every port bit of the core once: a combinational core's output shows two clock
     edges after its input (input register, output register), a path the bare core would leave untimed; and
