@@ -322,11 +322,19 @@ def use_jit(reason: str) -> None:
     STATE.mode, STATE.reason = "jit", f"switched from native: {reason}"
     for n in registry:
         n.jit = jit_dispatcher(n.py_func, n.options)
+    for g, k, v in _declared_globals(registry):
+        g[k] = v.jit
+
+
+def _declared_globals(objects):
+    """``(globals, name, value)`` of each global, in the modules that declare compiled functions, whose value
+    is one of ``objects`` (by identity)."""
+    ids = {id(x) for x in objects}
     for name in {n.py_func.__module__ for n in registry}:
         g = vars(sys.modules[name])
         for k, v in list(g.items()):
-            if isinstance(v, Native):
-                g[k] = v.jit
+            if id(v) in ids:
+                yield g, k, v
 
 
 @contextmanager
@@ -348,14 +356,10 @@ def as_python():
     True
     """
     # the declared objects, and after a switch to the JIT the dispatchers the modules see instead
-    ours = {id(x) for n in registry for x in (n, getattr(n, "jit", None)) if x is not None}
-    saved = []
-    for name in {n.py_func.__module__ for n in registry}:
-        g = vars(sys.modules[name])
-        for k, v in list(g.items()):
-            if id(v) in ours:
-                saved.append((g, k, v))
-                g[k] = v.py_func
+    ours = [x for n in registry for x in (n, getattr(n, "jit", None)) if x is not None]
+    saved = list(_declared_globals(ours))
+    for g, k, v in saved:
+        g[k] = v.py_func
     try:
         yield
     finally:

@@ -188,7 +188,7 @@ class Row:
     @property
     def name(self) -> str:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
-        g = f"-g{self.group}" if self.model == "subswitch" and self.group != 4 else ""
+        g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         return f"r{self.radix}-{self.model}{g}-{self.allocator}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
@@ -492,10 +492,16 @@ def _fmax_cell(r: dict) -> str:
     return f"**{r['fmax_mhz']:.1f}** ({min(allf):.1f}–{max(allf):.1f}, seeds {names})"
 
 
+def _names_group(model: str, group: int) -> bool:
+    """Whether a row names its sub-switch size ``G``: a ``subswitch`` row of groups other than 4 (the others
+    ignore ``G``)."""
+    return model == "subswitch" and group != 4
+
+
 def _model(r: dict) -> str:
-    """The row's model, with ``G`` when it is a ``subswitch`` of groups other than 4: ``subswitch G=2``."""
+    """The row's model, with ``G`` when :func:`_names_group`: ``subswitch G=2``."""
     g = r.get("group", 4)
-    return f"{r['model']} G={g}" if r["model"] == "subswitch" and g != 4 else r["model"]
+    return f"{r['model']} G={g}" if _names_group(r["model"], g) else r["model"]
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
