@@ -1,17 +1,23 @@
 """Golden-model digests: prove a kernel change leaves every result the same to the bit.
 
-Run on demand (not a test), before and after a change to ``golden/``::
+The digests of the tree are pinned in ``tests/data/golden_digests.json``, and the default test run checks
+them (``tests/test_native.py``). Before and after a change to ``golden/`` that must not change behaviour::
 
-    .venv/bin/python benchmarks/golden_digest.py --save /tmp/before.txt
-    # ... change the kernel ...
-    .venv/bin/python benchmarks/golden_digest.py --compare /tmp/before.txt
+    .venv/bin/python benchmarks/golden_digest.py --compare tests/data/golden_digests.json
 
-It runs 125 short simulations (every HyperX routing under each router model, single- and multi-flit
-packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and worst-case
-traffic, the 2DFB priority routing, table routings on a torus, a Clos, a dragonfly and, under
-``hiradix``, a Slim Fly, traces on, the 32-ary reference configuration) and hashes each one's ejection
-records, flits ejected per cycle, channel counts and hop traces; then twelve ``run_load`` results (warm-up,
-measurement, drain, the saturation verdict). ``--compare`` prints every configuration whose digest differs and exits 1.
+and after a change that does (the spec changed first), pin the new digests and commit the file::
+
+    .venv/bin/python benchmarks/golden_digest.py --save tests/data/golden_digests.json
+
+It runs 131 short simulations (every HyperX routing under the single-cycle, iq and hiradix models, single-
+and multi-flit packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and
+worst-case traffic, the 2DFB priority routing, table routings on a torus, a Clos, a dragonfly and, under
+``hiradix``, a Slim Fly, the subswitch model's table routings, traces on, the 32-ary reference
+configuration) and hashes each one's ejection records, flits ejected per cycle, channel counts and hop
+traces; then twelve ``run_load`` results (warm-up, measurement, drain, the saturation verdict; their
+floating-point figures to 12 significant digits, so that a reduction's last bit, which numpy's SIMD paths may
+order differently on another CPU, does not count). ``--compare`` prints every configuration whose digest
+differs and exits 1.
 """
 
 from __future__ import annotations
@@ -59,6 +65,13 @@ def cases():
     yield "clos", {}, dict(routing="clos-adaptive", router_model="hiradix"), 0.5, False
     yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix", packet_length=3), 0.7, True
     yield "slimfly", {"q": 5}, dict(routing="ugal-s", router_model="hiradix"), 0.9, False
+    # the subswitch model (router-spec §R12): table routings, sub-switches of 2, 3 and 4 ports
+    for L, E, G in ((1, 0, 4), (3, 2, 2), (4, 0, 3)):
+        yield ("fbfly", {"k": 4, "n": 2}, dict(routing="sp", router_model="subswitch", speedup=1, packet_length=L,
+               egress_depth=E, sink_stall=0.3 if E else 0.0, group=G), 0.6, L == 3)
+    yield "torus", {}, dict(routing="dor", router_model="subswitch", speedup=1, packet_length=2), 0.4, True
+    yield "slimfly", {"q": 5}, dict(routing="sp", router_model="subswitch", speedup=1, group=4), 0.5, False
+    yield "fbfly", {"k": 3, "n": 3}, dict(routing="sp", router_model="subswitch", speedup=1, vcs=4), 0.9, False
 
 
 LOAD_CASES = [("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s")),
@@ -102,9 +115,24 @@ def digests() -> dict[str, str]:
             sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=300, measure=1500, max_warmup=4, **kw))
             r = sim.run_load(load)
             r.pop("wall_seconds", None)
-            out[f"run_load {fam} {fk} {kw} {load}"] = hashlib.sha256(json.dumps(r, sort_keys=True).encode()
-                                                                     ).hexdigest()[:16]
+            out[f"run_load {fam} {fk} {kw} {load}"] = hashlib.sha256(json.dumps(canonical(r), sort_keys=True)
+                                                                     .encode()).hexdigest()[:16]
     return out
+
+
+def canonical(x):
+    """``x`` with every float to 12 significant digits (recursively through dicts and lists).
+
+    >>> canonical({"a": [0.1 + 0.2, 3], "b": 2.0})
+    {'a': [0.3, 3], 'b': 2.0}
+    """
+    if isinstance(x, float):
+        return float(f"{x:.12g}")
+    if isinstance(x, dict):
+        return {k: canonical(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [canonical(v) for v in x]
+    return x
 
 
 def main() -> int:
