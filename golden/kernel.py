@@ -66,8 +66,8 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
 #: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
 #: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
-#: ``subswitch`` (§R12): per input of a sub-switch's row, the VC its input arbiter picked (``sw_pick``, -1:
-#: none), the output VC it would take (``sw_w``) and its output (``sw_o``).
+#: ``subswitch`` (§R12): per output of a sub-switch's column, the lane SA granted in this cycle (``sw_lane``,
+#: -1: none).
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
 #: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
 #: ``subswitch`` (§R12; other models: arrays of one element): per router, input ``p``, column ``c`` and VC
@@ -77,15 +77,15 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: (``sw_bind``); per output ``o`` and row ``g`` and output VC ``w`` the column buffer ``sw_cb[r, o, g, w, :]``
 #: with ``sw_cbh``, ``sw_cbn``, the sub-switch's credits for it (``sw_cbc``, returns ``sw_cbr``, ``sw_cbr2``)
 #: and whether a packet of that sub-switch holds it (``sw_lock``); the row register ``sw_row[r, p]`` (valid,
-#: flit, column, VC, output, class) and the column register ``sw_col[r, o, g]`` (valid, flit, output VC); the
-#: pointers of SA's input arbiters ``sw_pin[r, p, c]``, its output arbiters ``sw_pout[r, o, g]`` and GO's
-#: ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
+#: flit, column, VC, output, class) and the column register ``sw_col[r, o, g]`` (valid, flit, output VC: in
+#: the RTL, the sub-switch's grant register and the row buffer's front); the pointers of SA's arbiters
+#: ``sw_pout[r, o, g]`` and GO's ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
 #: buffers, ``sw_nret[r]`` its credit returns not yet counted.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
-                                "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pin sw_pout sw_pgo sw_n sw_nret")
+                                "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -128,7 +128,7 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
-                                "sw_pick sw_w sw_o")
+                                "sw_lane")
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -1435,40 +1435,43 @@ def _sw_go(r, t, prm, tp, rs, pk):
 
 @compiled(cache=True, _nrt=False)
 def _sw_sa(r, prm, tp, rs, sc):
-    """§R12 SA of router ``r``: per sub-switch ``(g, c)`` a separable allocation, input first, on its row
-    buffers' fronts and its own credits, holds and bindings for the column buffers, at the start of the cycle
-    (the row registers write their buffers after SA, the column registers were emptied into the column buffers
-    before it). Each input picks one eligible VC round robin from ``sw_pin`` (a head: an output VC of its
-    class whose column buffer no packet of the sub-switch holds and has a credit, the most credits, ties to
-    the lowest; a body or tail: its bound column buffer has a credit); each output grants one of the inputs
-    that picked it round robin from ``sw_pout`` (moving to one past it); the input's pointer moves to one
-    past the VC granted. The grant pops the row buffer (its credit reaches the input at the end of the next
-    cycle), takes a column-buffer credit, holds (a head of a longer packet, binding its VC) or releases (a
-    tail) the column buffer, and writes the column register."""
+    """§R12 SA of router ``r``: per sub-switch ``(g, c)`` and output ``o`` of its column, one round-robin
+    arbiter from ``sw_pout[r, o, g]`` over the lanes ``i * V + v`` (row-buffer VC ``v`` of the row's ``i``-th
+    input) whose front flit is for ``o`` and may go (a head: an output VC of its class whose column buffer no
+    packet of the sub-switch holds and has a credit, the most credits, ties to the lowest; a body or tail: its
+    bound column buffer has a credit), the pointer moving to one past the lane granted; on the state at the
+    start of the cycle (the row registers write their buffers after SA, the column registers were emptied
+    into the column buffers before it). No input arbiter: each row buffer has its own read port, so two VCs of
+    one input may go to two outputs at once. The grant takes a column-buffer credit, holds (a head of a longer
+    packet, binding its row-buffer VC) or releases (a tail) the column buffer, writes the column register
+    (in the RTL, the sub-switch's grant register) and pops the row buffer once every output of the column has
+    decided (its credit reaches the input at the end of the next cycle)."""
     L, G, V, vpc = prm.L, prm.G, prm.V, prm.vpc
     Pr = tp.radix[r]
     Q = (Pr + G - 1) // G
     Bs = rs.sw_rb.shape[4]
     for g in range(Q):
         p0 = g * G
-        p1 = min(p0 + G, Pr)
+        n = (min(p0 + G, Pr) - p0) * V
         for c in range(Q):
             o0 = c * G
             o1 = min(o0 + G, Pr)
-            # input arbiters: one eligible VC per input, round robin from sw_pin
-            for p in range(p0, p1):
-                sc.sw_pick[p] = -1
-                ptr = rs.sw_pin[r, p, c]
-                for k in range(V):
-                    v = wrap(ptr + k, V)
+            for o in range(o0, o1):
+                sc.sw_lane[o] = -1
+                eject = tp.out_term[r, o] >= 0
+                W = 1 if eject else V
+                ptr = rs.sw_pout[r, o, g]
+                for k in range(n):
+                    lane = wrap(ptr + k, n)
+                    p = p0 + lane // V
+                    v = lane % V
                     if rs.sw_rbn[r, p, c, v] == 0:
                         continue
                     h = rs.sw_rbh[r, p, c, v]
+                    if rs.sw_rbo[r, p, c, v, h] != o:
+                        continue
                     flit = rs.sw_rb[r, p, c, v, h]
-                    o = rs.sw_rbo[r, p, c, v, h]
                     if flit % L == 0:
-                        eject = tp.out_term[r, o] >= 0
-                        W = 1 if eject else V
                         best = -1
                         bestn = 0
                         for w in range(W):
@@ -1487,27 +1490,6 @@ def _sw_sa(r, prm, tp, rs, sc):
                         w = rs.sw_bind[r, p, c, v]
                         if rs.sw_cbc[r, o, g, w] <= 0:
                             continue
-                    sc.sw_pick[p] = v
-                    sc.sw_w[p] = w
-                    sc.sw_o[p] = o
-                    break
-            # output arbiters: one of the inputs that picked the output, round robin from sw_pout
-            ni = p1 - p0
-            for o in range(o0, o1):
-                ptr = rs.sw_pout[r, o, g]
-                for k in range(ni):
-                    i = wrap(ptr + k, ni)
-                    p = p0 + i
-                    if sc.sw_pick[p] < 0 or sc.sw_o[p] != o:
-                        continue
-                    v = sc.sw_pick[p]
-                    w = sc.sw_w[p]
-                    h = rs.sw_rbh[r, p, c, v]
-                    flit = rs.sw_rb[r, p, c, v, h]
-                    rs.sw_rbh[r, p, c, v] = wrap(h + 1, Bs)
-                    rs.sw_rbn[r, p, c, v] -= 1
-                    rs.sw_rbr2[r, p, c, v] = 1
-                    rs.sw_nret[r] += 1
                     rs.sw_cbc[r, o, g, w] -= 1
                     idx = flit % L
                     if idx == 0 and idx != L - 1:
@@ -1518,9 +1500,21 @@ def _sw_sa(r, prm, tp, rs, sc):
                     rs.sw_col[r, o, g, 0] = 1
                     rs.sw_col[r, o, g, 1] = flit
                     rs.sw_col[r, o, g, 2] = w
-                    rs.sw_pin[r, p, c] = wrap(v + 1, V)
-                    rs.sw_pout[r, o, g] = wrap(i + 1, ni)
+                    rs.sw_pout[r, o, g] = wrap(lane + 1, n)
+                    sc.sw_lane[o] = lane
                     break
+            # the granted flits leave their row buffers (after the column's outputs decided: none of them
+            # sees the flit behind one granted in this cycle)
+            for o in range(o0, o1):
+                lane = sc.sw_lane[o]
+                if lane < 0:
+                    continue
+                p = p0 + lane // V
+                v = lane % V
+                rs.sw_rbh[r, p, c, v] = wrap(rs.sw_rbh[r, p, c, v] + 1, Bs)
+                rs.sw_rbn[r, p, c, v] -= 1
+                rs.sw_rbr2[r, p, c, v] = 1
+                rs.sw_nret[r] += 1
 
 
 @compiled(cache=True, _nrt=False)

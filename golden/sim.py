@@ -642,7 +642,6 @@ class Simulator:
         self.sw_cbc = np.full((Rs, Ps, Qs, Vs), Bs, i32)
         self.sw_row = np.zeros((Rs, Ps, 6), i32)
         self.sw_col = np.zeros((Rs, Ps, Qs, 3), i32)
-        self.sw_pin = np.zeros((Rs, Ps, Qs), i32)
         self.sw_pout = np.zeros((Rs, Ps, Qs), i32)
         self.sw_pgo = np.zeros((Rs, Ps), i32)
         self.sw_n = np.zeros(R, i32)   # read by the watchdog under every model
@@ -679,7 +678,7 @@ class Simulator:
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
                             in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), nout=z(1), g_list=z(P), resv=z(P * V),
                             tcs=z(1), n_sa=z(1), req_hd=z(P, V), hu=z(P, V), sel=z(P, max(1, min(V, S))),
-                            nsel=z(P), sw_pick=z(P), sw_w=z(P), sw_o=z(P))
+                            nsel=z(P), sw_lane=z(P))
         self._alloc_packets(self.CAP0)
         self.nfree = self.CAP0   # free ring slots (pkt_seq kernel.SLOT_FREE), taken in ring order from slot_at
         self.slot_at = 0

@@ -5,7 +5,9 @@ The same behaviour as :class:`amaranth.lib.fifo.SyncFIFO` with ``fwft``: a word 
 The difference is where the oldest word sits: in ``r_data``, a register of its own, while the words behind it
 wait in a LUT-RAM of ``depth - 1`` entries. A reader's logic then starts at a flip-flop, not at the RAM's read
 address, its decoder and the RAM cells (router-spec §R12: SA reads its row buffers' fronts, GO its column
-buffers').
+buffers'). With ``peek``, the bits it selects of the **second** oldest word are a register too
+(``r_next``, valid when ``r_rdy2``): a reader that removes the front a cycle after deciding to (SA's grant
+registered, the row buffer popped in the next cycle) decides in between on the word behind it.
 
 Examples
 --------
@@ -21,7 +23,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int
+from .arbiter import check_int, reject
 
 __all__ = ["FrontFIFO"]
 
@@ -37,14 +39,26 @@ class FrontFIFO(wiring.Component):
         Read port: ``r_data`` is the oldest word when ``r_rdy``; ``r_en`` removes it.
     level : Signal(range(depth + 1)), out
         Words held (a register).
+    r_next, r_rdy2 : out (a register), out
+        The second oldest word's bits that ``peek`` selects (the others 0), when ``r_rdy2`` (two words held).
+
+    Parameters
+    ----------
+    width, depth : int
+        Bits per word, words.
+    peek : int
+        A mask of the bits of the second oldest word kept in ``r_next`` (0: none).
     """
 
-    def __init__(self, width: int, depth: int):
+    def __init__(self, width: int, depth: int, *, peek: int = 0):
         self.width = check_int(self, "width", "bits per word", width, 1)
         self.depth = check_int(self, "depth", "words", depth, 1)
+        self.peek = check_int(self, "peek", "a mask of the word's bits", peek, 0)
+        if peek >> width:
+            reject(self, f"peek (a mask of the word's bits) must be below 2**width ({1 << width}), got {peek!r}")
         super().__init__({"w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
                           "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
-                          "level": Out(range(depth + 1))})
+                          "level": Out(range(depth + 1)), "r_next": Out(width), "r_rdy2": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -54,6 +68,7 @@ class FrontFIFO(wiring.Component):
         push = Signal()
         m.d.comb += [pop.eq(self.r_en & self.r_rdy), push.eq(self.w_en & self.w_rdy)]
         m.d.sync += n.eq(n + push - pop)
+        m.d.comb += self.r_rdy2.eq(n >= 2)
         rest = self.depth - 1   # the words behind the front, in the RAM
         if rest == 0:
             with m.If(push):
@@ -78,4 +93,28 @@ class FrontFIFO(wiring.Component):
             m.d.sync += [self.r_data.eq(rp.data), rptr.eq(inc(rptr))]
         with m.Elif(push & to_front):
             m.d.sync += self.r_data.eq(self.w_data)
+        if self.peek:
+            self._peek(m, n, pop, push, wp.en, wptr, rptr, inc)
         return m
+
+    def _peek(self, m, n, pop, push, ram_we, wptr, rptr, inc):
+        """``r_next``: the peeked bits of the second oldest word, a register, kept beside a register copy of
+        the same bits of each RAM entry (the word behind the second is read from the copy, not the RAM)."""
+        mask, rest = self.peek, self.depth - 1
+        side = [Signal(self.width, name=f"side_{k}") for k in range(rest)]
+        w_bits = self.w_data & mask
+        for k in range(rest):
+            with m.If(ram_we & (wptr == k)):
+                m.d.sync += side[k].eq(w_bits)
+        after = Signal(self.width)   # the copy of the entry behind the second (read when n >= 3)
+        nxt = inc(rptr)
+        sel = side[0]
+        for k in range(1, rest):
+            sel = Mux(nxt == k, side[k], sel)
+        m.d.comb += after.eq(sel)
+        # the second word after the edge: the word written now when it lands second (one word held and none
+        # leaves, or two held and the front leaves), the entry behind it when the front leaves with three held
+        with m.If(push & (((n == 1) & ~pop) | ((n == 2) & pop))):
+            m.d.sync += self.r_next.eq(w_bits)
+        with m.Elif(pop & (n >= 3)):
+            m.d.sync += self.r_next.eq(after)

@@ -13,11 +13,16 @@ from a register to a register or a buffer's write port:
 * **row**: the row register writes ``RB[p, c, v]`` (``rb_ip_<p>_col_<c>_ivc_<v>``, a
   :class:`~radixnet.hdl.front_fifo.FrontFIFO` of ``Bs`` flits at the sub-switch: its front a register, so SA
   reads no RAM).
-* **SA**, per sub-switch (:class:`~radixnet.hdl.alloc.sa.SubSwitchAllocator`): a ``G × G`` separable
-  allocation on its row buffers' fronts and its own credits for the column buffers; the granted flit leaves
-  its row buffer (a credit back to the input through ``rb_ret_*``, a register) into the **column register**
-  of its output (``col_*_op_<o>_row_<r>``) with ``vc`` the output VC.
-* **column**: the column register writes ``CB[o, r, w]`` (``cb_op_<o>_row_<r>_ovc_<w>``, at the output).
+* **SA**, per sub-switch (:class:`~radixnet.hdl.alloc.sa.SubSwitchAllocator`): per output of the column a
+  round-robin arbiter over the ``G · V`` row buffers' fronts, on the sub-switch's own credits for the column
+  buffers, into the sub-switch's **grant registers** (``sag_pop_ip_<p>_col_<c>``: the row-buffer VCs
+  granted; ``sag_gnt_op_<o>_row_<r>``, ``sag_ovc_op_<o>_row_<r>``: the lane granted and the output VC). SA's arbitration ends at a register
+  beside it; no grant drives a buffer or a wire to the outputs in SA's cycle.
+* **column**: the grant registers select the granted flit off its row buffer's front (``sag_ent_*``) and
+  write it, with ``vc`` the output VC, into ``CB[o, r, w]`` (``cb_op_<o>_row_<r>_ovc_<w>``, at the output);
+  the row buffer pops, and its credit is on its way back to the input (``rb_ret_*``, counted at the cycle's
+  end). A row-buffer VC granted in the last cycle shows SA the flit behind the leaving one (its head and tail
+  bits, output and class: :class:`~radixnet.hdl.front_fifo.FrontFIFO`'s ``r_next``, a register).
 * **GO**, per output (:class:`~radixnet.hdl.alloc.column.ColumnArbiter`): one column buffer round robin whose
   front may go (a credit; a head an idle output VC); the flit leaves its column buffer (a credit back to the
   sub-switch through ``cb_ret_*``, a register) into the output register, on the link the next cycle.
@@ -126,47 +131,58 @@ class SubswitchStages:
                 with m.If(pick[v] & iu.front_flit_ivc[v].head):
                     m.d.sync += ri_o[v].eq(o_v[v])
 
-        # ---- row buffers, SA per sub-switch, column registers
+        # ---- row buffers, SA per sub-switch and its grant registers; the column stage moves the granted flits
         col_valid = [[Signal(name=f"col_valid_op_{o}_row_{r}") for r in range(Q)] for o in range(P)]
         col_w = [[Signal(vw, name=f"col_ovc_op_{o}_row_{r}") for r in range(Q)] for o in range(P)]
         col_ent = [[Signal(ent, name=f"col_ent_op_{o}_row_{r}") for r in range(Q)] for o in range(P)]
         cb_ret = [[[Signal(name=f"cb_ret_op_{o}_row_{r}_ovc_{w}") for w in range(V)] for r in range(Q)]
                   for o in range(P)]
+        # the bits of a row buffer's second flit SA reads (a register beside the buffer): its head and tail
+        # bits, output and class
+        fl_off = ent["flit"].offset
+        peek = 0
+        for off, width in ((fl_off + lay["head"].offset, 1), (fl_off + lay["tail"].offset, 1),
+                           (ent["ol"].offset, lw), (ent["cls"].offset, kb)):
+            peek |= ((1 << width) - 1) << off
         for r, ins in enumerate(rows):
             for c, outs in enumerate(rows):
                 ovcs = [1 if is_eject[o] else V for o in outs]
                 sa = SubSwitchAllocator(len(ins), ovcs, V, K, Bs, check=self.check)
                 m.submodules[f"sa_row_{r}_col_{c}"] = sa
                 errors.append(sa.error)
+                # SA's grants, registered: per input the row-buffer VCs granted (their flits leave in the column
+                # stage, the next cycle), per output the lane granted (input i's VC v: i * V + v) and the output VC
+                sag_pop = [Signal(V, name=f"sag_pop_ip_{p}_col_{c}") for p in ins]
+                sag_gnt = [Signal(len(ins) * V, name=f"sag_gnt_op_{o}_row_{r}") for o in outs]
+                sag_w = [Signal(vw, name=f"sag_ovc_op_{o}_row_{r}") for o in outs]
                 fronts = []
                 for i, p in enumerate(ins):
-                    fr = []
+                    m.d.sync += sag_pop[i].eq(sa.pop_in_ivc[i])
                     for v in range(V):
-                        fifo = FrontFIFO(ent.size, Bs)
+                        fifo = FrontFIFO(ent.size, Bs, peek=peek)
                         m.submodules[f"rb_ip_{p}_col_{c}_ivc_{v}"] = fifo
                         wr = row_valid[p] & (row_col[p] == c) & (row_vc[p] == v)
                         m.d.comb += [fifo.w_en.eq(wr), fifo.w_data.eq(row_ent[p])]
                         if self.check:
                             m.d.sync += Assert(~wr | fifo.w_rdy, "Router: row buffer overflow")
-                        front = data.View(ent, fifo.r_data)
-                        m.d.comb += [sa.rdy_in_ivc[i][v].eq(fifo.r_rdy), sa.o_in_ivc[i][v].eq(front.ol),
-                                     sa.cls_in_ivc[i][v].eq(front.cls), sa.head_in_ivc[i][v].eq(front.flit.head),
-                                     sa.tail_in_ivc[i][v].eq(front.flit.tail),
-                                     fifo.r_en.eq(sa.pop_in_ivc[i][v])]
-                        m.d.sync += rb_ret[p][c][v].eq(sa.pop_in_ivc[i][v])
-                        fr.append(fifo.r_data)
-                    picked = Signal(ent, name=f"sa_pick_ent_ip_{p}_col_{c}")
-                    m.d.comb += picked.eq(mux_onehot(sa.pick_in_ivc[i], fr))
-                    fronts.append(picked)
+                        # a VC granted in the last cycle: its front leaves now, SA sees the flit behind it
+                        gone = sag_pop[i][v]
+                        front, nxt = data.View(ent, fifo.r_data), data.View(ent, fifo.r_next)
+                        m.d.comb += [sa.rdy_in_ivc[i][v].eq(Mux(gone, fifo.r_rdy2, fifo.r_rdy)),
+                                     sa.o_in_ivc[i][v].eq(Mux(gone, nxt.ol, front.ol)),
+                                     sa.cls_in_ivc[i][v].eq(Mux(gone, nxt.cls, front.cls)),
+                                     sa.head_in_ivc[i][v].eq(Mux(gone, nxt.flit.head, front.flit.head)),
+                                     sa.tail_in_ivc[i][v].eq(Mux(gone, nxt.flit.tail, front.flit.tail)),
+                                     fifo.r_en.eq(gone), rb_ret[p][c][v].eq(gone)]
+                        fronts.append(fifo.r_data)
                 for j, o in enumerate(outs):
                     for w in range(ovcs[j]):
                         m.d.comb += sa.ret_op_ovc[j][w].eq(cb_ret[o][r][w])
-                    g = sa.gnt_op_in[j]
-                    e = Signal(ent, name=f"sa_ent_op_{o}_row_{r}")
-                    m.d.comb += e.eq(mux_onehot(g, fronts))
-                    out = Signal(ent, name=f"sa_out_op_{o}_row_{r}")
-                    m.d.comb += [out.eq(e), out.flit.vc.eq(0 if is_eject[o] else sa.ovc_op[j])]
-                    m.d.sync += [col_valid[o][r].eq(g.any()), col_w[o][r].eq(sa.ovc_op[j]), col_ent[o][r].eq(out)]
+                    m.d.sync += [sag_gnt[j].eq(sa.gnt_op_lane[j]), sag_w[j].eq(sa.ovc_op[j])]
+                    e = Signal(ent, name=f"sag_ent_op_{o}_row_{r}")
+                    m.d.comb += e.eq(mux_onehot(sag_gnt[j], fronts))
+                    m.d.comb += [col_ent[o][r].eq(e), col_ent[o][r].flit.vc.eq(0 if is_eject[o] else sag_w[j]),
+                                 col_valid[o][r].eq(sag_gnt[j].any()), col_w[o][r].eq(sag_w[j])]
 
         # ---- column buffers and GO per output; the output register
         for o in range(P):

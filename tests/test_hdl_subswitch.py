@@ -109,10 +109,11 @@ def test_tree_lints_clean(tmp_path, capsys):
     assert "lint clean" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
 def test_front_fifo_is_a_fifo(depth):
     """:class:`~radixnet.hdl.front_fifo.FrontFIFO` against a deque, random reads and writes: the front, the
-    ready bits and the level every cycle; a word written at the edge ending t is readable in t + 1."""
+    ready bits and the level every cycle, and the peeked bits of the second word (``r_next``, the row buffers'
+    view for SA after a grant); a word written at the edge ending t is readable in t + 1."""
     import random
     from collections import deque
 
@@ -120,18 +121,22 @@ def test_front_fifo_is_a_fifo(depth):
 
     from radixnet.hdl.front_fifo import FrontFIFO
 
-    dut = FrontFIFO(8, depth)
+    mask = 0b10110101
+    dut = FrontFIFO(8, depth, peek=mask)
     rng = random.Random(depth)
     ref = deque()
 
     async def bench(ctx):
-        for t in range(400):
+        for t in range(600):
             assert ctx.get(dut.level) == len(ref)
             assert ctx.get(dut.r_rdy) == (len(ref) > 0) and ctx.get(dut.w_rdy) == (len(ref) < depth)
+            assert ctx.get(dut.r_rdy2) == (len(ref) > 1)
             if ref:
                 assert ctx.get(dut.r_data) == ref[0], f"cycle {t}"
+            if len(ref) > 1:
+                assert ctx.get(dut.r_next) == ref[1] & mask, f"cycle {t}"
             pop = bool(ref) and rng.random() < 0.5
-            push = len(ref) < depth and rng.random() < 0.6
+            push = len(ref) < depth and rng.random() < (0.6 if t < 300 else 0.45)
             word = rng.randrange(256)
             ctx.set(dut.r_en, pop)
             ctx.set(dut.w_en, push)

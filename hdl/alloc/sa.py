@@ -7,12 +7,15 @@ counter per column buffer (returned a cycle after the output pops, so counted at
 the pop), whether a packet of its own holds it, and which output VC each of its row-buffer VCs is bound to.
 Nothing here reads another sub-switch or an output's state.
 
-Per cycle: a row-buffer VC is **eligible** when its front flit is a head with an output VC of its class whose
-column buffer no packet holds and has a credit (it is given the one with the most credits, ties to the lowest
-index), or a body or tail whose bound column buffer has a credit. Each input picks one eligible VC round
-robin (``ptr_sa_in``), each output grants one of the inputs that picked it round robin (``ptr_sa_out``);
-both pointers move on a grant only. A granted head of a packet longer than a flit holds its column buffer and
-binds its VC to the output VC; a granted tail releases both.
+Per cycle, per output of the column, one round-robin arbiter (``ptr_sa``, moving past a grant only) over the
+``G · V`` row-buffer VCs (lanes ``i · V + v``) whose front flit is for it and may go: a head with an output VC
+of its class whose column buffer no packet holds and has a credit (it is given the one with the most credits,
+ties to the lowest index), a body or tail whose bound column buffer has a credit. There is no input arbiter:
+each row buffer has its own read port, so two VCs of one input may leave for two outputs in one cycle. A
+granted head of a packet longer than a flit holds its column buffer and binds its VC to the output VC; a
+granted tail releases both. The grants are outputs of logic: the router registers them, and the granted
+flits leave their row buffers a cycle later (so a row-buffer VC granted in the last cycle shows this
+allocator the flit behind the one leaving).
 
 Examples
 --------
@@ -63,11 +66,9 @@ class SubSwitchAllocator(wiring.Component):
     ret_op_ovc : list of Signal, in
         Per output of the column, a credit of each of its column buffers coming back (bit ``w``).
     pop_in_ivc : list of Signal(n_vcs), out
-        Per input, the row-buffer VC granted (one-hot, or 0).
-    pick_in_ivc : list of Signal(n_vcs), out
-        Per input, the VC its input arbiter picked (one-hot, or 0), granted or not: the crossbar's first select.
-    gnt_op_in : list of Signal(n_in), out
-        Per output, the input granted (one-hot, or 0).
+        Per input, the row-buffer VCs granted (by different outputs; 0 when none).
+    gnt_op_lane : list of Signal(n_in * n_vcs), out
+        Per output, the lane granted (one-hot over ``i * n_vcs + v``, or 0).
     ovc_op : list of Signal, out
         Per output, the output VC of its grant (the column buffer it writes).
     error : Signal(1), out
@@ -95,8 +96,7 @@ class SubSwitchAllocator(wiring.Component):
             "tail_in_ivc": In(V).array(G),
             "ret_op_ovc": In(V).array(len(ovcs)),
             "pop_in_ivc": Out(V).array(G),
-            "pick_in_ivc": Out(V).array(G),
-            "gnt_op_in": Out(G).array(len(ovcs)),
+            "gnt_op_lane": Out(G * V).array(len(ovcs)),
             "ovc_op": Out(vw).array(len(ovcs)),
             "error": Out(1),
         })
@@ -140,56 +140,34 @@ class SubSwitchAllocator(wiring.Component):
                 for kk in (range(K) if W == 1 else [k]):   # an ejection output's one VC serves every class
                     best_jk[j][kk], any_jk[j][kk] = best, any_free
 
-        # ---- eligibility and the head's output VC, per input VC (only its own output's column buffers)
-        elig = [Signal(V, name=f"sa_elig_in_{i}") for i in range(G)]
-        ovc = [[Signal(vw, name=f"sa_w_in_{i}_ivc_{v}") for v in range(V)] for i in range(G)]
-        for i in range(G):
-            for v in range(V):
-                o_sel, cls = self.o_in_ivc[i][v], self.cls_in_ivc[i][v]
-                head = self.head_in_ivc[i][v]
-                sel = [[(o_sel == j) & ((cls == k) if K > 1 else 1) for k in range(K)] for j in range(J)]
-                best = or_all([Mux(sel[j][k], best_jk[j][k], 0) for j in range(J) for k in range(K)])
-                any_free = Cat(*[sel[j][k] & any_jk[j][k] for j in range(J) for k in range(K)]).any()
-                # a body: its bound column buffer has a credit
-                avail_w = []
-                for w in range(V):
-                    a_terms = [(o_sel == j) & cred[j][w].ge[0] for j, W in enumerate(self.ovcs) if w < W]
-                    avail_w.append(Cat(*a_terms).any() if a_terms else Const(0, 1))
-                m.d.comb += ovc[i][v].eq(Mux(head, best, bound[i][v]))
-                body_ok = Cat(*[(bound[i][v] == w) & avail_w[w] for w in range(V)]).any()
-                m.d.comb += elig[i][v].eq(self.rdy_in_ivc[i][v] & Mux(head, any_free, body_ok))
-
-        # ---- separable, input first: per input one VC, per output one input; pointers move on a grant
-        in_arb = []
-        pick_o = []
-        for i in range(G):
-            arb = RoundRobinArbiter(V)
-            m.submodules[f"sa_in_arb_in_{i}"] = arb
-            m.d.comb += [arb.req.eq(elig[i]), self.pick_in_ivc[i].eq(arb.gnt)]
-            in_arb.append(arb)
-            po = Signal(len(self.o_in_ivc[i][0]), name=f"sa_pick_o_in_{i}")
-            m.d.comb += po.eq(mux_onehot(arb.gnt, [self.o_in_ivc[i][v] for v in range(V)]))
-            pick_o.append(po)
-        granted = [[] for _ in range(G)]
+        # ---- per output, its requests: a lane whose front flit is for it and may go (a head: a free column buffer
+        # of its class, from the registers above; a body or tail: its bound column buffer has a credit), and the
+        # output VC each would take
+        pop = [[[] for _ in range(V)] for _ in range(G)]
+        w_gnt = [[[] for _ in range(V)] for _ in range(G)]
         for j, W in enumerate(self.ovcs):
-            arb = RoundRobinArbiter(G)
-            m.submodules[f"sa_out_arb_op_{j}"] = arb
-            req = Cat(*[in_arb[i].gnt.any() & (pick_o[i] == j) for i in range(G)])
-            m.d.comb += [arb.req.eq(req), arb.update.eq(1), self.gnt_op_in[j].eq(arb.gnt)]
+            req, w_lane, hd_lane, tl_lane = [], [], [], []
             for i in range(G):
-                granted[i].append(arb.gnt[i])
-            # the grant's output VC, head and tail (the input's picked VC)
-            w_pick = [Signal(vw, name=f"sa_wpick_in_{i}_op_{j}") for i in range(G)]
-            for i in range(G):
-                m.d.comb += w_pick[i].eq(mux_onehot(in_arb[i].gnt, [ovc[i][v] for v in range(V)]))
+                for v in range(V):
+                    cls, head = self.cls_in_ivc[i][v], self.head_in_ivc[i][v]
+                    sel_k = [(cls == k) if K > 1 else Const(1, 1) for k in range(K)]
+                    free = Cat(*[sel_k[k] & any_jk[j][k] for k in range(K)]).any()
+                    best = or_all([Mux(sel_k[k], best_jk[j][k], 0) for k in range(K)])
+                    body_ok = Cat(*[(bound[i][v] == w) & cred[j][w].ge[0] for w in range(W)]).any()
+                    r = Signal(name=f"sa_req_op_{j}_in_{i}_ivc_{v}")
+                    m.d.comb += r.eq(self.rdy_in_ivc[i][v] & (self.o_in_ivc[i][v] == j) & Mux(head, free, body_ok))
+                    req.append(r)
+                    w_lane.append(Mux(head, best, bound[i][v]))
+                    hd_lane.append(head)
+                    tl_lane.append(self.tail_in_ivc[i][v])
+            arb = RoundRobinArbiter(G * V)
+            m.submodules[f"sa_arb_op_{j}"] = arb
+            m.d.comb += [arb.req.eq(Cat(*req)), arb.update.eq(1), self.gnt_op_lane[j].eq(arb.gnt)]
             w_g = Signal(vw, name=f"sa_w_op_{j}")
             hd = Signal(name=f"sa_head_op_{j}")
             tl = Signal(name=f"sa_tail_op_{j}")
-            m.d.comb += [w_g.eq(mux_onehot(arb.gnt, w_pick) if W > 1 else 0),
-                         hd.eq((arb.gnt & Cat(*[(in_arb[i].gnt & self.head_in_ivc[i]).any() for i in range(G)]))
-                               .any()),
-                         tl.eq((arb.gnt & Cat(*[(in_arb[i].gnt & self.tail_in_ivc[i]).any() for i in range(G)]))
-                               .any()),
+            m.d.comb += [w_g.eq(mux_onehot(arb.gnt, w_lane) if W > 1 else 0),
+                         hd.eq((arb.gnt & Cat(*hd_lane)).any()), tl.eq((arb.gnt & Cat(*tl_lane)).any()),
                          self.ovc_op[j].eq(w_g)]
             for w in range(W):
                 take = arb.gnt.any() & (w_g == w)
@@ -198,12 +176,15 @@ class SubSwitchAllocator(wiring.Component):
                     m.d.sync += lock[j][w].eq(1)
                 with m.If(take & tl):
                     m.d.sync += lock[j][w].eq(0)
+            for i in range(G):
+                for v in range(V):
+                    pop[i][v].append(arb.gnt[i * V + v])
+                    w_gnt[i][v].append(Mux(arb.gnt[i * V + v], w_g, 0))
+        # ---- the lanes granted leave (a head binds its VC to the output VC it was given)
         for i in range(G):
-            g = Signal(name=f"sa_granted_in_{i}")
-            m.d.comb += [g.eq(Cat(*granted[i]).any()), in_arb[i].update.eq(g),
-                         self.pop_in_ivc[i].eq(Mux(g, in_arb[i].gnt, 0))]
+            m.d.comb += self.pop_in_ivc[i].eq(Cat(*[Cat(*pop[i][v]).any() for v in range(V)]))
             for v in range(V):
-                with m.If(g & in_arb[i].gnt[v] & self.head_in_ivc[i][v] & ~self.tail_in_ivc[i][v]):
-                    m.d.sync += bound[i][v].eq(ovc[i][v])
+                with m.If(self.pop_in_ivc[i][v] & self.head_in_ivc[i][v] & ~self.tail_in_ivc[i][v]):
+                    m.d.sync += bound[i][v].eq(or_all(w_gnt[i][v]))
         m.d.comb += self.error.eq(Cat(*errors).any())
         return m
