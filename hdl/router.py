@@ -522,7 +522,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         self._side_layout = side
         ius = []
         for p in range(P):
-            iu = (FrontInputUnit if split or sub else InputUnit)(V, B, lay, check=self.check, side_shape=side)
+            iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
             m.submodules[f"input_ip_{p}"] = iu
             m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
             if self.lookahead:

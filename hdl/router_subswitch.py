@@ -6,8 +6,7 @@ column ``c``'s outputs. Every decision reads the state of one place, and every w
 from a register to a register or a buffer's write port:
 
 * **RI**, per input ``p`` (:class:`~radixnet.hdl.alloc.ri.InputSelect`): one VC round robin whose front flit
-  (the input unit's front register, :class:`~radixnet.hdl.input_unit.FrontInputUnit`, with its stored
-  lookahead route: RI reads no buffer RAM) has a credit for its row buffer ``RB[p, c, v]``
+  (the input unit's, with its stored lookahead route) has a credit for its row buffer ``RB[p, c, v]``
   (``rb_credit_ip_<p>_col_<c>_ivc_<v>``, counters at the input); the flit leaves its input buffer into the
   **row register** (``row_*_ip_<p>``) with its output and, for a head, its ``hops`` from the lookahead. A
   body's output is its head's (``ri_o_ip_<p>_ivc_<v>``, written when the head goes).
@@ -98,18 +97,13 @@ class SubswitchStages:
             o_v = [Signal(pw, name=f"ri_out_ip_{p}_ivc_{v}") for v in range(V)]
             c_v = [Signal(ptr_width(Q), name=f"ri_col_ip_{p}_ivc_{v}") for v in range(V)]
             elig = Signal(V, name=f"ri_elig_ip_{p}")
-            # the front flit of each VC and its stored route, from the input unit's front register (RI reads no
-            # buffer RAM)
-            front_valid = Cat(*[iu.nge_ivc[v][0] for v in range(V)])
-            front_flit = [data.View(lay, iu.front0_ivc[v][:lay.size]) for v in range(V)]
-            front_side = [data.View(self._side_layout, iu.front0_ivc[v][lay.size:]) for v in range(V)]
             for v in range(V):
-                f, side = front_flit[v], front_side[v]
+                f, side = iu.front_flit_ivc[v], iu.front_side_ivc[v]
                 m.d.comb += o_v[v].eq(Mux(f.head, side.port, ri_o[v]))
                 # the column, o // G, as a sum of compares at the column boundaries (no divider)
                 m.d.comb += c_v[v].eq(sum((o_v[v] >= c * self.group for c in range(1, Q)), Const(0, ptr_width(Q))))
                 has_credit = Cat(*[rbc[c][v].ge[0] for c in range(Q)]).bit_select(c_v[v], 1)
-                m.d.comb += elig[v].eq(front_valid[v] & (~f.head | side.valid) & has_credit)
+                m.d.comb += elig[v].eq(iu.front_valid_ivc[v] & (~f.head | side.valid) & has_credit)
             sel = InputSelect(V, 1)
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
@@ -124,17 +118,17 @@ class SubswitchStages:
                     m.d.comb += rbc[c][v].take.eq(pick[v] & (c_pick == c))
             # the flit into the row register, a head with its hops (the lookahead's, §R8a)
             fl = Signal(lay, name=f"ri_flit_ip_{p}")
-            m.d.comb += fl.eq(mux_onehot(pick, front_flit))
-            hops = mux_onehot(pick, [front_side[v].hops_out for v in range(V)])
+            m.d.comb += fl.eq(mux_onehot(pick, [iu.front_flit_ivc[v] for v in range(V)]))
+            hops = mux_onehot(pick, [iu.front_side_ivc[v].hops_out for v in range(V)])
             with m.If(fl.head):
                 m.d.comb += fl.hops.eq(hops)
             e = Signal(ent, name=f"ri_ent_ip_{p}")
             m.d.comb += [e.flit.eq(fl), e.ol.eq(o_pick - c_pick * self.group),
-                         e.cls.eq(mux_onehot(pick, [front_side[v].cls for v in range(V)]))]
+                         e.cls.eq(mux_onehot(pick, [iu.front_side_ivc[v].cls for v in range(V)]))]
             m.d.sync += [row_valid[p].eq(pick.any()), row_col[p].eq(c_pick), row_ent[p].eq(e),
                          row_vc[p].eq(onehot_index(pick, V))]
             for v in range(V):
-                with m.If(pick[v] & front_flit[v].head):
+                with m.If(pick[v] & iu.front_flit_ivc[v].head):
                     m.d.sync += ri_o[v].eq(o_v[v])
 
         # ---- row buffers, SA per sub-switch and its grant registers; the column stage moves the granted flits
