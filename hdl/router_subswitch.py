@@ -16,8 +16,9 @@ from a register to a register or a buffer's write port:
 * **SA**, per sub-switch (:class:`~radixnet.hdl.alloc.sa.SubSwitchAllocator`): per output of the column a
   round-robin arbiter over the ``G · V`` row buffers' fronts, on the sub-switch's own credits for the column
   buffers, into the sub-switch's **grant registers** (``sag_pop_ip_<p>_col_<c>``: the row-buffer VCs
-  granted; ``sag_gnt_op_<o>_row_<r>``, ``sag_ovc_op_<o>_row_<r>``: the lane granted and the output VC). SA's arbitration ends at a register
-  beside it; no grant drives a buffer or a wire to the outputs in SA's cycle.
+  granted; ``sag_gnt_op_<o>_row_<r>``, ``sag_ovc_op_<o>_row_<r>``: the lane granted and the output VC).
+  SA's arbitration ends at a register beside it; no grant drives a buffer or a wire to the outputs in SA's
+  cycle.
 * **column**: the grant registers select the granted flit off its row buffer's front (``sag_ent_*``) and
   write it, with ``vc`` the output VC, into ``CB[o, r, w]`` (``cb_op_<o>_row_<r>_ovc_<w>``, at the output);
   the row buffer pops, and its credit is on its way back to the input (``rb_ret_*``, counted at the cycle's
