@@ -13,9 +13,11 @@ of its class whose column buffer no packet holds and has a credit (it is given t
 ties to the lowest index), a body or tail whose bound column buffer has a credit. There is no input arbiter:
 each row buffer has its own read port, so two VCs of one input may leave for two outputs in one cycle. A
 granted head of a packet longer than a flit holds its column buffer and binds its VC to the output VC; a
-granted tail releases both. The grants are outputs of logic: the router registers them, and the granted
-flits leave their row buffers a cycle later (so a row-buffer VC granted in the last cycle shows this
-allocator the flit behind the one leaving).
+granted tail releases both. Each arbiter is :class:`~radixnet.hdl.alloc.go.OutputArbiter` (the pointer a
+thermometer-mask register, one carry chain), and every update (the credit taken, the lock, the binding) is one
+AND-OR of its one-hot grant with values computed per lane beside the request. The grants are outputs of logic:
+the router registers them, and the granted flits leave their row buffers a cycle later (so a row-buffer VC
+granted in the last cycle shows this allocator the flit behind the one leaving).
 
 Examples
 --------
@@ -30,8 +32,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..arbiter import RoundRobinArbiter, check_int, mux_onehot, or_all, ptr_width, reject
+from ..arbiter import check_int, or_all, ptr_width, reject
 from ..credits import CreditCounter
+from .go import OutputArbiter
 
 __all__ = ["SubSwitchAllocator"]
 
@@ -141,15 +144,17 @@ class SubSwitchAllocator(wiring.Component):
                     best_jk[j][kk], any_jk[j][kk] = best, any_free
 
         # ---- per output, its requests: a lane whose front flit is for it and may go (a head: a free column buffer
-        # of its class, from the registers above; a body or tail: its bound column buffer has a credit), and the
-        # output VC each would take
+        # of its class, from the registers above; a body or tail: its bound column buffer has a credit); beside
+        # each request, from the same registers and fronts, what a grant of that lane would do: the column
+        # buffer it takes (one-hot over w), whether it locks or releases it, the output VC a head binds. After
+        # the arbiter's chain each update is one AND-OR of the one-hot grant with these (no index, no compare).
         pop = [[[] for _ in range(V)] for _ in range(G)]
-        w_gnt = [[[] for _ in range(V)] for _ in range(G)]
+        bind = [[[] for _ in range(V)] for _ in range(G)]
         for j, W in enumerate(self.ovcs):
-            req, w_lane, hd_lane, tl_lane = [], [], [], []
+            req, tk_lane, set_lane, clr_lane, w_lane = [], [], [], [], []
             for i in range(G):
                 for v in range(V):
-                    cls, head = self.cls_in_ivc[i][v], self.head_in_ivc[i][v]
+                    cls, head, tail = self.cls_in_ivc[i][v], self.head_in_ivc[i][v], self.tail_in_ivc[i][v]
                     sel_k = [(cls == k) if K > 1 else Const(1, 1) for k in range(K)]
                     free = Cat(*[sel_k[k] & any_jk[j][k] for k in range(K)]).any()
                     best = or_all([Mux(sel_k[k], best_jk[j][k], 0) for k in range(K)])
@@ -157,34 +162,44 @@ class SubSwitchAllocator(wiring.Component):
                     r = Signal(name=f"sa_req_op_{j}_in_{i}_ivc_{v}")
                     m.d.comb += r.eq(self.rdy_in_ivc[i][v] & (self.o_in_ivc[i][v] == j) & Mux(head, free, body_ok))
                     req.append(r)
-                    w_lane.append(Mux(head, best, bound[i][v]))
-                    hd_lane.append(head)
-                    tl_lane.append(self.tail_in_ivc[i][v])
-            arb = RoundRobinArbiter(G * V)
+                    wl = Signal(vw, name=f"sa_w_op_{j}_in_{i}_ivc_{v}")
+                    m.d.comb += wl.eq(Mux(head, best, bound[i][v]) if W > 1 else 0)
+                    tk = Signal(W, name=f"sa_tk_op_{j}_in_{i}_ivc_{v}")
+                    m.d.comb += tk.eq(Cat(*[wl == w for w in range(W)]))
+                    w_lane.append(wl)
+                    tk_lane.append(tk)
+                    set_lane.append(Mux(head & ~tail, tk, 0))
+                    clr_lane.append(Mux(tail, tk, 0))
+            arb = OutputArbiter(G * V, 1)   # round robin, the pointer a thermometer-mask register, one chain
             m.submodules[f"sa_arb_op_{j}"] = arb
-            m.d.comb += [arb.req.eq(Cat(*req)), arb.update.eq(1), self.gnt_op_lane[j].eq(arb.gnt)]
-            w_g = Signal(vw, name=f"sa_w_op_{j}")
-            hd = Signal(name=f"sa_head_op_{j}")
-            tl = Signal(name=f"sa_tail_op_{j}")
-            m.d.comb += [w_g.eq(mux_onehot(arb.gnt, w_lane) if W > 1 else 0),
-                         hd.eq((arb.gnt & Cat(*hd_lane)).any()), tl.eq((arb.gnt & Cat(*tl_lane)).any()),
-                         self.ovc_op[j].eq(w_g)]
+            m.d.comb += [arb.req.eq(Cat(*req)), self.gnt_op_lane[j].eq(arb.first)]
+            # the chain's 2n-bit one-hot (the requests at or after the pointer, then all): each select one AND-OR
+            n = G * V
+            low = arb.first_hl
+
+            def by_grant(vals, name, width):
+                sig = Signal(width, name=name)
+                m.d.comb += sig.eq(or_all([Mux(low[x], vals[x % n], 0) for x in range(2 * n)]))
+                return sig
+
+            take = by_grant(tk_lane, f"sa_take_op_{j}", W)
+            lset = by_grant(set_lane, f"sa_lock_set_op_{j}", W)
+            lclr = by_grant(clr_lane, f"sa_lock_clr_op_{j}", W)
+            m.d.comb += self.ovc_op[j].eq(by_grant(w_lane, f"sa_w_op_{j}", vw) if W > 1 else 0)
             for w in range(W):
-                take = arb.gnt.any() & (w_g == w)
-                m.d.comb += cred[j][w].take.eq(take)
-                with m.If(take & hd & ~tl):
-                    m.d.sync += lock[j][w].eq(1)
-                with m.If(take & tl):
-                    m.d.sync += lock[j][w].eq(0)
+                m.d.comb += cred[j][w].take.eq(take[w])
+            m.d.sync += lock[j].eq((lock[j] & ~lclr) | lset)
             for i in range(G):
                 for v in range(V):
-                    pop[i][v].append(arb.gnt[i * V + v])
-                    w_gnt[i][v].append(Mux(arb.gnt[i * V + v], w_g, 0))
+                    g = Signal(name=f"sa_gnt_op_{j}_in_{i}_ivc_{v}")
+                    m.d.comb += g.eq(low[i * V + v] | low[n + i * V + v])
+                    pop[i][v].append(g)
+                    bind[i][v].append(Mux(g, w_lane[i * V + v], 0))
         # ---- the lanes granted leave (a head binds its VC to the output VC it was given)
         for i in range(G):
             m.d.comb += self.pop_in_ivc[i].eq(Cat(*[Cat(*pop[i][v]).any() for v in range(V)]))
             for v in range(V):
                 with m.If(self.pop_in_ivc[i][v] & self.head_in_ivc[i][v] & ~self.tail_in_ivc[i][v]):
-                    m.d.sync += bound[i][v].eq(or_all(w_gnt[i][v]))
+                    m.d.sync += bound[i][v].eq(or_all(bind[i][v]))
         m.d.comb += self.error.eq(Cat(*errors).any())
         return m
