@@ -23,7 +23,8 @@ from a register to a register or a buffer's write port:
   write it, with ``vc`` the output VC, into ``CB[o, r, w]`` (``cb_op_<o>_row_<r>_ovc_<w>``, at the output);
   the row buffer pops, and its credit is on its way back to the input (``rb_ret_*``, counted at the cycle's
   end). A row-buffer VC granted in the last cycle shows SA the flit behind the leaving one (its head and tail
-  bits, output and class: :class:`~radixnet.hdl.front_fifo.FrontFIFO`'s ``r_next``, a register).
+  bits, output and class: :class:`~radixnet.hdl.front_fifo.FrontFIFO`'s view ``v_bits``, a register SA's
+  grant chooses at the edge between the front and the second word, ``r_next``).
 * **GO**, per output (:class:`~radixnet.hdl.alloc.column.ColumnArbiter`): one column buffer round robin whose
   front may go (a credit; a head an idle output VC); the flit leaves its column buffer (a credit back to the
   sub-switch through ``cb_ret_*``, a register) into the output register, on the link the next cycle.
@@ -166,14 +167,16 @@ class SubswitchStages:
                         m.d.comb += [fifo.w_en.eq(wr), fifo.w_data.eq(row_ent[p])]
                         if self.check:
                             m.d.sync += Assert(~wr | fifo.w_rdy, "Router: row buffer overflow")
-                        # a VC granted in the last cycle: its front leaves now, SA sees the flit behind it
+                        # a VC granted in the last cycle: its front leaves now, SA sees the flit behind it (the
+                        # buffer's view register, chosen at the last edge by SA's grant)
                         gone = sag_pop[i][v]
-                        front, nxt = data.View(ent, fifo.r_data), data.View(ent, fifo.r_next)
-                        m.d.comb += [sa.rdy_in_ivc[i][v].eq(Mux(gone, fifo.r_rdy2, fifo.r_rdy)),
-                                     sa.o_in_ivc[i][v].eq(Mux(gone, nxt.ol, front.ol)),
-                                     sa.cls_in_ivc[i][v].eq(Mux(gone, nxt.cls, front.cls)),
-                                     sa.head_in_ivc[i][v].eq(Mux(gone, nxt.flit.head, front.flit.head)),
-                                     sa.tail_in_ivc[i][v].eq(Mux(gone, nxt.flit.tail, front.flit.tail)),
+                        view = data.View(ent, fifo.v_bits)
+                        m.d.comb += [fifo.r_sel.eq(sa.pop_in_ivc[i][v]),
+                                     sa.rdy_in_ivc[i][v].eq(fifo.v_rdy),
+                                     sa.o_in_ivc[i][v].eq(view.ol),
+                                     sa.cls_in_ivc[i][v].eq(view.cls),
+                                     sa.head_in_ivc[i][v].eq(view.flit.head),
+                                     sa.tail_in_ivc[i][v].eq(view.flit.tail),
                                      fifo.r_en.eq(gone), rb_ret[p][c][v].eq(gone)]
                         fronts.append(fifo.r_data)
                 for j, o in enumerate(outs):

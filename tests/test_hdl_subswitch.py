@@ -151,3 +151,47 @@ def test_front_fifo_is_a_fifo(depth):
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
+def test_front_fifo_view(depth):
+    """:class:`~radixnet.hdl.front_fifo.FrontFIFO`'s view against a deque, the reader's protocol of the row
+    buffers (SA decides on the view with ``r_sel``, the word leaves a cycle later with ``r_en``): every cycle
+    ``v_bits`` is the peeked bits of the oldest word not yet selected, ``v_rdy`` whether there is one."""
+    import random
+    from collections import deque
+
+    from amaranth.sim import Simulator
+
+    from radixnet.hdl.front_fifo import FrontFIFO
+
+    mask = 0b11010011
+    dut = FrontFIFO(8, depth, peek=mask)
+    rng = random.Random(100 + depth)
+    ref = deque()
+
+    async def bench(ctx):
+        pop = False   # r_en: the word selected in the last cycle leaves now
+        for t in range(800):
+            seen = int(pop)
+            assert ctx.get(dut.v_rdy) == (len(ref) > seen), f"cycle {t}"
+            if len(ref) > seen:
+                assert ctx.get(dut.v_bits) == ref[seen] & mask, f"cycle {t}"
+            sel = len(ref) > seen and rng.random() < (0.7 if t % 200 < 100 else 0.3)
+            push = len(ref) < depth and rng.random() < 0.55
+            word = rng.randrange(256)
+            ctx.set(dut.r_en, pop)
+            ctx.set(dut.r_sel, sel)
+            ctx.set(dut.w_en, push)
+            ctx.set(dut.w_data, word)
+            await ctx.tick()
+            if pop:
+                ref.popleft()
+            if push:
+                ref.append(word)
+            pop = sel
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
