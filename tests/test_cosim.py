@@ -68,7 +68,7 @@ def test_patterns(traffic):
 
 
 # slow (45 s, its own build): dimension order is a one-class route table, as are the table routings
-# (sp, dor, hdor, dest-tag) of the default runs
+# (sp, dor, dest-tag) of the default runs
 @pytest.mark.slow
 def test_min_dimension_order_two_dimensions():
     """Kim's `min` (dimension order, §R7) on a 2-dimension flattened butterfly, worst-case traffic, wormhole."""
@@ -171,6 +171,11 @@ def test_unsupported_routing_is_refused():
         cosim_network(build(*TINY[:1], **TINY[1]), routing="val", build_root=CACHE)
 
 
+# slow (about 28 s, a build of its own): sp, the routing of the Slim Fly's table, runs at router level by default on the
+# 2-router fbfly (test_router_level_fault_is_caught, test_cli_router_level) and larger routers at router level with
+# the adaptive routings below (the 2DFB's radix 10); tests/test_hdl_router.py holds a Slim Fly router with both of
+# its VC classes to the model cycle by cycle
+@pytest.mark.slow
 def test_router_level_slimfly_q5():
     """One Slim Fly q = 5 router (radix 11), every port driven from the whole network's golden run."""
     v = run_router("slimfly", {"q": 5}, load=0.6, cycles=300, vcs=2, vc_depth=4, seed=6)
@@ -179,7 +184,9 @@ def test_router_level_slimfly_q5():
 
 TABLE_CLASS_CASES = [
     ("torus", {"dims": [4, 4]}, "dor", dict(load=0.8, cycles=300, vc_depth=2), None),   # dateline classes (§R7d)
-    ("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2), TTN_NA),               # hierarchical DOR, 4 classes
+    # hierarchical DOR, 4 classes; slow (about 30 s, a build of its own): the torus above reads its VC class from the
+    # route table by default (and reaches every bin, which the TTN's cannot)
+    pytest.param("ttn", {}, "hdor", dict(load=0.1, cycles=400, vc_depth=2), TTN_NA, marks=pytest.mark.slow),
     # indirect network: a first-stage router, where terminals inject and every output takes credits
     ("butterfly", {}, "dest-tag", dict(load=0.8, cycles=300, vc_depth=2, router=0), None),
 ]

@@ -8,10 +8,10 @@ sequential-allocator routings, multi-flit packets past saturation, the
 smallest buffers (an ejection queue that fills), and the planted faults.
 
 By default: the switch top past saturation, one-flit buffers, router level with ``ugal`` (greedy VA) and
-``clos-ad`` (sequential VA), the planted arbiter and sequential-state faults, and the command line;
+``clos-ad`` (sequential VA), the planted sequential-state fault, and the command line;
 ``tests/test_cosim_corners.py`` and ``tests/test_cosim_speedup.py`` run the sequential and the greedy VA
-whole-network at speedup 2. The other routings, families and buffer depths, and the planted ``eject_hops``, are
-in ``make test-slow``.
+whole-network at speedup 2. The other routings, families and buffer depths, and the planted arbiter fault and
+``eject_hops``, are in ``make test-slow``.
 """
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ def test_hop_comparison_catches_what_the_endpoints_miss():
 
 
 # by default ugal (the greedy VA) and clos-ad (the sequential VA); the table routings and the other families are
-# slow (12 to 38 s each, a build each): tests/test_cosim.py runs them at router level under single-cycle by default
+# slow (12 to 38 s each, a build each): tests/test_cosim.py runs torus dor, butterfly dest-tag and 2dfb-adaptive at
+# router level under single-cycle by default (its Slim Fly and TTN routers under make test-slow)
 SLOW = pytest.mark.slow
 
 
@@ -138,13 +139,21 @@ def test_router_level(family, params, routing, kw):
 
 
 def test_router_level_faults_are_caught():
-    """Frozen output-arbiter pointers (VA and SA) and CLOS AD's stale sequential VA show up at router level."""
-    v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed", **IQ)
-    assert v["mismatches"] > 0
-    assert_router_match(run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, **IQ))
+    """CLOS AD's stale sequential VA shows up at router level (the frozen arbiters: the next test)."""
     v = run_router("fbfly", {"k": 2, "n": 3}, routing="clos-ad", traffic="complement", load=0.9, cycles=200,
                    vcs=2, vc_depth=2, fault="seq_stale_state", **IQ)
     assert v["mismatches"] > 0
+
+
+# slow (two builds of their own): tests/test_cosim.py::test_router_level_fault_is_caught catches the frozen
+# output-arbiter pointer at router level by default (single-cycle, the same router, with the fault-free run beside
+# it), and test_router_level above holds the fault-free iq router to the golden model
+@pytest.mark.slow
+def test_router_level_arbiter_faults_are_caught():
+    """Frozen output-arbiter pointers (VA and SA) show up at router level; the same router without them matches."""
+    v = run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, fault="out_arb_fixed", **IQ)
+    assert v["mismatches"] > 0
+    assert_router_match(run_router(*TINY, load=0.6, cycles=200, vcs=1, vc_depth=2, **IQ))
 
 
 def test_cli_iq_speedup_1():

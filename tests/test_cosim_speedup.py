@@ -105,8 +105,8 @@ def test_single_cycle_bypass_and_full_ejection_queue():
     assert min(exercised(*TINY, **kw)) > 0
 
 
-# slow (42 s per model, a build each): test_cosim.py's test_router_level_slimfly_q5 runs the Slim Fly router by
-# default, and the default speedup-2 runs above cover both models whole-network
+# slow (42 s per model, a build each): the default speedup-2 runs above cover both models whole-network, and
+# test_cosim.py runs routers of table routings at router level by default (its Slim Fly router under make test-slow)
 @pytest.mark.slow
 @pytest.mark.parametrize("router_model", MODELS)
 def test_router_level_slimfly(router_model):
@@ -117,7 +117,7 @@ def test_router_level_slimfly(router_model):
     assert min(exercised("slimfly", {"q": 5}, **kw)) > 0
 
 
-# slow (13 s, its own build): tests/test_cosim_iq.py catches the same planted fault at router level by default
+# slow (13 s, its own build): tests/test_cosim.py catches the same planted fault at router level by default
 @pytest.mark.slow
 def test_router_level_fault_is_caught():
     """A frozen output-arbiter pointer is caught with two grants per output too."""

@@ -115,15 +115,19 @@ def test_cli_egress_options(capsys):
 # ------------------------------------------------------------------ the RTL against the golden model
 @needs_verilator
 @pytest.mark.parametrize("model, S, seeds", [
-    ("single-cycle", 1, (1, 2, 3)),
+    ("single-cycle", 1, (1,)),
     # the other three corners in `make test-slow` (a cold Verilator build each; the default run stays in budget):
     # test_flit_sinks_with_one_slot_under_the_sequential_allocator stalls sinks by default too
     pytest.param("iq", 2, (1, 2), marks=pytest.mark.slow),
-    pytest.param("single-cycle", 2, (1,), marks=pytest.mark.slow), pytest.param("iq", 1, (1, 2), marks=pytest.mark.slow)])
+    pytest.param("single-cycle", 2, (1,), marks=pytest.mark.slow),
+    pytest.param("iq", 1, (1, 2), marks=pytest.mark.slow),
+    # seeds 2 and 3 are slow (about 7 s each, the Verilog again and a replay, on the same build): seed 1 above
+    # drops tready by the same hash and is held to the same checks
+    pytest.param("single-cycle", 1, (2, 3), marks=pytest.mark.slow)])
 def test_axis_sinks_that_drop_tready_at_random(tmp_path, model, S, seeds):
     """Sinks that push back (spec §R3a): every terminal's AXI sink drops ``m_axis_tready`` at random (40 % of the
     cycles), with 2-beat egress FIFOs; the switch matches the golden model cycle for cycle (every packet's
-    bytes, exit port and last-beat cycle) and loses nothing, for several seeds."""
+    bytes, exit port and last-beat cycle) and loses nothing, for several seeds (one by default)."""
     from radixnet.cosim.run import cosim_network
 
     net = build("fbfly", k=2, n=2)
