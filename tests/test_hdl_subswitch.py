@@ -109,6 +109,28 @@ def test_tree_lints_clean(tmp_path, capsys):
     assert "lint clean" in capsys.readouterr().out
 
 
+async def fifo_step(ctx, dut, ref, pop, push, word):
+    """One cycle of a :class:`~radixnet.hdl.front_fifo.FrontFIFO` and of its reference deque ``ref``."""
+    ctx.set(dut.r_en, pop)
+    ctx.set(dut.w_en, push)
+    ctx.set(dut.w_data, word)
+    await ctx.tick()
+    if pop:
+        ref.popleft()
+    if push:
+        ref.append(word)
+
+
+def run_bench(dut, bench):
+    """Run the async testbench ``bench`` on ``dut`` with a clock."""
+    from amaranth.sim import Simulator
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
 def test_front_fifo_is_a_fifo(depth):
     """:class:`~radixnet.hdl.front_fifo.FrontFIFO` against a deque, random reads and writes: the front, the
@@ -116,8 +138,6 @@ def test_front_fifo_is_a_fifo(depth):
     view for SA after a grant); a word written at the edge ending t is readable in t + 1."""
     import random
     from collections import deque
-
-    from amaranth.sim import Simulator
 
     from radixnet.hdl.front_fifo import FrontFIFO
 
@@ -137,20 +157,9 @@ def test_front_fifo_is_a_fifo(depth):
                 assert ctx.get(dut.r_next) == ref[1] & mask, f"cycle {t}"
             pop = bool(ref) and rng.random() < 0.5
             push = len(ref) < depth and rng.random() < (0.6 if t < 300 else 0.45)
-            word = rng.randrange(256)
-            ctx.set(dut.r_en, pop)
-            ctx.set(dut.w_en, push)
-            ctx.set(dut.w_data, word)
-            await ctx.tick()
-            if pop:
-                ref.popleft()
-            if push:
-                ref.append(word)
+            await fifo_step(ctx, dut, ref, pop, push, rng.randrange(256))
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_bench(dut, bench)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
@@ -160,8 +169,6 @@ def test_front_fifo_view(depth):
     ``v_bits`` is the peeked bits of the oldest word not yet selected, ``v_rdy`` whether there is one."""
     import random
     from collections import deque
-
-    from amaranth.sim import Simulator
 
     from radixnet.hdl.front_fifo import FrontFIFO
 
@@ -179,19 +186,8 @@ def test_front_fifo_view(depth):
                 assert ctx.get(dut.v_bits) == ref[seen] & mask, f"cycle {t}"
             sel = len(ref) > seen and rng.random() < (0.7 if t % 200 < 100 else 0.3)
             push = len(ref) < depth and rng.random() < 0.55
-            word = rng.randrange(256)
-            ctx.set(dut.r_en, pop)
             ctx.set(dut.r_sel, sel)
-            ctx.set(dut.w_en, push)
-            ctx.set(dut.w_data, word)
-            await ctx.tick()
-            if pop:
-                ref.popleft()
-            if push:
-                ref.append(word)
+            await fifo_step(ctx, dut, ref, pop, push, rng.randrange(256))
             pop = sel
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_bench(dut, bench)
