@@ -32,7 +32,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..arbiter import check_int, or_all, ptr_width, reject
+from ..arbiter import check_int, mux_onehot, or_all, ptr_width, reject
 from ..credits import CreditCounter
 from .go import OutputArbiter
 
@@ -179,7 +179,7 @@ class SubSwitchAllocator(wiring.Component):
 
             def by_grant(vals, name, width):
                 sig = Signal(width, name=name)
-                m.d.comb += sig.eq(or_all([Mux(low[x], vals[x % n], 0) for x in range(2 * n)]))
+                m.d.comb += sig.eq(mux_onehot(low, vals + vals))
                 return sig
 
             take = by_grant(tk_lane, f"sa_take_op_{j}", W)
