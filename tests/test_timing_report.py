@@ -18,7 +18,7 @@ from radixnet.hdl import timing_report as tr
 def test_small_core_end_to_end(tmp_path):
     """Post-route Fmax, resources, a critical path of named signals, Xilinx counts; the second run is cached,
     and the report names the tools, the seed and each row."""
-    versions = tr._versions()
+    versions = tr.tool_versions()
     row = tr.Row(4, "iq", "greedy", vcs=1, depth=2, width=8)
     got = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
     assert not got["cached"] and got["n_ports"] == 4
@@ -169,3 +169,23 @@ def test_xilinx_counts_alone_are_a_row():
     line = next(ln for ln in text.splitlines() if ln.startswith("| 64 |"))
     assert "not placed (`--no-ecp5`) | - | - | - | - | - | 300000 | 70000 | 3000 | 0 | - |" in line
     assert "synth_xilinx: Yosys 0.23" in text and "Critical paths" not in text
+
+
+def test_unit_rows_in_docs_are_the_units_now():
+    """The allocator rows docs/seq-alloc.md shows (``python -m radixnet.hdl.unit_timing``) were placed from
+    the Verilog the units give now: each cached row's key is recomputed from today's Verilog and the tools'
+    versions it recorded; a change to the unit's hardware fails here until its rows are placed again."""
+    from pathlib import Path
+
+    from radixnet.hdl.unit_timing import UnitRow, main, unit_key, unit_top
+
+    rows = Path(__file__).resolve().parents[1] / "docs" / "timing-rows"
+    doc = (rows.parent / "seq-alloc.md").read_text()
+    for impl, g in (("wavefront", 1), ("wavefront", 2), ("prefix", 1)):
+        row = UnitRow(n=8, n_out=16, s=3, impl=impl, per_stage=g)
+        got = json.loads((rows / f"{row.name}.json").read_text())
+        unit, _, text = unit_top(row)
+        assert got["key"] == unit_key(row, text, got["versions"]), row.name
+        assert got["latency"] == getattr(unit, "latency", 0)
+        assert f"| {got['latency']} | " in doc
+    assert main(["--n", "0"]) == 2 and main(["--per-stage", "1", "--impls", "tree"]) == 2
