@@ -42,9 +42,11 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: terminals' egress (§R3a): ``E`` FIFO flits and ejection credits (0: ideal terminals), the sinks' stall
 #: threshold ``sthr`` (``floor(p_stall * 2**32)``) and hash seed ``sseed``; ``split``: the ``hiradix`` model
 #: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link); ``sub``: the ``subswitch`` model
-#: (§R12: RI | row | SA | column | GO, ``dst`` the cycles from GO to the link) with ports in groups of ``G``.
+#: (§R12: RI | row | SA | column | GO, ``dst`` the cycles from GO to the link) with ports in groups of ``G``;
+#: ``wf``: ``hiradix`` with ``ugal-s`` deciding at the source in the decision line (§R11.2a), ``g`` positions
+#: per serve stage of its wavefront (0: RI's own chain, §R11.2).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
-                               "split sub G")
+                               "split sub G wf")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port "
@@ -81,11 +83,17 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: the RTL, the sub-switch's grant register and the row buffer's front); the pointers of SA's arbiters
 #: ``sw_pout[r, o, g]`` and GO's ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
 #: buffers, ``sw_nret[r]`` its credit returns not yet counted.
+#: The decision line (§R11.2a; other configurations: arrays of one element): per terminal the flits in its
+#: injection port's line, ``wfl[s, c & (W - 1)]`` the flit (-1: none) that leaves the line at the end of cycle
+#: ``c`` and ``wflv`` its VC; per router and port the packet whose head entered the line at the end of the last
+#: cycle (``wfb``, -1: none; ``wfb_n[r]`` of them), decided in this one; ``wf_lw[r]`` the line's length ``Lw``
+#: and ``wf_ptr[r]`` the injection port its allocator serves first.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
-                                "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret")
+                                "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret "
+                                "wfl wflv wfb wfb_n wf_lw wf_ptr")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -129,6 +137,14 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
                                 "sw_lane")
+
+#: An undecided packet's ``phase`` under the decision line (§R11.2a): the line prefers the minimal route or the
+#: non-minimal one (a decided packet's phase is 0 or 1, §R7).
+PREFER_MIN = 2
+PREFER_NM = 3
+#: The decision line's allocator counts at most this many earlier heads of a batch per output (its ``S``: 2-bit
+#: counts, router-spec §R11.2a).
+LINE_S = 3
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1
@@ -274,6 +290,35 @@ def _arrive(fly, n_fly, pipe_flit, pipe_vc, dst_router, dst_port, slot, rs):
         enqueue(rs, dst_router[k], dst_port[k], pipe_vc[k, slot], pipe_flit[k, slot])
         pipe_flit[k, slot] = -1
     n_fly[slot] = 0
+
+
+@compiled(cache=True, _nrt=False)
+def _line(t, lk, tp, rs, slot, L):
+    """§R11.2a, at the end of cycle ``t``: the flits of injection-link slot ``slot`` enter their ports'
+    decision lines, to leave them at the end of ``t + Lw`` (a head is listed in ``wfb``, decided in ``t + 1``),
+    and the flits whose ``Lw`` cycles are over join their input VCs. True when a flit joined a VC."""
+    W = rs.wfl.shape[1]
+    for i in range(lk.n_fly_term[slot]):
+        s = lk.fly_term[slot, i]
+        r = tp.inj_router[s]
+        flit = lk.tpipe_flit[s, slot]
+        k = (t + rs.wf_lw[r]) & (W - 1)
+        rs.wfl[s, k] = flit
+        rs.wflv[s, k] = lk.tpipe_vc[s, slot]
+        lk.tpipe_flit[s, slot] = -1
+        if flit % L == 0:
+            rs.wfb[r, tp.inj_port[s]] = flit // L
+            rs.wfb_n[r] += 1
+    lk.n_fly_term[slot] = 0
+    k = t & (W - 1)
+    moved = False
+    for s in range(rs.wfl.shape[0]):
+        flit = rs.wfl[s, k]
+        if flit >= 0:
+            enqueue(rs, tp.inj_router[s], tp.inj_port[s], rs.wflv[s, k], flit)
+            rs.wfl[s, k] = -1
+            moved = True
+    return moved
 
 
 @compiled(cache=True, inline="always", _nrt=False)
@@ -650,8 +695,11 @@ def _decide(r, p, pid, prm, tp, rs, pk, dec):
             if o_nm >= 0:
                 b = tp.ch_dst[tp.out_ch[r, o_nm]]
                 Hn = 1 + hop_count(coords, b, dr)
-        prefer_min = v_min >= 0 and v_nm >= 0 and \
-            _qlen(credit, rs.qadd, out_term, r, o_min, B) * Hm <= _qlen(credit, rs.qadd, out_term, r, o_nm, B) * Hn + thr
+        if prm.wf > 0:   # the decision line's preference (§R11.2a)
+            prefer_min = v_min >= 0 and v_nm >= 0 and phase != PREFER_NM
+        else:
+            prefer_min = v_min >= 0 and v_nm >= 0 and \
+                _qlen(credit, rs.qadd, out_term, r, o_min, B) * Hm <= _qlen(credit, rs.qadd, out_term, r, o_nm, B) * Hn + thr
         return _ugal_commit(prefer_min, o_min, v_min, o_nm, v_nm, r, b, dec)
     # VAL, or UGAL/CLOS AD after the decision: DOR to the intermediate in phase 0, then to the destination
     if phase == 0 and r == inter:
@@ -1336,6 +1384,59 @@ def _hr_chain(r, prm, tp, rs, pk, sc, nin):
 
 
 @compiled(cache=True, _nrt=False)
+def _hr_decide_line(r, prm, tp, rs, pk, sc):
+    """§R11.2a: the heads that entered router ``r``'s decision lines at the end of the last cycle (``wfb``),
+    decided as hdl/seq_alloc.py's allocator decides (``N`` = the injection ports, in port order, served from
+    ``wf_ptr`` (the spec's ``ptr_line``, one injection port on every cycle), ``S =`` :data:`LINE_S`): each head whose
+    destination is another router chooses the minimal route (cost ``q(o_min)·H(c, d)``) unless the
+    non-minimal one (its intermediate ``b`` neither router) costs less (``q(o_nm)·(H(c, b) + H(b, d)) + θ``),
+    ``q`` from RI's copy (§R11.1) plus one flit per earlier head of the batch that chose the output, at most
+    :data:`LINE_S` of them. The
+    choice is the head's preference at RI (§R7's rule with this comparison: the preferred candidate if
+    available, else the other), kept until its switch traversal commits the decision in ``phase`` (undecided:
+    :data:`PREFER_MIN` or :data:`PREFER_NM`)."""
+    ports = sc.g_list
+    ni = 0
+    for p in range(tp.radix[r]):
+        if tp.in_term[r, p] >= 0:
+            ports[ni] = p
+            ni += 1
+    start = rs.wf_ptr[r]
+    rs.wf_ptr[r] = wrap(start + 1, ni) if ni > 0 else 0
+    if rs.wfb_n[r] == 0:
+        return
+    rs.wfb_n[r] = 0
+    coords, port_to, out_term, credit, qadd, B = tp.coords, tp.port_to, tp.out_term, rs.ri_credit, rs.qadd, prm.B
+    touched = False
+    for i in range(ni):
+        p = ports[wrap(start + i, ni)]
+        pid = rs.wfb[r, p]
+        if pid < 0:
+            continue
+        rs.wfb[r, p] = -1
+        dr = tp.term_router[pk.dst[pid]]
+        if dr == r:
+            continue   # ejected here: nothing to decide
+        o_min = dor_output(coords, port_to, r, dr)
+        c_min = _qlen(credit, qadd, out_term, r, o_min, B) * hop_count(coords, r, dr)
+        b = pk.inter[pid]
+        o = o_min
+        if b != r and b != dr:
+            o_nm = dor_output(coords, port_to, r, b)
+            c_nm = _qlen(credit, qadd, out_term, r, o_nm, B) * (hop_count(coords, r, b) + hop_count(coords, b, dr)) \
+                + prm.thr
+            if c_min > c_nm:
+                o = o_nm
+        pk.phase[pid] = PREFER_MIN if o == o_min else PREFER_NM
+        if qadd[r, o] < LINE_S:
+            qadd[r, o] += 1
+        touched = True
+    if touched:
+        for o in range(rs.qadd.shape[1]):
+            qadd[r, o] = 0
+
+
+@compiled(cache=True, _nrt=False)
 def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
     """Router ``r`` in cycle ``t`` under ``hiradix`` (§R11): IN applies the input side of the grants ST applied
     in ``t - 1``, ST the output side of the grant register, then GO decides the request register and RI makes
@@ -1343,6 +1444,8 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
     RI does not see them, and RI reads the two request registers, ``rq`` and ``rq2``, only for u(v)). True when
     a flit moved."""
     moved = False
+    if prm.wf > 0:
+        _hr_decide_line(r, prm, tp, rs, pk, sc)
     if rs.gi_n[r] > 0:
         moved = _hr_in(r, prm, tp, rs, lk, sc)
     if rs.gr_n[r] > 0:
@@ -1882,7 +1985,10 @@ def run_cycles(t0, t1, prm, tp, rs, lk, src, pk, sc, new, ch_flits, ej_flits, ej
             rs.credit[tp.ch_src[c], tp.ch_src_port[c], v] += lk.cpipe[c, cslot, v]
             lk.cpipe[c, cslot, v] = 0
         lk.n_cred_ch[cslot] = 0
-        _arrive(lk.fly_term, lk.n_fly_term, lk.tpipe_flit, lk.tpipe_vc, tp.inj_router, tp.inj_port, aslot, rs)
+        if prm.wf > 0:   # injection links into the decision lines, the lines' last flits into the buffers
+            moved |= _line(t, lk, tp, rs, aslot, L)
+        else:
+            _arrive(lk.fly_term, lk.n_fly_term, lk.tpipe_flit, lk.tpipe_vc, tp.inj_router, tp.inj_port, aslot, rs)
         for i in range(lk.n_cred_term[cslot]):
             s = lk.cred_term[cslot, i] >> 8
             v = lk.cred_term[cslot, i] & 0xFF
@@ -1938,7 +2044,7 @@ def decide_reference(known: dict) -> bool:
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
-                 sseed=0, split=False, sub=False, G=1)
+                 sseed=0, split=False, sub=False, G=1, wf=0)
     pid, dec = int(known.get("pid", 0)), known["dec"]
     with as_python():   # and the compiled functions it calls: these arrays are not the simulator's types
         ok = bool(_decide(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))

@@ -29,12 +29,14 @@ from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
 from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
 from ..gen.routing import (
+    HYPERX_FAMILIES,
     PRIO,
     ROUTINGS,
     TABLE,
     TUGAL_G,
     TUGAL_L,
     TVAL,
+    UGAL,
     HyperXTables,
     check_clos_adaptive,
     check_deadlock_free,
@@ -69,7 +71,7 @@ class SimulationError(RuntimeError):
 LIMITS: dict[str, tuple[int, int]] = {
     **ROUTER_LIMITS, "packet_length": (1, 1024), "speedup": (1, 16), "link_latency": (1, 1024),
     "measure": (10, 10_000_000), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
-    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "group": (1, 4096),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "group": (1, 4096), "seq_wavefront": (0, 4096),
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000
@@ -159,6 +161,10 @@ class SimConfig:
         terminal and cycle, shared with the co-simulation's testbenches); above 0 needs ``egress_depth >= 1``.
     group : int
         ``subswitch`` only: ports per row and column group ``G`` (§R12), default 4.
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s`` only: the source decision taken in each injection port's decision line by
+        the pipelined sequential allocator (router-spec §R11.2a), ``g`` positions per serve stage; 0
+        (default): RI decides in its own cycle (§R11.2).
     """
 
     net: Network
@@ -183,6 +189,7 @@ class SimConfig:
     egress_depth: int = 0
     sink_stall: float = 0.0
     group: int = 4
+    seq_wavefront: int = 0
 
     def validate(self) -> "SimConfig":
         # cheap checks first: every integer within LIMITS (derived vcs / vc_depth are checked once known)
@@ -209,6 +216,11 @@ class SimConfig:
                 raise ParamError("speedup", f"must be 1 under --router-model subswitch (router-spec §R12: a port "
                                             f"moves one flit a cycle through its row and column buffers), "
                                             f"got {self.speedup}")
+        if self.seq_wavefront and not (self.model.split and plan.code == UGAL
+                                       and plan.routing.allocator == "sequential"):
+            raise ParamError("seq-wavefront", f"needs --router-model hiradix and --routing ugal-s on a HyperX family "
+                                              f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
+                                              f"{self.model.name} and {self.routing} on {self.net.family}")
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)
         make_pattern(self.traffic, self.net, seed=self.seed, **self.traffic_opts)
         r = plan.routing
@@ -646,6 +658,16 @@ class Simulator:
         self.sw_pgo = np.zeros((Rs, Ps), i32)
         self.sw_n = np.zeros(R, i32)   # read by the watchdog under every model
         self.sw_nret = np.zeros(Rs, i32)
+        # hiradix with ugal-s deciding in the decision lines (§R11.2a): Lw = 5 + ceil(n_inj / g) per router
+        g = int(cfg.seq_wavefront)
+        n_inj = (self.in_term >= 0).sum(axis=1)
+        self.wf_lw = (5 + -(-n_inj // g)).astype(i32) if g else np.zeros(R, i32)
+        Wl = 1 << int(self.wf_lw.max(initial=0)).bit_length() if g else 1
+        self.wfl, self.wflv = np.full((T if g else 1, Wl), -1, i32), np.zeros((T if g else 1, Wl), i32)
+        self.wfb, self.wfb_n = np.full((R if g else 1, P), -1, i32), np.zeros(R, i32)
+        self.wf_ptr = np.zeros(R, i32)
+        #: the decision line's cycles, averaged over the terminals (each packet crosses its source's once)
+        self.line_latency = float(self.wf_lw[net.inj_router].mean()) if g else 0.0
         self.fly_ch, self.n_fly_ch = np.zeros((Tl, C), i32), np.zeros(Tl, i32)
         self.fly_term, self.n_fly_term = np.zeros((Tl, T), i32), np.zeros(Tl, i32)
         self.cred_ch, self.n_cred_ch = np.zeros((Tc, C * V), np.int64), np.zeros(Tc, i32)
@@ -663,7 +685,7 @@ class Simulator:
                             dst=model.st_final_delay if model.split or sub else model.traversal_delay(),
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
                             E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
-                            G=int(cfg.group))
+                            G=int(cfg.group), wf=int(cfg.seq_wavefront))
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,
@@ -1152,7 +1174,8 @@ class Simulator:
         result["throughput_noise"] = round(noise, 6)
         if load - accepted > SAT_SIGMAS * noise:
             reasons.append("throughput")
-        zl = zero_load_latency(cfg.model, stats.mean_hops(), L_, cfg.link_latency) if stats.n else None
+        zl = zero_load_latency(cfg.model, stats.mean_hops(), L_, cfg.link_latency) + self.line_latency \
+            if stats.n else None
         if zl and stats.mean_latency() > SAT_LATENCY * zl:
             reasons.append("latency")
         if stats.n:
@@ -1176,7 +1199,7 @@ class Simulator:
             })
             # the spec's zero-load latency at the measured hop count (§R10): the rest is queueing
             result["zero_load_latency"] = round(zero_load_latency(
-                cfg.model, stats.mean_hops(), cfg.packet_length, cfg.link_latency), 4)
+                cfg.model, stats.mean_hops(), cfg.packet_length, cfg.link_latency) + self.line_latency, 4)
         else:
             result.update({"avg_latency": None, "p50_latency": None, "p99_latency": None, "max_latency": None,
                            "avg_hops": None, "minimal_fraction": None})

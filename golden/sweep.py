@@ -138,8 +138,8 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     -------
     dict
         ``topo``, ``params``, :data:`FINGERPRINT_FIELDS`, ``measurement`` (the saturation rule,
-        :data:`radixnet.golden.sim.MEASUREMENT`), ``router_model`` (unless single-cycle) and
-        ``egress_depth``/``sink_stall`` (unless 0), in
+        :data:`radixnet.golden.sim.MEASUREMENT`), ``router_model`` (unless single-cycle),
+        ``egress_depth``/``sink_stall`` (unless 0), ``group`` (``subswitch``) and ``seq_wavefront`` (unless 0), in
         JSON-normal form (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
@@ -149,6 +149,10 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
         fp["router_model"] = cfg.model.name
     if cfg.egress_depth:  # the same for the egress backpressure (router-spec §R3a)
         fp.update(egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall)
+    if cfg.model.allocation == "subswitch":   # the sub-switch size (router-spec §R12)
+        fp["group"] = cfg.group
+    if cfg.seq_wavefront:   # the decision line (router-spec §R11.2a)
+        fp["seq_wavefront"] = cfg.seq_wavefront
     return json.loads(json.dumps(fp, default=_json_default))
 
 

@@ -204,6 +204,9 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
             ("egress-depth", "each terminal's egress FIFO in flits, the ejection port's credits "
                              "(docs/router-spec.md §R3a); 0: ideal sinks", "0"),
             ("group", "--router-model subswitch: ports per row and column group (docs/router-spec.md §R12)", "4"),
+            ("seq-wavefront", "--router-model hiradix --routing ugal-s on a HyperX family: decide at the source in "
+                              "each injection port's decision line, g decisions per pipeline stage "
+                              "(docs/router-spec.md §R11.2a); 0: in RI's cycle", "0"),
             ("measure", "cycles in the labelled measurement interval", "2000"),
             ("seed", "random seed", "0")):
         lo, hi = LIMITS[name.replace("-", "_")]
@@ -285,7 +288,7 @@ def sim_config(args: argparse.Namespace):
     net = build(args.topo, max_memory=getattr(args, "max_memory", None), **values)  # refused past the limit
     kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
                                         "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
-                                        "seed", "max_memory", "egress_depth", "sink_stall", "group")
+                                        "seed", "max_memory", "egress_depth", "sink_stall", "group", "seq_wavefront")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()
@@ -376,6 +379,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
               "seed": cfg.seed,
               **({"egress_depth": cfg.egress_depth, "sink_stall": cfg.sink_stall} if cfg.egress_depth else {}),
               **({"group": cfg.group} if cfg.model.allocation == "subswitch" else {}),
+              **({"seq_wavefront": cfg.seq_wavefront} if cfg.seq_wavefront else {}),
               **result}
     if args.json:
         print(json.dumps(report))

@@ -182,6 +182,9 @@ def parse_cosim(argv: Sequence[str]):
         raise UsageError(f"radixnet cosim: error: --speedup: the RTL router is built with 1 or 2 "
                          f"(router-spec §R1), got {args.speedup}")
     args.speedup = args.speedup or 1
+    if args.seq_wavefront:
+        raise UsageError("radixnet cosim: error: --seq-wavefront: the RTL does not build the decision line yet "
+                         "(router-spec §R11.2a: golden model only); leave it out")
     cfg = sim_config(args)
 
     if args.router is not None:

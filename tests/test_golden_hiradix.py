@@ -78,7 +78,9 @@ CASES = [("fbfly", dict(k=4, n=2), "min", {}),                      # table-like
          ("slimfly", dict(q=5), "sp", {"packet_length": 2}),         # table routing
          ("slimfly", dict(q=5), "ugal-l", {}),                       # greedy adaptive on tables
          ("slimfly", dict(q=5), "ugal-s", {"packet_length": 3}),     # sequential on tables
-         ("slimfly", dict(q=5), "val", {"speedup": 1, "egress_depth": 1, "sink_stall": 0.2})]
+         ("slimfly", dict(q=5), "val", {"speedup": 1, "egress_depth": 1, "sink_stall": 0.2}),
+         ("fbfly", dict(k=4, n=2), "ugal-s", {"seq_wavefront": 2, "packet_length": 3}),   # decision lines
+         ("fbfly", dict(k=3, n=3), "ugal-s", {"seq_wavefront": 1, "speedup": 1})]
 
 
 @pytest.mark.parametrize("topo,kw,routing,extra", CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)])
@@ -104,6 +106,7 @@ def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, ext
     assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
     assert sim.bcnt.sum() == 0 and sim.oq_cnt.sum() == 0 and sim.ovc_busy.sum() == 0 and sim.in_active.sum() == 0
     assert sim.rq_n.sum() == 0 and sim.gr_n.sum() == 0 and sim.qadd.sum() == 0
+    assert (sim.wfl < 0).all() and sim.wfb_n.sum() == 0 and (sim.wfb < 0).all()   # decision lines empty
     full = np.where((sim.out_ch >= 0)[:, :, None], sim.B, 0) * np.ones((1, 1, sim.V), np.int64)
     E = int(sim.cfg.egress_depth)
     if E:
@@ -214,3 +217,140 @@ def test_cli_runs_hiradix(capsys):
     want = zero_load_latency(HR, rep["avg_hops"], 1, 1)
     assert abs(rep["zero_load_latency"] - want) < 1e-3
     assert want <= rep["avg_latency"] < want + 1.0
+
+
+# ------------------------------------------------------------------ the decision line (§R11.2a)
+def line_length(net, r, g):
+    """§R11.2a: ``Lw = 5 + ceil(n_inj / g)``, ``n_inj`` the injection ports of router ``r``."""
+    n_inj = int((np.asarray(net.port_table()["in_terminal"])[r] >= 0).sum())
+    return 5 + -(-n_inj // g)
+
+
+@pytest.mark.parametrize("g", [1, 3])
+@pytest.mark.parametrize("length", [1, 3])
+def test_decision_line_adds_its_length_at_zero_load(g, length):
+    """A lone packet takes ``Lw`` cycles more than under §R11.2 (every flit crosses its injection port's line),
+    whatever its hop count."""
+    net = build("fbfly", k=4, n=2)
+    rng = np.random.default_rng(5)
+    pairs = [(int(rng.integers(net.num_terminals)), int(rng.integers(net.num_terminals))) for _ in range(12)]
+    got = {}
+    for wf in (0, g):
+        sim = Simulator(SimConfig(net, routing="ugal-s", seed=3, packet_length=length, speedup=1,
+                                  router_model="hiradix", seq_wavefront=wf))
+        got[wf] = lone_packets(sim, pairs)
+    assert len({h for _, h in got[0]}) >= 2
+    lw = line_length(net, 0, g)
+    assert [(lat + lw, h) for lat, h in got[0]] == got[g]
+
+
+def test_decision_line_batch_is_the_allocator_function():
+    """The heads a line batch decides get the preferences hdl/seq_alloc.py's function gives: positions the
+    injection ports from ``wf_ptr``, candidates (o_min, H(c, d), 0) and (o_nm, H(c, b) + H(b, d), θ) (none
+    when b is either router), ``q0`` the queue lengths of RI's copy, ``S = 3``; random states, run on the
+    kernel's Python."""
+    from radixnet.golden import kernel
+    from radixnet.golden.native import as_python
+    from radixnet.hdl.seq_alloc import seq_alloc_model
+
+    net = build("fbfly", k=4, n=3)
+    sim = Simulator(SimConfig(net, routing="ugal-s", seed=1, router_model="hiradix", seq_wavefront=1, vcs=4,
+                              vc_depth=4, ugal_threshold=2))
+    rs, tp, pk, prm, sc = sim.rs, sim.tp, sim.pk, sim.prm, sim.sc
+    coords, port_to = tp.coords, tp.port_to
+    rng = np.random.default_rng(2)
+    r = 7
+    inj = [p for p in range(int(tp.radix[r])) if tp.in_term[r, p] >= 0]
+    routers = list(range(net.num_routers))
+    checked = differs = 0
+    for case in range(60):
+        rs.ri_credit[r] = rng.integers(0, prm.B + 1, rs.ri_credit[r].shape)
+        start = int(rng.integers(len(inj)))
+        rs.wf_ptr[r] = start
+        heads = {}
+        for k, p in enumerate(inj):
+            if rng.random() < 0.8:
+                pid = k
+                dr = int(rng.choice([x for x in routers if x != r] if case % 5 else routers))
+                pk.dst[pid] = int(np.flatnonzero(tp.term_router == dr)[0])
+                pk.inter[pid] = int(rng.choice(routers))
+                pk.phase[pid], pk.decided[pid] = 0, 0
+                rs.wfb[r, p] = pid
+                heads[p] = pid
+        rs.wfb_n[r] = len(heads)
+        with as_python():
+            q0 = [int(kernel.queue_length(rs.ri_credit, tp.out_term, r, o, prm.B)) for o in range(int(tp.radix[r]))]
+        cands = []
+        for p in inj:
+            if p not in heads:
+                cands.append([])
+                continue
+            pid = heads[p]
+            dr = int(tp.term_router[pk.dst[pid]])
+            b = int(pk.inter[pid])
+            if dr == r:
+                cands.append([])
+                continue
+            with as_python():
+                mn = (int(kernel.dor_output(coords, port_to, r, dr)), int(kernel.hop_count(coords, r, dr)), 0)
+                nm = None if b in (r, dr) else (int(kernel.dor_output(coords, port_to, r, b)),
+                                                int(kernel.hop_count(coords, r, b) + kernel.hop_count(coords, b, dr)),
+                                                prm.thr)
+            cands.append([mn, nm])
+        want = seq_alloc_model(q0, cands, start=start, s=kernel.LINE_S)
+        with as_python():
+            kernel._hr_decide_line(r, prm, tp, rs, pk, sc)
+        for i, p in enumerate(inj):
+            if p not in heads:
+                continue
+            pid = heads[p]
+            if not want.req[i]:   # ejected at this router: no decision
+                assert pk.phase[pid] == 0 and pk.decided[pid] == 0
+                continue
+            assert pk.phase[pid] == (kernel.PREFER_MIN if want.choice[i] == 0 else kernel.PREFER_NM), (case, p)
+            assert pk.decided[pid] == 0
+            checked += 1
+            differs += want.choice[i] != seq_alloc_model(q0, [cands[i]], s=kernel.LINE_S).choice[0]
+        assert rs.wf_ptr[r] == (start + 1) % len(inj) and rs.wfb_n[r] == 0 and (rs.wfb[r] < 0).all()
+        assert rs.qadd[r].sum() == 0
+    assert checked > 150 and differs > 0   # some heads chose otherwise than they would have alone
+
+
+def test_decision_line_keeps_ugal_s_throughput():
+    """On the 4-ary 2-flat (4 VCs, single-flit packets, speedup 1) the line costs latency, not throughput:
+    it accepts 0.5 as RI's own chain does (the heads keep §R11.2's chain and its S requests per output)."""
+    net = build("fbfly", k=4, n=2)
+    res = {}
+    for wf in (0, 2):
+        cfg = SimConfig(net, routing="ugal-s", router_model="hiradix", speedup=1, vcs=4, seed=3, measure=1000,
+                        seq_wavefront=wf)
+        res[wf] = Simulator(cfg).run_load(0.5)
+    for wf in (0, 2):
+        assert not res[wf]["saturated"] and res[wf]["accepted_throughput"] > 0.49
+    assert res[2]["avg_latency"] > res[0]["avg_latency"] + line_length(net, 0, 2) - 1
+
+
+def test_cli_runs_the_decision_line(capsys):
+    """``radixnet sim --seq-wavefront g``: the report names it, and its zero-load latency counts the line."""
+    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "3", "--load", "0.05", "--router-model", "hiradix",
+                 "--routing", "ugal-s", "--speedup", "1", "--seq-wavefront", "2", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["seq_wavefront"] == 2
+    want = zero_load_latency(HR, rep["avg_hops"], 1, 1) + line_length(build("fbfly", k=4, n=3), 0, 2)
+    assert abs(rep["zero_load_latency"] - want) < 1e-3
+    assert want <= rep["avg_latency"] < want + 1.0
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix and --routing ugal-s"),
+    (dict(router_model="hiradix", routing="ugal"), "needs --router-model hiradix and --routing ugal-s"),
+    (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
+    (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
+])
+def test_decision_line_refuses_other_settings(kw, message):
+    from radixnet.gen import ParamError
+    kw = {"seq_wavefront": 2, **kw}
+    net = build("slimfly", q=5) if kw.pop("topo", None) else build("fbfly", k=4, n=2)
+    with pytest.raises(ParamError, match=message) as err:
+        SimConfig(net, **kw).validate()
+    assert "\n" not in str(err.value)
