@@ -294,6 +294,39 @@ def _or_select(m: Module, onehot, values, width: int, name: str) -> Signal:
     return out
 
 
+def _le_bits(cost_j, cost_jp, s: int, kb: int):
+    """The pairwise table of candidates ``j < jp``: bit ``a << kb | b`` is ``cost_j[a] <= cost_jp[b]``, for
+    every hypothesis ``a, b in {0..S}`` of their counts (the prefix and wavefront structures, off the chain)."""
+    bits = [Const(0, 1)] * (1 << (2 * kb))
+    for a in range(s + 1):
+        for b in range(s + 1):
+            bits[(a << kb) | b] = cost_j[a] <= cost_jp[b]
+    return Cat(*bits)
+
+
+def _winners(m: Module, k: int, valid, tables, seen) -> list:
+    """One-hot choice of the requester at position ``k``: candidate ``j`` wins iff it is valid and, against
+    every other valid ``jp``, its table bit at the counts ``seen`` says so (``j < jp``: ``cost_j <= cost_jp``;
+    ``j > jp``: ``cost_jp > cost_j``), so ties go to the lower index."""
+    mc = len(valid)
+    win = []
+    for j in range(mc):
+        beats = []
+        for jp in range(mc):
+            if jp == j:
+                continue
+            if j < jp:
+                le = tables[j, jp].bit_select(Cat(seen[jp], seen[j]), 1)
+                beats.append(~valid[jp] | le)
+            else:
+                le = tables[jp, j].bit_select(Cat(seen[j], seen[jp]), 1)
+                beats.append(~valid[jp] | ~le)
+        wj = Signal(name=f"win_k{k}_cd{j}")
+        m.d.comb += wj.eq(valid[j] & Cat(*beats).all() if beats else valid[j])
+        win.append(wj)
+    return win
+
+
 class SequentialAllocator(wiring.Component):
     """Combinational sequential allocator: adaptive choice on the running counts, capacity ``S`` per output.
 
@@ -530,31 +563,14 @@ class SequentialAllocator(wiring.Component):
             tables = {}
             for j in range(mc):
                 for jp in range(j + 1, mc):
-                    bits = [Const(0, 1)] * (1 << (2 * kb))
-                    for a in range(S + 1):
-                        for b in range(S + 1):
-                            bits[(a << kb) | b] = costs[j][a] <= costs[jp][b]
+                    bits = _le_bits(costs[j], costs[jp], S, kb)
                     t = Signal(len(bits), name=f"le_k{k}_cd{j}_cd{jp}")
-                    m.d.comb += t.eq(Cat(*bits))
+                    m.d.comb += t.eq(bits)
                     tables[j, jp] = t
             # on the chain: read the counts, select the comparison bits, AND them
             seen = [_seen_count(m, excl[k], ops[j], kb, f"c_k{k}_cd{j}") if mc > 1 else None
                     for j in range(mc)]
-            win = []
-            for j in range(mc):
-                beats = []
-                for jp in range(mc):
-                    if jp == j:
-                        continue
-                    if j < jp:
-                        le = tables[j, jp].bit_select(Cat(seen[jp], seen[j]), 1)
-                        beats.append(~valid[jp] | le)
-                    else:
-                        le = tables[jp, j].bit_select(Cat(seen[j], seen[jp]), 1)
-                        beats.append(~valid[jp] | ~le)
-                wj = Signal(name=f"win_k{k}_cd{j}")
-                m.d.comb += wj.eq(valid[j] & Cat(*beats).all() if beats else valid[j])
-                win.append(wj)
+            win = _winners(m, k, valid, tables, seen)
             for o in range(O):
                 terms = [win[j] & (ops[j] == o) for j in range(mc)]
                 m.d.comb += leaves[k][o].eq(Cat(*terms).any())
@@ -667,11 +683,7 @@ class WavefrontAllocator(SequentialAllocator):
             t = {}
             for j in range(mc):
                 for jp in range(j + 1, mc):
-                    bits = [Const(0, 1)] * (1 << (2 * kb))
-                    for a in range(S + 1):
-                        for b in range(S + 1):
-                            bits[(a << kb) | b] = cost_k_cd[k][j][a] <= cost_k_cd[k][jp][b]
-                    t[j, jp] = reg(Cat(*bits), f"le_k{k}_cd{j}_cd{jp}")
+                    t[j, jp] = reg(_le_bits(cost_k_cd[k][j], cost_k_cd[k][jp], S, kb), f"le_k{k}_cd{j}_cd{jp}")
             tables_k.append(t)
         valid_k_cd = [[reg(v, f"valid_k{k}_cd{j}_s3") for j, v in enumerate(vs)] for k, vs in enumerate(valid_k_cd)]
         op_k_cd = [[reg(o, f"op_k{k}_cd{j}_s3") for j, o in enumerate(os_)] for k, os_ in enumerate(op_k_cd)]
@@ -686,19 +698,7 @@ class WavefrontAllocator(SequentialAllocator):
             for k in range(d * g, min(n, (d + 1) * g)):
                 valid, ops = valid_k_cd[k], op_k_cd[k]
                 seen = [_seen_count(m, counts, ops[j], kb, f"c_k{k}_cd{j}") for j in range(mc)]
-                win = []
-                for j in range(mc):
-                    beats = []
-                    for jp in range(mc):
-                        if jp == j:
-                            continue
-                        if j < jp:
-                            beats.append(~valid[jp] | tables_k[k][j, jp].bit_select(Cat(seen[jp], seen[j]), 1))
-                        else:
-                            beats.append(~valid[jp] | ~tables_k[k][jp, j].bit_select(Cat(seen[j], seen[jp]), 1))
-                    wj = Signal(name=f"win_k{k}_cd{j}")
-                    m.d.comb += wj.eq(valid[j] & Cat(*beats).all() if beats else valid[j])
-                    win.append(wj)
+                win = _winners(m, k, valid, tables_k[k], seen)
                 # granted iff the chosen output's count is below S: an AND-OR of the candidates' own reads
                 gnt_cd = [Signal(name=f"gnt_k{k}_cd{j}") for j in range(mc)]
                 m.d.comb += [gnt_cd[j].eq(win[j] & (seen[j] < S)) for j in range(mc)]

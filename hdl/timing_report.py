@@ -79,8 +79,8 @@ from amaranth.lib import wiring
 
 from ..gen.params import Parser, UsageError
 
-__all__ = ["Row", "RegisteredIO", "rows", "run_row", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
-           "path_stages"]
+__all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT",
+           "ALLOCATORS", "path_stages"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -369,6 +369,16 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
     return rep, synth_s, pnr_s, over
 
 
+def critical_path(rep: dict) -> tuple[dict, float, float]:
+    """nextpnr's worst ``clk`` to ``clk`` path in its report (else its first path), with the path's logic
+    (cells, clock-to-Q, setup) and routing nanoseconds."""
+    crit = next((p for p in rep["critical_paths"] if p["from"] == "clk" and p["to"] == "clk"),
+                rep["critical_paths"][0] if rep["critical_paths"] else {"path": []})
+    logic = sum(s["delay"] for s in crit["path"] if s["type"] in ("logic", "clk-to-q", "setup"))
+    routing = sum(s["delay"] for s in crit["path"] if s["type"] == "routing")
+    return crit, logic, routing
+
+
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp") -> dict | None:
@@ -418,10 +428,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     used = {k: v["used"] for k, v in rep["utilization"].items()}
     fmax = rep["fmax"]["clk"]["achieved"]
     fits = fmax is not None
-    crit = next((p for p in rep["critical_paths"] if p["from"] == "clk" and p["to"] == "clk"),
-                rep["critical_paths"][0] if rep["critical_paths"] else {"path": []})
-    logic = sum(s["delay"] for s in crit["path"] if s["type"] in ("logic", "clk-to-q", "setup"))
-    routing = sum(s["delay"] for s in crit["path"] if s["type"] == "routing")
+    crit, logic, routing = critical_path(rep)
 
     def xsum(pat):
         return sum(n for t, n in xil.items() if re.fullmatch(pat, t))

@@ -90,7 +90,7 @@ def run_unit(row: UnitRow, cache: Path, *, seed: int = 1, freq: float = 100.0, v
     """Place and route one unit in the harness (or reuse its cache file); the result dict, None when
     ``cached_only`` and not cached."""
     from .synth_report import cached_row, store_row
-    from .timing_report import ecp5_place, path_segments, path_stages
+    from .timing_report import critical_path, ecp5_place, path_segments, path_stages
 
     unit, top, text = unit_top(row)
     key = unit_key(row, text, versions, seed=seed, freq=freq)
@@ -108,10 +108,7 @@ def run_unit(row: UnitRow, cache: Path, *, seed: int = 1, freq: float = 100.0, v
     if over:
         raise RuntimeError(f"{row.name}: does not fit the LFE5U-85F ({over})")
     used = {k: v["used"] for k, v in rep["utilization"].items()}
-    crit = next((p for p in rep["critical_paths"] if p["from"] == "clk" and p["to"] == "clk"),
-                rep["critical_paths"][0] if rep["critical_paths"] else {"path": []})
-    logic = sum(s["delay"] for s in crit["path"] if s["type"] in ("logic", "clk-to-q", "setup"))
-    routing = sum(s["delay"] for s in crit["path"] if s["type"] == "routing")
+    crit, logic, routing = critical_path(rep)
     fmax = rep["fmax"]["clk"]["achieved"]
     result = {
         "name": row.name, "n": row.n, "n_out": row.n_out, "n_cand": row.n_cand, "s": row.s, "q_bits": row.q_bits,
