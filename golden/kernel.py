@@ -85,15 +85,16 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: buffers, ``sw_nret[r]`` its credit returns not yet counted.
 #: The decision line (§R11.2a; other configurations: arrays of one element): per terminal the flits in its
 #: injection port's line, ``wfl[s, c & (W - 1)]`` the flit (-1: none) that leaves the line at the end of cycle
-#: ``c`` and ``wflv`` its VC; per router and port the packet whose head entered the line at the end of the last
-#: cycle (``wfb``, -1: none; ``wfb_n[r]`` of them), decided in this one; ``wf_lw[r]`` the line's length ``Lw``
-#: and ``wf_ptr[r]`` the injection port its allocator serves first.
+#: ``c`` and ``wflv`` its VC, and per slot the terminals with a flit in it (``wfls[c & (W - 1), :wfln[...]]``);
+#: per router and port the packet whose head entered the line at the end of the last cycle (``wfb``, -1: none;
+#: ``wfb_n[r]`` of them), decided in this one; ``wf_lw[r]`` the line's length ``Lw``, ``wf_inj[r, :wf_ni[r]]``
+#: the router's injection ports in port order and ``wf_ptr[r]`` the one its allocator serves first.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
                                 "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret "
-                                "wfl wflv wfb wfb_n wf_lw wf_ptr")
+                                "wfl wflv wfls wfln wfb wfb_n wf_lw wf_inj wf_ni wf_ptr")
 #: Channels in flight: flits (``Tl`` slots) and credits (``Tc`` slots), injection links, terminal credits;
 #: with ``E >= 1`` (§R3a) the ejection links (``epipe``), the egress FIFOs (``efifo``, ``ef_head``,
 #: ``ef_cnt``) and their credits on the way back (``ecpipe``, ``Tl`` slots). Per slot, the work lists of what
@@ -305,19 +306,20 @@ def _line(t, lk, tp, rs, slot, L):
         k = (t + rs.wf_lw[r]) & (W - 1)
         rs.wfl[s, k] = flit
         rs.wflv[s, k] = lk.tpipe_vc[s, slot]
+        rs.wfls[k, rs.wfln[k]] = s
+        rs.wfln[k] += 1
         lk.tpipe_flit[s, slot] = -1
         if flit % L == 0:
             rs.wfb[r, tp.inj_port[s]] = flit // L
             rs.wfb_n[r] += 1
     lk.n_fly_term[slot] = 0
     k = t & (W - 1)
-    moved = False
-    for s in range(rs.wfl.shape[0]):
-        flit = rs.wfl[s, k]
-        if flit >= 0:
-            enqueue(rs, tp.inj_router[s], tp.inj_port[s], rs.wflv[s, k], flit)
-            rs.wfl[s, k] = -1
-            moved = True
+    for i in range(rs.wfln[k]):
+        s = rs.wfls[k, i]
+        enqueue(rs, tp.inj_router[s], tp.inj_port[s], rs.wflv[s, k], rs.wfl[s, k])
+        rs.wfl[s, k] = -1
+    moved = rs.wfln[k] > 0
+    rs.wfln[k] = 0
     return moved
 
 
@@ -1395,12 +1397,7 @@ def _hr_decide_line(r, prm, tp, rs, pk, sc):
     choice is the head's preference at RI (§R7's rule with this comparison: the preferred candidate if
     available, else the other), kept until its switch traversal commits the decision in ``phase`` (undecided:
     :data:`PREFER_MIN` or :data:`PREFER_NM`)."""
-    ports = sc.g_list
-    ni = 0
-    for p in range(tp.radix[r]):
-        if tp.in_term[r, p] >= 0:
-            ports[ni] = p
-            ni += 1
+    ni = rs.wf_ni[r]
     start = rs.wf_ptr[r]
     rs.wf_ptr[r] = wrap(start + 1, ni) if ni > 0 else 0
     if rs.wfb_n[r] == 0:
@@ -1409,7 +1406,7 @@ def _hr_decide_line(r, prm, tp, rs, pk, sc):
     coords, port_to, out_term, credit, qadd, B = tp.coords, tp.port_to, tp.out_term, rs.ri_credit, rs.qadd, prm.B
     touched = False
     for i in range(ni):
-        p = ports[wrap(start + i, ni)]
+        p = rs.wf_inj[r, wrap(start + i, ni)]
         pid = rs.wfb[r, p]
         if pid < 0:
             continue

@@ -664,6 +664,12 @@ class Simulator:
         self.wf_lw = (5 + -(-n_inj // g)).astype(i32) if g else np.zeros(R, i32)
         Wl = 1 << int(self.wf_lw.max(initial=0)).bit_length() if g else 1
         self.wfl, self.wflv = np.full((T if g else 1, Wl), -1, i32), np.zeros((T if g else 1, Wl), i32)
+        self.wfls, self.wfln = np.zeros((Wl, T if g else 1), i32), np.zeros(Wl, i32)
+        self.wf_ni = n_inj.astype(i32) if g else np.zeros(R, i32)
+        self.wf_inj = np.zeros((R if g else 1, P), i32)
+        for r in range(R if g else 0):
+            ports = np.flatnonzero(self.in_term[r] >= 0)
+            self.wf_inj[r, :ports.size] = ports
         self.wfb, self.wfb_n = np.full((R if g else 1, P), -1, i32), np.zeros(R, i32)
         self.wf_ptr = np.zeros(R, i32)
         #: the decision line's cycles, averaged over the terminals (each packet crosses its source's once)
