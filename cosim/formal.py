@@ -796,6 +796,9 @@ def _catalogue() -> tuple:
         c.append(Check(f"sa_equiv_s{s}", lambda s=s: seq_alloc_equiv_top(4, 3, 2, s), 1, "§R6",
                        f"SequentialAllocator(4, 3, 2, S={s}): ripple == prefix for every input (2-bit q, h, b)",
                        flatten=True))
+    c.append(Check("sa_equiv_m1", lambda: seq_alloc_equiv_top(5, 3, 1, 2), 1, "§R6 §R11.2a",
+                   "SequentialAllocator(5, 3, 1, S=2): ripple == prefix (index order, thermometer mask) for every "
+                   "input and start", flatten=True))
     c.append(Check("sa_wavefront", lambda: seq_alloc_wavefront_top(3, 2, 2, 1, per_stage=2), 7, "§R6 §R11.2a",
                    "WavefrontAllocator(3, 2, 2, S=1, 2 a stage): the prefix allocation 6 cycles late, every input "
                    "sequence", flatten=True, quick=False))

@@ -27,18 +27,21 @@ def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
                   vc_depth: int = 4, packet_length: int = 1, seed: int = 0, speedup: int = 1,
                   vc_classes: int | None = None, traffic_opts: dict | None = None,
                   ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle",
-                  egress_depth: int = 0, sink_stall: float = 0.0, group: int = 4) -> SimConfig:
+                  egress_depth: int = 0, sink_stall: float = 0.0, group: int = 4,
+                  seq_wavefront: int = 0) -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
     Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1 (the
     RTL builds 1 and 2); ``router_model`` is the pipeline (§R10); ``egress_depth`` and ``sink_stall`` the
-    terminals' egress FIFOs and their sinks' stalls (§R3a); ``group`` the ``subswitch`` groups (§R12).
+    terminals' egress FIFOs and their sinks' stalls (§R3a); ``group`` the ``subswitch`` groups (§R12);
+    ``seq_wavefront`` the decision lines of ``hiradix`` with ``ugal-s`` (§R11.2a).
     """
     return SimConfig(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                      packet_length=packet_length, speedup=speedup, link_latency=1, seed=seed,
                      vc_classes=vc_classes, traffic_opts=dict(traffic_opts or {}),
                      ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                     egress_depth=egress_depth, sink_stall=sink_stall, group=group).validate()
+                     egress_depth=egress_depth, sink_stall=sink_stall, group=group,
+                     seq_wavefront=seq_wavefront).validate()
 
 
 def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | None = None,

@@ -96,6 +96,7 @@ DEFAULT_CHECKS = [
     "tests/test_hdl_rr_helpers.py tests/test_hdl_units.py tests/test_hdl_router_units.py tests/test_hdl_router.py "
     "tests/test_hdl_route_adaptive.py tests/test_hdl_axis.py tests/test_hdl_hiradix.py tests/test_hdl_subswitch.py "
     "tests/test_hdl_seq_alloc.py::test_wavefront_matches_model tests/test_hdl_seq_alloc.py::test_wavefront_small_patterns "
+    "tests/test_hdl_decision_line.py tests/test_hdl_seq_alloc.py::test_rtl_single_candidate_exhaustive "
     "-k 'not yosys and not synthesizes and not make_rtl and not rtlgen'",
     " ".join([
         # single-cycle, table routing, AXI4-Stream terminals: wormhole packets past saturation
@@ -126,6 +127,7 @@ DEFAULT_CHECKS = [
         "'tests/test_cosim_hiradix.py::test_smallest_buffers[1]'",
         "'tests/test_cosim_hiradix.py::test_router_level[fbfly-params2-ugal-kw2]'",
         "tests/test_cosim_hiradix.py::test_sequential_ri_ugal_s",
+        "tests/test_cosim_hiradix.py::test_decision_line_ugal_s",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits
         "tests/test_cosim_subswitch.py::test_tiny_network_multiflit_past_saturation",
         "tests/test_cosim_subswitch.py::test_stalling_sinks_one_port_groups",

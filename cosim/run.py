@@ -507,7 +507,8 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
                   packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
                   sim: str = "verilator", fault: str | None = None, traffic_opts: dict | None = None,
                   ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1,
-                  egress_depth: int = 0, sink_stall: float = 0.0, router_level: bool = False, group: int = 4) -> tuple:
+                  egress_depth: int = 0, sink_stall: float = 0.0, router_level: bool = False, group: int = 4,
+                  seq_wavefront: int = 0) -> tuple:
     """Every check :func:`cosim_network` (or, with ``router_level``, the router-level co-simulation) makes before
     any work: cheap, it runs neither the golden model nor the simulator.
 
@@ -517,7 +518,7 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
         The topology.
     routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts : various
         The configuration, as for :func:`cosim_network`.
-    ugal_threshold, threshold, router_model, speedup, egress_depth, sink_stall, group : various
+    ugal_threshold, threshold, router_model, speedup, egress_depth, sink_stall, group, seq_wavefront : various
         The rest of it, as for :func:`cosim_network`.
     data_width : int
         ``tdata`` bits (``axis``) or flit payload bits.
@@ -561,7 +562,8 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
     cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
                         packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
                         ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall, group=group)
+                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall, group=group,
+                        seq_wavefront=seq_wavefront)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if cfg.model.split and rtl_routing in SEQUENTIAL and rtl_routing not in HIRADIX_SEQUENTIAL:
         raise ValueError(f"--routing: {routing} is not built in the RTL under --router-model hiradix (its sequential "
@@ -581,7 +583,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
                   traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
                   threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                  sink_stall: float = 0.0, progress=None, group: int = 4) -> dict:
+                  sink_stall: float = 0.0, progress=None, group: int = 4, seq_wavefront: int = 0) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
@@ -620,6 +622,9 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         golden kernel's ``sink_ready`` hash.
     group : int
         ``subswitch``: ports per row and column group (§R12), golden model and RTL alike (default 4).
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s``: the decision lines' decisions per wavefront stage (§R11.2a), golden model
+        and RTL alike (default 0: none).
 
     Returns
     -------
@@ -643,14 +648,14 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth, packet_length=packet_length, seed=seed,
         data_width=data_width, terminals=terminals, sim=sim, fault=fault, traffic_opts=traffic_opts,
         ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model, speedup=speedup,
-        egress_depth=egress_depth, sink_stall=sink_stall, group=group)
+        egress_depth=egress_depth, sink_stall=sink_stall, group=group, seq_wavefront=seq_wavefront)
     t0 = time.perf_counter()
     report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
     packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
                              vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
                              traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
                              router_model=router_model, speedup=speedup, egress_depth=egress_depth,
-                             sink_stall=sink_stall, group=group)
+                             sink_stall=sink_stall, group=group, seq_wavefront=seq_wavefront)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     # observe=True: the tops bring out every router's links, credits and decision grants, so the testbench
@@ -659,12 +664,14 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         from ..hdl.switch import AxisSwitchTop
         top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                             routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                            speedup=speedup, egress_depth=egress_depth, observe=True, group=group)
+                            speedup=speedup, egress_depth=egress_depth, observe=True, group=group,
+                            seq_wavefront=seq_wavefront)
         routers = top.network.routers
     else:
         top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
                          routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                         speedup=speedup, egress_depth=egress_depth, observe=True, group=group)
+                         speedup=speedup, egress_depth=egress_depth, observe=True, group=group,
+                         seq_wavefront=seq_wavefront)
         routers = top.routers
     report(progress, "Verilog", 0, None, f"{net.num_routers} routers")
     verilog = flat_verilog(top, top_name)

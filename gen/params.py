@@ -83,7 +83,7 @@ REQUIRED: Any = _Required()
 #: thresholds (UGAL/CLOS AD bias in flit-hops, the 2DFB's T_h in flits).
 ROUTER_LIMITS: dict[str, tuple[int, int]] = {
     "vcs": (1, 256), "vc_depth": (1, 4096), "egress_depth": (0, 65_536), "vc_classes": (1, 256),
-    "threshold": (0, 1_000_000), "ugal_threshold": (0, 1_000_000),
+    "threshold": (0, 1_000_000), "ugal_threshold": (0, 1_000_000), "group": (1, 4096), "seq_wavefront": (0, 4096),
 }
 
 

@@ -71,7 +71,7 @@ class SimulationError(RuntimeError):
 LIMITS: dict[str, tuple[int, int]] = {
     **ROUTER_LIMITS, "packet_length": (1, 1024), "speedup": (1, 16), "link_latency": (1, 1024),
     "measure": (10, 10_000_000), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
-    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000), "group": (1, 4096), "seq_wavefront": (0, 4096),
+    "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
 }
 #: Packets per terminal of batch mode (``--batch``), at most.
 BATCH_LIMIT = 1_000_000

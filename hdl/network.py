@@ -106,6 +106,9 @@ class NetworkTop(wiring.Component):
         ``observe``). Default False: the top and its routers have exactly their default ports and Verilog.
     group : int
         ``subswitch`` routers (router-spec §R12): ports per row and column group (default 4).
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s`` (router-spec §R11.2a): the routers' decision lines, ``g`` decisions per
+        wavefront stage (default 0: none).
 
     Attributes
     ----------
@@ -128,7 +131,7 @@ class NetworkTop(wiring.Component):
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
                  fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
                  router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False, group: int = 4):
+                 observe: bool = False, group: int = 4, seq_wavefront: int = 0):
         from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -142,7 +145,8 @@ class NetworkTop(wiring.Component):
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
                                routing=routing, threshold=threshold, router_model=router_model, speedup=speedup,
-                               egress_depth=egress_depth, observe=observe, group=group)
+                               egress_depth=egress_depth, observe=observe, group=group,
+                               seq_wavefront=seq_wavefront)
                         for r in range(net.num_routers)]
         self.observe = observe
         self.egress_depth = self.routers[0].egress_depth if self.routers else 0

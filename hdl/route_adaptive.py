@@ -406,9 +406,13 @@ class UgalDecide(_TwoPhase):
     FAULTS = (None, "strict")
     ROUTINGS = ("ugal", "ugal-s", "val")
 
-    def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, candidates: bool = False, **kw):
+    def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, candidates: bool = False,
+                 preference: bool = False, **kw):
         #: also output the source decision's two candidates (a sequential allocator's requester, §R11.2)
         self.candidates = bool(candidates)
+        #: the source comparison replaced by the head's ``phase`` bit, the decision line's preference (§R11.2a):
+        #: minimal preferred iff ``phase = 0``; no queue length is read
+        self.preference = bool(preference)
         super().__init__(net, router_id, n_vcs, depth, **kw)
 
     def _more_members(self) -> dict:
@@ -431,7 +435,11 @@ class UgalDecide(_TwoPhase):
         avail_nm = Signal(name="avail_val")
         m.d.comb += avail_nm.eq(~rt.inter_here & ~rt.inter_is_dest &
                                 _any([rt.inter_np[i] & self._avail(i, 0) for i in range(N)]))
-        prefer = self._prefer_min(m, q_min, rt.hops_cd, q_nm, rt.hops_cbd, 2 * self.n_dims)
+        if self.preference:
+            prefer = Signal(name="prefer_min")
+            m.d.comb += prefer.eq(~self.phase)
+        else:
+            prefer = self._prefer_min(m, q_min, rt.hops_cd, q_nm, rt.hops_cbd, 2 * self.n_dims)
         src = self._source(m, rt, prefer, avail_min, avail_nm, rt.inter_port, self.inter)
         self._drive(m, rt, src)
         if self.candidates:

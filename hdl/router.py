@@ -188,6 +188,7 @@ from .arbiter import (
 )
 from .credits import CreditCounter
 from .crossbar import Crossbar
+from .decision_line import DecisionLine
 from .flit import HOPS_BITS, flit_widths
 from .input_unit import FrontInputUnit, InputUnit
 from .output_queue import OutputQueue
@@ -301,6 +302,11 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
     group : int
         ``subswitch`` (router-spec §R12): ports per row and column group ``G`` (default 4), ``>= 1``; the
         last group is smaller when ``G`` does not divide the radix.
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s`` (router-spec §R11.2a): 0 (default) decides the source choice in RI's
+        chain; ``g >= 1`` decides it in a :class:`~radixnet.hdl.decision_line.DecisionLine` at the injection
+        ports, a wavefront of ``g`` decisions per stage, every injection flit ``5 + ceil(n_inj / g)`` cycles
+        longer on its way in, and RI's chain becomes a prefix-sum arbiter (no choice left in it).
     seq_impl : str
         ``hiradix`` with ``ugal-s``: the structure of the sequential allocator its RI composes
         (:class:`~radixnet.hdl.seq_alloc.SequentialAllocator`, :data:`SEQ_IMPLS`): ``"prefix"`` (default,
@@ -357,7 +363,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
                  routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
                  speedup: int = 1, egress_depth: int = 0, observe: bool = False, seq_impl: str = "prefix",
-                 group: int = 4):
+                 group: int = 4, seq_wavefront: int = 0):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -374,6 +380,12 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                          f"{', '.join(SEQ_IMPLS)}, got {seq_impl!r}")
         self.seq_impl = seq_impl
         self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12)", group, 1)
+        self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
+                                                              "router-spec §R11.2a; 0: none", seq_wavefront, 0)
+        if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
+            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix' and routing "
+                         f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
+                         f"with routing {routing!r}")
         if self.model.allocation == "subswitch":
             if routing is not None:
                 reject(self, f"routing {routing!r} is not built under router_model 'subswitch' (router-spec §R12: "
@@ -444,6 +456,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         P = self.n_ports
         #: ports whose output is an ejection port (a terminal ejects there)
         self.eject_ports = [o for o in range(P) if pt["out_terminal"][router_id, o] >= 0]
+        #: ports a terminal feeds, in port order (the decision line's requesters, §R11.2a)
+        self.inject_ports = [p for p in range(P) if pt["in_terminal"][router_id, p] >= 0]
         #: per output port, the channel it drives (-1: ejection or unused)
         self.out_channels = [int(pt["out_channel"][router_id, o]) for o in range(P)]
         #: per input port, the channel that feeds it (-1: injection or unused)
@@ -498,6 +512,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         kw = {"routing": arg} if arg else {}
         if self.model.split and self.routing in SEQUENTIAL:   # hiradix's sequential RI reads both candidates
             kw["candidates"] = True
+            kw["preference"] = bool(self.seq_wavefront)   # §R11.2a: the decision line compared
         return getattr(route_adaptive, cls_name)(self.net, self.router_id, self.n_vcs, self.vc_depth,
                                                  threshold=self.threshold, **kw)
 
@@ -521,10 +536,22 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             if self.lookahead else None
         self._side_layout = side
         ius = []
+        # §R11.2a: the injection ports' flits reach their input units through the decision line
+        line, self._line = None, None
+        if self.seq_wavefront and self.inject_ports:
+            line = DecisionLine(self.net, self.router_id, V, B, self.inject_ports, per_stage=self.seq_wavefront,
+                                threshold=self.threshold, data_width=self.data_width)
+            m.submodules.decision_line = self._line = line
+            for i, p in enumerate(self.inject_ports):
+                m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
             iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
             m.submodules[f"input_ip_{p}"] = iu
-            m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
+            if line is not None and p in self.inject_ports:
+                i = self.inject_ports.index(p)
+                m.d.comb += [iu.in_flit.eq(line.out_flit_ln[i]), iu.in_valid.eq(line.out_valid_ln[i])]
+            else:
+                m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
             if self.lookahead:
                 ext = (self.route_addr_ip[p], self.route_word_ip[p]) if self.external_rom else None
                 rc = self._route_decoder(m, f"ip_{p}", self.in_flit_ip[p], ext)

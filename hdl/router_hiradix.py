@@ -394,6 +394,8 @@ class HiradixStages:
 
         if seq:
             self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_og, commit_lay)
+        if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
+            m.d.comb += [self._line.q_op[o].eq(ri_q_og[o][0] if o in ri_q_og else 0) for o in range(P)]
         for p in range(P):
             m.d.sync += pending2[p].eq(pending[p])
 
@@ -685,6 +687,9 @@ class HiradixStages:
         min_ok, nm_ok = rc.min_ok, rc.nm_ok
         if self.fault == "seq_stale_state":   # the planted bug: the choice made on the copy alone, not re-made
             min_ok, nm_ok = min_ok & rc.phase_out, nm_ok & ~rc.phase_out
+        if self.seq_wavefront:   # §R11.2a: the line's preference (phase 1: non-minimal) if available, else the other
+            pref_nm = f.phase
+            min_ok, nm_ok = min_ok & (~nm_ok | ~pref_nm), nm_ok & (~min_ok | pref_nm)
         m.d.comb += [ok0.eq(bound | Mux(src, min_ok, rvalid & new_ok)), ok1.eq(src & nm_ok)]
         o0 = Signal(pw, name=f"seq_op0_{tag}")
         m.d.comb += o0.eq(Mux(bound, act_o, Mux(src, rc.min_port, rc.port)))
@@ -713,16 +718,25 @@ class HiradixStages:
         lanes = [x for per_in in seq_lanes for x in per_in]
         qb = (V * self.vc_depth).bit_length()
         hb = len(lanes[0]["h1"])
-        alloc = SequentialAllocator(n, P, 2, s=S, q_bits=qb, hop_bits=hb,
-                                    bias_bits=max(1, self.threshold.bit_length()), impl=self.seq_impl)
+        wf = self.seq_wavefront
+        if wf:   # §R11.2a: one candidate per lane (the line chose), so the chain only counts: a prefix-sum arbiter
+            alloc = SequentialAllocator(n, P, 1, s=S, q_bits=1, hop_bits=1, bias_bits=1, impl=self.seq_impl)
+        else:
+            alloc = SequentialAllocator(n, P, 2, s=S, q_bits=qb, hop_bits=hb,
+                                        bias_bits=max(1, self.threshold.bit_length()), impl=self.seq_impl)
         m.submodules["ri_seq_alloc"] = alloc
         ptr_seq = Signal(range(P), name="ptr_seq")   # the input served first; every cycle one on
         if P > 1:
             m.d.sync += ptr_seq.eq(next_ptr(m, ptr_seq, None, P, "ptr_seq_next"))
         m.d.comb += alloc.start.eq(ptr_seq * S)
         for o in range(P):
-            m.d.comb += alloc.q_op[o].eq(ri_q_og[o][0] if o in ri_q_og else 0)
+            m.d.comb += alloc.q_op[o].eq(0 if wf or o not in ri_q_og else ri_q_og[o][0])
         for i, x in enumerate(lanes):
+            if wf:
+                m.d.comb += [alloc.valid_rq_cd[i].eq(x["ok0"] | x["ok1"]),
+                             alloc.op_rq_cd[i][0].eq(Mux(x["ok1"], x["o1"], x["o0"])),
+                             alloc.hops_rq_cd[i][0].eq(0), alloc.bias_rq_cd[i][0].eq(0)]
+                continue
             m.d.comb += [alloc.valid_rq_cd[i].eq(Cat(x["ok0"], x["ok1"])),
                          alloc.op_rq_cd[i][0].eq(x["o0"]), alloc.op_rq_cd[i][1].eq(x["o1"]),
                          alloc.hops_rq_cd[i][0].eq(x["h0"]), alloc.hops_rq_cd[i][1].eq(x["h1"]),
@@ -731,7 +745,7 @@ class HiradixStages:
             granted = []
             for s in range(S):
                 i, x, r = p * S + s, seq_lanes[p][s], rqn[p][s]
-                g, nm = alloc.gnt_rq[i], alloc.sel_rq[i][0]
+                g, nm = alloc.gnt_rq[i], (x["ok1"] if wf else alloc.sel_rq[i][0])
                 o = alloc.sel_op_rq[i]
                 cls = Mux(nm, 0, x["cls0"])
                 m.d.comb += [r["valid"].eq(g), r["v"].eq(onehot_index(x["pick"], V)), r["voh"].eq(x["pick"]),

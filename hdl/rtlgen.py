@@ -174,7 +174,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
              classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
              port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
              router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, seq_impl: str = "prefix",
-             group: int = 4, progress=None) -> dict:
+             group: int = 4, seq_wavefront: int = 0, progress=None) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -212,6 +212,10 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     seq_impl : str
         ``hiradix`` with ``ugal-s``: the structure of its RI's sequential allocator, ``prefix`` (default) or
         ``ripple`` (:class:`radixnet.hdl.router.Router`); the manifest records it.
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s``: 0 (default) decides UGAL-S in RI's chain; ``g >= 1`` in a decision line
+        at the injection ports, a wavefront of ``g`` decisions per stage (router-spec §R11.2a); the manifest
+        records it with the line's cycles per router.
     speedup : int
         ``S`` of every router (router-spec §R1, §R8b): 1 (default) or 2 (two crossbar lanes per input and
         output, an output queue of ``V * B`` flits per output); the manifest records it.
@@ -245,6 +249,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
 
     from ..gen.routing import HYPERX_FAMILIES, ROUTINGS, deterministic_table
     from . import topgen
+    from .decision_line import line_latency
     from .router import DECIDED, SEQUENTIAL, Router
 
     if scheme not in SCHEMES:
@@ -274,11 +279,13 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     shared = scheme == "shared"
     if decided:
         built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold,
-                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, seq_impl=seq_impl)
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, seq_impl=seq_impl,
+                        seq_wavefront=seq_wavefront)
                  for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
-                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, group=group)
+                        router_model=router_model, speedup=speedup, egress_depth=egress_depth, group=group,
+                        seq_wavefront=seq_wavefront)
                  for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
@@ -365,6 +372,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         "routing": routing, "allocator": "sequential" if routing in SEQUENTIAL else "greedy", "speedup": speedup,
         "egress_depth": egress_depth,
         **({"seq_impl": seq_impl} if built[0].model.split and routing in SEQUENTIAL else {}),
+        **({"seq_wavefront": seq_wavefront,
+            "line_cycles": sorted({line_latency(len(r.inject_ports), seq_wavefront) for r in built if r.inject_ports})}
+           if seq_wavefront else {}),
         **({"group": group} if built[0].model.allocation == "subswitch" else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes),
@@ -544,7 +554,8 @@ def positive_arg(name: str, minimum: int = 1, maximum: int | None = None):
 #: Upper bounds of ``radixnet rtl``'s options: the router's are the simulator's (``gen.params.ROUTER_LIMITS``).
 RTL_LIMITS = {"vcs": ROUTER_LIMITS["vcs"][1], "depth": ROUTER_LIMITS["vc_depth"][1], "data-width": 4096,
               "egress-depth": ROUTER_LIMITS["egress_depth"][1], "vc-classes": ROUTER_LIMITS["vc_classes"][1],
-              "threshold": ROUTER_LIMITS["threshold"][1]}
+              "threshold": ROUTER_LIMITS["threshold"][1], "group": ROUTER_LIMITS["group"][1],
+              "seq-wavefront": ROUTER_LIMITS["seq_wavefront"][1]}
 
 
 def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
@@ -586,7 +597,11 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
     ap.add_argument("--seq-impl", choices=SEQ_IMPLS, default="prefix",
                     help="--router-model hiradix --routing ugal-s: the sequential allocator's structure "
                          "(hdl/seq_alloc.py; the same function) [default prefix]")
-    ap.add_argument("--group", type=positive_arg("group", 1, 1 << 16), default=4, metavar="G",
+    ap.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0, lim["seq-wavefront"]), default=0,
+                    metavar="G", help="--router-model hiradix --routing ugal-s: decide UGAL-S in a decision line at "
+                                      "the injection ports, G decisions per wavefront stage (§R11.2a); 0: in RI's "
+                                      "chain [default 0]")
+    ap.add_argument("--group", type=positive_arg("group", 1, lim["group"]), default=4, metavar="G",
                     help="--router-model subswitch: ports per row and column group (§R12) [default 4]")
     ap.add_argument("--axis", action="store_true", help="also write switch_top.v with NetFPGA-style AXI4-Stream ports")
     ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None,
@@ -614,7 +629,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
-              f"[--router-model single-cycle|iq|hiradix|subswitch [--seq-impl prefix|ripple] [--group G]] [--speedup 1|2] [--vcs V] "
+              f"[--router-model single-cycle|iq|hiradix|subswitch [--seq-impl prefix|ripple] [--seq-wavefront G] [--group G]] [--speedup 1|2] [--vcs V] "
               f"[--depth B] [--egress-depth E]\n"
               f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
               f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "
@@ -638,7 +653,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
                            classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
                            threshold=args.threshold, port_encoding=args.port_encoding,
                            router_model=args.router_model, speedup=args.speedup, egress_depth=args.egress_depth,
-                           seq_impl=args.seq_impl, group=args.group, log=lambda s: say(f"{prog}: {s}"), progress=progress)
+                           seq_impl=args.seq_impl, group=args.group, seq_wavefront=args.seq_wavefront, log=lambda s: say(f"{prog}: {s}"), progress=progress)
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)

@@ -50,7 +50,9 @@ a comparison-bit select, no arithmetic) and ``σ`` the depth of one saturating
 add, against ``Θ(N·δ_ripple)`` with the arithmetic in ``δ_ripple``; with
 ``M = 1`` (one candidate: the choices do not depend on the counts) it is
 the classic prefix-sum arbiter, ``O(log N + log O)`` deep: a requester is
-granted iff fewer than ``S`` earlier requesters ask for its output.
+granted iff fewer than ``S`` earlier requesters ask for its output (the
+``"prefix"`` structure then keeps the requesters in index order, with a
+thermometer mask from ``start`` instead of a rotation).
 
 Candidates whose output index is ``>= O`` (possible when ``O`` is not a power
 of two) count as invalid. ``start`` is taken modulo ``N``.
@@ -472,6 +474,8 @@ class SequentialAllocator(wiring.Component):
     # -------------------------------------------------------------- the two structures
     def elaborate(self, platform):
         m = Module()
+        if self.impl == "prefix" and self.n_cand == 1:
+            return self._prefix_one(m)
         pos = self._front(m)
         if self.impl == "ripple":
             results, final = self._ripple(m, pos)
@@ -519,6 +523,58 @@ class SequentialAllocator(wiring.Component):
                 nxt.append(c)
             counts = nxt
         return results, counts
+
+    def _prefix_one(self, m: Module):
+        """``M = 1``, the prefix-sum arbiter, without rotation: no choice depends on a count, so the requesters
+        stay in index order. Per output two Ladner-Fischer networks over the requesters' leaves, one over those
+        at or after ``start`` (a thermometer mask), one over all; requester ``i``'s count of earlier requesters
+        is the first network's exclusive prefix at ``i`` when ``i >= start``, else that network's total plus the
+        second's exclusive prefix at ``i`` (the service order ``start .. N-1, 0 .. i-1``)."""
+        n, O, S, kb = self.n, self.n_out, self.s, self.count_bits
+        ow = ptr_width(O)
+        st = Signal(len(self.start), name="start_mod")   # start mod N (start < 2N: one subtraction)
+        m.d.comb += st.eq(Mux(self.start >= n, self.start - n, self.start) if (1 << len(self.start)) > n
+                          else self.start)
+        valid, ops, hi = [], [], []
+        for i in range(n):
+            o = self.op_rq_cd[i][0]
+            v = Signal(name=f"valid_rq{i}")
+            m.d.comb += v.eq(self.valid_rq_cd[i][0] & (o < O if (1 << ow) > O else 1))
+            h = Signal(name=f"after_start_rq{i}")
+            m.d.comb += h.eq(st <= i if i < (1 << len(st)) - 1 else 1)   # no comparison that is constant
+            valid.append(v)
+            ops.append(o)
+            hi.append(h)
+
+        def sat_add(tag, o):
+            def op(a, b, level, p):
+                node = Signal(kb, name=f"pfx{tag}_op{o}_l{level}_k{p}")
+                total = a + b
+                m.d.comb += node.eq(Mux(total > S, S, total))
+                return node
+            return op
+
+        incl_hi, incl_all = [], []   # per output, per requester: the inclusive prefixes of the two networks
+        for o in range(O):
+            leaf = [Signal(kb, name=f"choose_rq{i}_op{o}") for i in range(n)]   # counts: kb bits wide
+            leaf_hi = [Signal(kb, name=f"choose_hi_rq{i}_op{o}") for i in range(n)]
+            m.d.comb += [leaf[i].eq(valid[i] & (ops[i] == o)) for i in range(n)]
+            m.d.comb += [leaf_hi[i].eq(leaf[i] & hi[i]) for i in range(n)]
+            incl_hi.append(_sklansky(leaf_hi, sat_add("h", o)))
+            incl_all.append(_sklansky(leaf, sat_add("a", o)))
+        zero = Const(0, kb)
+        for i in range(n):
+            c_hi = _pick(m, [incl_hi[o][i - 1] if i else zero for o in range(O)], ops[i], kb, f"c_hi_rq{i}")
+            tot = _pick(m, [incl_hi[o][n - 1] for o in range(O)], ops[i], kb, f"c_tot_rq{i}")
+            c_lo = _pick(m, [incl_all[o][i - 1] if i else zero for o in range(O)], ops[i], kb, f"c_lo_rq{i}")
+            wrapped = Signal(kb + 1, name=f"c_wrap_rq{i}")
+            m.d.comb += wrapped.eq(tot + c_lo)
+            m.d.comb += [self.req_rq[i].eq(valid[i]),
+                         self.gnt_rq[i].eq(valid[i] & Mux(hi[i], c_hi < S, wrapped < S)),
+                         self.sel_rq[i].eq(0), self.sel_op_rq[i].eq(Mux(valid[i], ops[i], 0))]
+        for o in range(O):
+            m.d.comb += self.count_op[o].eq(incl_all[o][n - 1])
+        return m
 
     def _prefix(self, m: Module, pos):
         """Speculative pairwise comparisons, online Ladner-Fischer count networks over the choices."""

@@ -84,19 +84,22 @@ class AxisSwitchTop(wiring.Component):
         Co-simulation only: add the ``obs_*`` ports (module docstring). Default False.
     group : int
         ``subswitch`` routers (router-spec §R12): ports per row and column group (default 4).
+    seq_wavefront : int
+        ``hiradix`` with ``ugal-s``: the routers' decision lines (router-spec §R11.2a; default 0: none).
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
                  router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False, group: int = 4):
+                 observe: bool = False, group: int = 4, seq_wavefront: int = 0):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
         self.net, self.n_terminals, self.data_width = net, T, data_width
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
-                                  speedup=speedup, egress_depth=egress_depth, observe=observe, group=group)
+                                  speedup=speedup, egress_depth=egress_depth, observe=observe, group=group,
+                                  seq_wavefront=seq_wavefront)
         self.observe = observe
         self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout

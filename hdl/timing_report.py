@@ -174,6 +174,9 @@ class Row:
     group : int
         ``G``, ports per sub-switch row and column of the ``subswitch`` model (router-spec §R12; 4). Named in
         the row (``-g<G>``) only for ``subswitch`` and ``G != 4``; the other models ignore it.
+    seq_wavefront : int
+        ``hiradix`` ``sequential``: 0 (UGAL-S decided in RI's chain) or ``g``, the decision line's decisions
+        per wavefront stage (router-spec §R11.2a), named in the row as ``-wf<g>``.
     """
 
     radix: int
@@ -184,12 +187,14 @@ class Row:
     width: int = 32
     speedup: int = 1
     group: int = 4
+    seq_wavefront: int = 0
 
     @property
     def name(self) -> str:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
-        return f"r{self.radix}-{self.model}{g}-{self.allocator}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
+        wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
+        return f"r{self.radix}-{self.model}{g}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
         """The :class:`~radixnet.hdl.router.Router` of this row."""
@@ -199,17 +204,20 @@ class Row:
         half = self.radix // 2
         net = build("fbfly", k=half + 1, n=2, c=half)
         return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
-                      routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group)
+                      routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group,
+                      seq_wavefront=self.seq_wavefront)
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
-         speedups=(1,), group: int = 4) -> list[Row]:
+         speedups=(1,), group: int = 4, seq_wavefront: int = 0) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
-    structure (router-spec §R11.2)."""
-    return [Row(r, m, a, vcs, depth, width, sp, group) for r in radices for a in allocators for sp in speedups
-            for m in models]
+    structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision line (§R11.2a)
+    instead (the other rows ignore it)."""
+    return [Row(r, m, a, vcs, depth, width, sp, group,
+                seq_wavefront if m == "hiradix" and a == "sequential" else 0)
+            for r in radices for a in allocators for sp in speedups for m in models]
 
 
 #: ``--xilinx-yosys``: the Yosys that runs ``synth_xilinx``
@@ -435,7 +443,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
 
     result = {
         "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
-        "speedup": row.speedup, "group": row.group,
+        "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
@@ -506,9 +514,11 @@ def _names_group(model: str, group: int) -> bool:
 
 
 def _model(r: dict) -> str:
-    """The row's model, with ``G`` when :func:`_names_group`: ``subswitch G=2``."""
-    g = r.get("group", 4)
-    return f"{r['model']} G={g}" if _names_group(r["model"], g) else r["model"]
+    """The row's model, with ``G`` when :func:`_names_group` (``subswitch G=2``) and the decision line's ``g``
+    (``hiradix line g=1``, router-spec §R11.2a)."""
+    g, wf = r.get("group", 4), r.get("seq_wavefront", 0)
+    name = f"{r['model']} G={g}" if _names_group(r["model"], g) else r["model"]
+    return f"{name} line g={wf}" if wf else name
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
@@ -586,6 +596,9 @@ def _parser() -> Parser:
     p.add_argument("--depth", type=positive_arg("depth"), default=4, help="flits per VC buffer (4)")
     p.add_argument("--group", type=positive_arg("group"), default=4,
                    help="ports per sub-switch group G of the subswitch model (4)")
+    p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
+                   help="hiradix sequential rows: UGAL-S decided in the decision line, G decisions per wavefront "
+                        "stage (router-spec §R11.2a); 0: in RI's chain (0)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
@@ -621,7 +634,8 @@ def main(argv=None) -> int:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
     todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
-                width=args.width, speedups=sorted(set(args.speedups)), group=args.group)
+                width=args.width, speedups=sorted(set(args.speedups)), group=args.group,
+                seq_wavefront=args.seq_wavefront)
     seeds = sorted(set(args.seeds))
     tasks = [(r, sd) for r in todo for sd in seeds]
     done, failed = run_parallel(

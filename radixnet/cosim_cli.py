@@ -182,9 +182,6 @@ def parse_cosim(argv: Sequence[str]):
         raise UsageError(f"radixnet cosim: error: --speedup: the RTL router is built with 1 or 2 "
                          f"(router-spec §R1), got {args.speedup}")
     args.speedup = args.speedup or 1
-    if args.seq_wavefront:
-        raise UsageError("radixnet cosim: error: --seq-wavefront: the RTL does not build the decision line yet "
-                         "(router-spec §R11.2a: golden model only); leave it out")
     cfg = sim_config(args)
 
     if args.router is not None:
@@ -205,7 +202,7 @@ def parse_cosim(argv: Sequence[str]):
                       terminals=args.terminals, sim=args.sim, fault=args.fault, traffic_opts=cfg.traffic_opts,
                       ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, router_model=cfg.model.name,
                       speedup=cfg.speedup, egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall,
-                      router_level=args.router is not None, group=cfg.group)
+                      router_level=args.router is not None, group=cfg.group, seq_wavefront=cfg.seq_wavefront)
     except ParamError:
         raise
     except ValueError as e:
@@ -286,7 +283,7 @@ def run_cosim(args, cfg, progress) -> dict:
                   data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
                   build_root=args.build_dir, traffic_opts=cfg.traffic_opts, ugal_threshold=cfg.ugal_threshold,
                   threshold=cfg.threshold, router_model=cfg.model.name, speedup=cfg.speedup, progress=progress,
-                  group=cfg.group)
+                  group=cfg.group, seq_wavefront=cfg.seq_wavefront)
     if args.router is not None:
         from radixnet.cosim.router_level import cosim_router
         return cosim_router(cfg.net, router=None if args.router < 0 else args.router, **common)
@@ -355,7 +352,8 @@ def normal_form(args, cfg) -> dict:
                traffic_opts=dict(cfg.traffic_opts), vcs=cfg.vcs, vc_depth=cfg.vc_depth,
                packet_length=cfg.packet_length, speedup=cfg.speedup, router_model=cfg.model.name, seed=cfg.seed,
                ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, egress_depth=cfg.egress_depth,
-               sink_stall=cfg.sink_stall, group=cfg.group, load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
+               sink_stall=cfg.sink_stall, group=cfg.group, seq_wavefront=cfg.seq_wavefront,
+               load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
     return json.loads(json.dumps(dict(sorted(out.items())), default=lambda x: x.item() if hasattr(x, "item")
                                  else x.tolist() if hasattr(x, "tolist") else str(x)))
 
@@ -490,7 +488,8 @@ def report(verdict: dict, cfg, ok: bool) -> None:
     print(f"{'MATCH' if ok else 'MISMATCH'}: {verdict['packets'] - verdict['mismatches']} of "
           f"{verdict['packets']} {what} at the golden model's port and cycle, every hop compared "
           f"({cfg.net.family} {cfg.net.params}, {cfg.routing}, {cfg.traffic}, V={cfg.vcs} B={cfg.vc_depth} "
-          f"L={cfg.packet_length} S={cfg.speedup}, router model {cfg.model.name})")
+          f"L={cfg.packet_length} S={cfg.speedup}, router model {cfg.model.name}"
+          f"{f', decision line g={cfg.seq_wavefront}' if cfg.seq_wavefront else ''})")
     if router:
         print(f"  hops: every flit the router sent compared (port, VC, cycle, header), {verdict['mismatches']} "
               f"differ; credits returned that differ from the golden model: {verdict['credit_mismatches']}")

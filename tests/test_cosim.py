@@ -345,7 +345,8 @@ def test_cli_fault_exit_status_1():
     (["--router", "7"], "--router"),
     (["--load", "1.5"], "--load"),
     (["--topo", "nope"], "--topo"),
-    (["--router-model", "hiradix", "--routing", "ugal-s", "--seq-wavefront", "1"], "--seq-wavefront"),
+    (["--router-model", "iq", "--routing", "ugal-s", "--seq-wavefront", "1"], "--seq-wavefront"),
+    (["--router-model", "hiradix", "--routing", "ugal-s", "--seq-wavefront", "-1"], "--seq-wavefront"),
 ])
 def test_cli_bad_input(args, needle):
     r = _cli("--topo", "fbfly", "--k", "2", "--n", "2", *args)

@@ -83,6 +83,34 @@ def test_sequential_ri_ugal_s():
     assert v["stall_cycles"] > 100
 
 
+def test_decision_line_ugal_s():
+    """UGAL-S decided in the decision lines (router-spec §R11.2a, ``--seq-wavefront 1``): two terminals per router,
+    so that heads of one batch share the allocator; every injection flit ``Lw = 7`` cycles longer on its way in,
+    RI taking each head's preference when it is available, its chain a prefix-sum arbiter."""
+    v = run("fbfly", {"k": 2, "n": 3, "c": 2}, routing="ugal-s", traffic="uniform", load=0.9, cycles=200, vcs=4,
+            vc_depth=2, packet_length=3, ugal_threshold=0, seq_wavefront=1, terminals="flit", **HR)
+    assert_match(v)
+
+
+# slow (about 80 s each, a build each): test_decision_line_ugal_s above runs the line at speedup 1 by default
+@pytest.mark.slow
+def test_decision_line_speedup_2_g2():
+    """The decision line at speedup 2 (RI's chain counting two requests per output) with two decisions per
+    wavefront stage (``Lw = 6``)."""
+    v = run("fbfly", {"k": 2, "n": 3, "c": 2}, routing="ugal-s", traffic="uniform", load=0.9, cycles=200, vcs=4,
+            vc_depth=2, packet_length=3, ugal_threshold=1, seq_wavefront=2, speedup=2, seed=3, terminals="flit",
+            **HR)
+    assert_match(v)
+
+
+@pytest.mark.slow
+def test_decision_line_router_level():
+    """One router with decision lines, every port driven from the network's golden run (its terminals' flits
+    enter the lines at the golden model's injection cycles)."""
+    assert_router_match(run_router("fbfly", {"k": 2, "n": 3, "c": 2}, routing="ugal-s", traffic="uniform",
+                                   load=0.9, cycles=300, vcs=4, vc_depth=2, seq_wavefront=1, **HR))
+
+
 # slow (51 s, its own build): tests/test_hdl_hiradix.py builds the fault-free chain both ways by default
 @pytest.mark.slow
 def test_sequential_ri_fault_is_caught():

@@ -415,12 +415,13 @@ RTL_TABLE = ["sp", "dor", "hdor", "dest-tag", "min"]
 RTL_DECIDED = ["min-ad", "val", "ugal", "ugal-s", "clos-ad", "2dfb-adaptive"]
 RTL_OPTIONS = {"--vcs": [1, 2], "--depth": [1, 2, 4], "--data-width": [32, 64], "--vc-classes": [1, 2],
                "--threshold": [0, 4], "--router-model": ["single-cycle", "iq", "hiradix"], "--speedup": [1, 2],
-               "--egress-depth": [0, 1, 2], "--seq-impl": ["prefix", "ripple"],
+               "--egress-depth": [0, 1, 2], "--seq-impl": ["prefix", "ripple"], "--seq-wavefront": [0, 1, 2],
                "--port-encoding": ["onehot", "binary"]}
 RTL_BAD = {"--router-model": ["nope", ""], "--speedup": ["3", "0", "x", ""], "--seq-impl": ["nope"],
            "--port-encoding": ["nope", ""], "--data-width": ["0", "4097", "x", "-8"],
            "--vcs": ["0", "257", "x", "-1"], "--depth": ["0", "4097", "x"], "--vc-classes": ["0", "257", "x"],
-           "--threshold": ["-1", "1000001", "x"], "--egress-depth": ["-1", "65537", "x"]}
+           "--threshold": ["-1", "1000001", "x"], "--egress-depth": ["-1", "65537", "x"],
+           "--seq-wavefront": ["-1", "4097", "x"]}
 
 
 @st.composite

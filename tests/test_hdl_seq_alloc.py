@@ -258,6 +258,19 @@ def test_rtl_odd_shapes(impl, n, n_out, M, s):
     assert mismatches(dut, random_cases(rng, n, n_out, M, 120, q_max=3, h_max=3, b_max=7)) == []
 
 
+# N = 5 (a start of 3 bits that wraps) is proved for every input by tests/test_formal.py's sa_equiv_m1
+@pytest.mark.parametrize("n, s", [(4, 1), (4, 2)])
+def test_rtl_single_candidate_exhaustive(n, s):
+    """M = 1 in the prefix structure (no rotation: index-order networks under a thermometer mask from
+    ``start``): every (valid, output) pattern of N requesters over O = 3 outputs (one of them out of range)
+    at every start, against the model."""
+    opts = [None, 0, 1, 2, 3]   # output 3 >= O: not valid
+    cases = [([0, 0, 0], [[None if x is None else (x, 1, 0)] for x in pattern], start)
+             for pattern in itertools.product(opts, repeat=n) for start in range(1 << ptr_width(n))]
+    dut = SequentialAllocator(n, 3, 1, s=s, impl="prefix", q_bits=1, hop_bits=1, bias_bits=1)
+    assert mismatches(dut, cases) == []
+
+
 @pytest.mark.parametrize("impl", IMPLS)
 def test_rtl_single_candidate_is_prefix_sum_arbiter(impl):
     """M = 1: granted iff fewer than S earlier requesters (in service order) ask for the same output."""
