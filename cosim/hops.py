@@ -93,6 +93,8 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 
+from ..hdl.router import SEQUENTIAL
+
 __all__ = ["HopTracker", "ObsPorts", "compare_path", "idle_counters", "missed_bins", "expected_paths",
            "observe_topology", "HEADER_FIELDS", "BACKPRESSURE_COUNTERS", "SEQUENTIAL_BIN", "describe_hop"]
 
@@ -101,7 +103,7 @@ HEADER_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 #: the counters a run must make non-zero to have exercised backpressure (the vacuity rule)
 BACKPRESSURE_COUNTERS = ("stall_cycles", "full_buffer_cycles", "credit_zero_cycles")
 #: routings whose allocator is sequential (§R6), which have the ``sequential`` bin
-SEQUENTIAL_BIN = ("ugal-s", "clos-ad", "2dfb-adaptive")
+SEQUENTIAL_BIN = tuple(SEQUENTIAL)
 #: routings with a minimal / non-minimal choice (the ``adaptive`` bin's two branches)
 NONMINIMAL_CHOICE = ("ugal", "ugal-s", "clos-ad", "2dfb-adaptive")
 

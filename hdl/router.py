@@ -174,6 +174,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..gen.routing import ROUTINGS as _ROUTINGS
 from .arbiter import (
     RoundRobinArbiter,
     check_int,
@@ -202,19 +203,20 @@ from .vc_select import OutputVCSelect, QueueLength, vc_class
 __all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "HIRADIX_SEQUENTIAL", "SEQ_IMPLS",
            "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
-#: adaptive routings the router decides in logic with the greedy allocator (router-spec §R6, §R7):
-#: routing name -> (decision unit class name in hdl/route_adaptive.py, its ``routing`` argument)
-ADAPTIVE = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal")}
+#: every routing the router decides in logic (router-spec §R7, §R7b): routing name -> (decision unit class name in
+#: hdl/route_adaptive.py, its ``routing`` argument)
+DECIDED = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal"),
+           "ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", None),
+           "2dfb-adaptive": ("PriorityFlagDecide", None)}
+#: those the greedy allocator serves, and those the sequential one serves (§R6): which is the routing's own
+#: attribute, ``radixnet.gen.routing.ROUTINGS[name].allocator``, stated there once
+ADAPTIVE = {k: v for k, v in DECIDED.items() if _ROUTINGS[k].allocator == "greedy"}
+SEQUENTIAL = {k: v for k, v in DECIDED.items() if _ROUTINGS[k].allocator == "sequential"}
 #: the sequential routings ``hiradix`` builds: its RI composes :class:`~radixnet.hdl.seq_alloc.SequentialAllocator`,
 #: whose requester chooses its least-cost candidate (UGAL-S's comparison, router-spec §R11.2)
 HIRADIX_SEQUENTIAL = ("ugal-s",)
 #: structures of that allocator (:data:`radixnet.hdl.seq_alloc.IMPLS`)
 SEQ_IMPLS = ("prefix", "ripple")
-#: adaptive routings the router decides in logic with the sequential allocator (§R6 sequential, §R7, §R7b)
-SEQUENTIAL = {"ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", None),
-              "2dfb-adaptive": ("PriorityFlagDecide", None)}
-#: every routing the router decides in logic
-DECIDED = {**ADAPTIVE, **SEQUENTIAL}
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds

@@ -243,13 +243,14 @@ def test_seq_wavefront_refused_in_one_line(fbfly, kw):
 
 
 @needs_verilator
-# three variants are slow (12 to 26 s each); the co-simulations build hiradix at speedup 2 and with an
-# adaptive routing by default. The decision line is linted by default: Verilator's co-simulation build stops on
-# a lint warning the waivers do not cover (a constant comparison in the single-candidate chain once)
+# the four variants are slow (12 to 30 s each); the co-simulations build hiradix at speedup 2, with an adaptive
+# routing and with the decision line by default (Verilator's co-simulation build stops on any warning but WIDTH
+# and UNUSEDSIGNAL: a constant comparison in the single-candidate chain once)
 @pytest.mark.parametrize("opts", [[], pytest.param(["--speedup", "2", "--vcs", "2"], marks=pytest.mark.slow),
                                   pytest.param(["--egress-depth", "2", "--vcs", "2"], marks=pytest.mark.slow),
                                   pytest.param(["--routing", "min-ad"], marks=pytest.mark.slow),
-                                  ["--routing", "ugal-s", "--seq-wavefront", "1", "--vcs", "2"]])
+                                  pytest.param(["--routing", "ugal-s", "--seq-wavefront", "1", "--vcs", "2"],
+                                               marks=pytest.mark.slow)])
 def test_tree_lints_clean(tmp_path, capsys, opts):
     """``radixnet rtl fbfly --k 4 --n 2 --router-model hiradix --lint``: the generated tree lints clean."""
     out = tmp_path / "rtl"
