@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from .params import ParamError
 
-__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency"]
+__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency", "LINE_S", "line_latency"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,22 @@ def get_router_model(name: "str | RouterModel") -> RouterModel:
         return ROUTER_MODELS[name]
     except (KeyError, TypeError):
         raise ParamError("router-model", f"one of {', '.join(ROUTER_MODELS)} (got {name!r})") from None
+
+
+#: ``hiradix`` with ``ugal-s`` under the decision line (router-spec §R11.2a): its allocator counts at most this many
+#: earlier heads of a batch per output (``S``, 2-bit counts); golden model and RTL alike.
+LINE_S = 3
+
+
+def line_latency(n_inj, per_stage: int):
+    """``Lw = 5 + ceil(n_inj / g)``: the cycles a flit spends in the decision line of a router with ``n_inj``
+    injection ports, ``g = per_stage`` decisions per wavefront stage (router-spec §R11.2a). ``n_inj`` may be a
+    numpy array (one ``Lw`` per router).
+
+    >>> line_latency(8, 1), line_latency(8, 3)
+    (13, 8)
+    """
+    return 5 + -(-n_inj // per_stage)
 
 
 def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, link_latency: int = 1) -> int:

@@ -28,6 +28,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..gen.router_model import LINE_S
 from ..gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, TABLE, TCLOS, TUGAL_G, TUGAL_L, TVAL, UGAL
 from .native import as_python, compiled
 
@@ -143,9 +144,6 @@ Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc
 #: non-minimal one (a decided packet's phase is 0 or 1, §R7).
 PREFER_MIN = 2
 PREFER_NM = 3
-#: The decision line's allocator counts at most this many earlier heads of a batch per output (its ``S``: 2-bit
-#: counts, router-spec §R11.2a).
-LINE_S = 3
 
 STATUS_OK = 0
 STATUS_WATCHDOG = 1

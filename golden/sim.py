@@ -27,7 +27,7 @@ from ..gen import Network, ParamError
 from ..gen.params import ROUTER_LIMITS, Param
 from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
-from ..gen.router_model import RouterModel, get_router_model, zero_load_latency
+from ..gen.router_model import RouterModel, get_router_model, line_latency, zero_load_latency
 from ..gen.routing import (
     HYPERX_FAMILIES,
     PRIO,
@@ -661,7 +661,7 @@ class Simulator:
         # hiradix with ugal-s deciding in the decision lines (§R11.2a): Lw = 5 + ceil(n_inj / g) per router
         g = int(cfg.seq_wavefront)
         n_inj = (self.in_term >= 0).sum(axis=1)
-        self.wf_lw = (5 + -(-n_inj // g)).astype(i32) if g else np.zeros(R, i32)
+        self.wf_lw = line_latency(n_inj, g).astype(i32) if g else np.zeros(R, i32)
         Wl = 1 << int(self.wf_lw.max(initial=0)).bit_length() if g else 1
         self.wfl, self.wflv = np.full((T if g else 1, Wl), -1, i32), np.zeros((T if g else 1, Wl), i32)
         self.wfls, self.wfln = np.zeros((Wl, T if g else 1), i32), np.zeros(Wl, i32)

@@ -33,25 +33,13 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_model import LINE_S, line_latency
 from .arbiter import check_int, next_ptr, ptr_width, reject
 from .flit import flit_widths
 from .route_hyperx import HyperXRoute
 from .seq_alloc import WavefrontAllocator
 
 __all__ = ["DecisionLine", "LINE_S", "line_latency"]
-
-#: The line's allocator counts at most this many earlier heads of a batch per output (router-spec §R11.2a).
-LINE_S = 3
-
-
-def line_latency(n_ports: int, per_stage: int) -> int:
-    """``Lw = 5 + ceil(n_ports / per_stage)``: the cycles a flit spends in the line (router-spec §R11.2a).
-
-    >>> line_latency(8, 1), line_latency(8, 3)
-    (13, 8)
-    """
-    return 5 + -(-n_ports // per_stage)
-
 
 class DecisionLine(wiring.Component):
     """The decision line of one router's injection ports (router-spec §R11.2a).

@@ -279,6 +279,17 @@ def _sklansky(leaves, op) -> list:
     return y
 
 
+def _sat_add(m: Module, s: int, kb: int, prefix: str):
+    """A node builder for :func:`_sklansky`: ``min(S, a + b)`` on ``kb``-bit counts, named
+    ``<prefix>_l<level>_k<position>``."""
+    def op(a, b, level, p):
+        node = Signal(kb, name=f"{prefix}_l{level}_k{p}")
+        total = a + b
+        m.d.comb += node.eq(Mux(total > s, s, total))
+        return node
+    return op
+
+
 def _one_hot_index(m: Module, onehot, width: int, name: str) -> Signal:
     """Index of the set bit of a one-hot list of 1-bit values (0 when none is set)."""
     out = Signal(width, name=name)
@@ -546,22 +557,14 @@ class SequentialAllocator(wiring.Component):
             ops.append(o)
             hi.append(h)
 
-        def sat_add(tag, o):
-            def op(a, b, level, p):
-                node = Signal(kb, name=f"pfx{tag}_op{o}_l{level}_k{p}")
-                total = a + b
-                m.d.comb += node.eq(Mux(total > S, S, total))
-                return node
-            return op
-
         incl_hi, incl_all = [], []   # per output, per requester: the inclusive prefixes of the two networks
         for o in range(O):
             leaf = [Signal(kb, name=f"choose_rq{i}_op{o}") for i in range(n)]   # counts: kb bits wide
             leaf_hi = [Signal(kb, name=f"choose_hi_rq{i}_op{o}") for i in range(n)]
             m.d.comb += [leaf[i].eq(valid[i] & (ops[i] == o)) for i in range(n)]
             m.d.comb += [leaf_hi[i].eq(leaf[i] & hi[i]) for i in range(n)]
-            incl_hi.append(_sklansky(leaf_hi, sat_add("h", o)))
-            incl_all.append(_sklansky(leaf, sat_add("a", o)))
+            incl_hi.append(_sklansky(leaf_hi, _sat_add(m, S, kb, f"pfxh_op{o}")))
+            incl_all.append(_sklansky(leaf, _sat_add(m, S, kb, f"pfxa_op{o}")))
         zero = Const(0, kb)
         for i in range(n):
             c_hi = _pick(m, [incl_hi[o][i - 1] if i else zero for o in range(O)], ops[i], kb, f"c_hi_rq{i}")
@@ -583,15 +586,7 @@ class SequentialAllocator(wiring.Component):
         # leaves: x[k][o] = requester at position k chooses output o (granted or not); driven below
         leaves = [[Signal(name=f"choose_k{k}_op{o}") for o in range(O)] for k in range(n)]
 
-        def sat_add(o):
-            def op(a, b, level, p):
-                node = Signal(kb, name=f"pfx_op{o}_l{level}_k{p}")
-                total = a + b
-                m.d.comb += node.eq(Mux(total > S, S, total))
-                return node
-            return op
-
-        incl = [_sklansky([leaves[k][o] for k in range(n)], sat_add(o)) for o in range(O)]
+        incl = [_sklansky([leaves[k][o] for k in range(n)], _sat_add(m, S, kb, f"pfx_op{o}")) for o in range(O)]
         excl = []  # excl[k][o] = min(S, choosers of o before position k) = grants to o before k
         for k in range(n):
             row = []

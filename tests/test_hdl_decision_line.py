@@ -53,6 +53,14 @@ def candidates(tables, r, thr, f):
     return out
 
 
+def run_clocked(dut, bench):
+    """Run the async testbench ``bench`` on ``dut`` with a clock."""
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
 def random_flit(rng, net, load):
     return dict(valid=rng.random() < load, head=rng.random() < 0.6, tail=rng.random() < 0.5,
                 vc=rng.randrange(V), dest=rng.randrange(net.num_terminals), inter=rng.randrange(net.num_routers),
@@ -87,10 +95,7 @@ def simulate(dut, cycles, seed, load=0.8, qmax=None):
             outs.append(got)
             await ctx.tick()
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(dut, bench)
     return ins, outs
 
 
@@ -159,10 +164,7 @@ def test_nonminimal_preference_needs_a_candidate():
             await ctx.tick()
         seen.extend((ctx.get(dut.out_valid_ln[i]), ctx.get(dut.out_flit_ln[i].phase)) for i in range(2))
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(dut, bench)
     assert seen == [(1, 0), (1, 1)]
 
 
