@@ -9,10 +9,10 @@ and after a change that does (the spec changed first), pin the new digests and c
 
     .venv/bin/python benchmarks/golden_digest.py --save tests/data/golden_digests.json
 
-It runs 131 short simulations (every HyperX routing under the single-cycle, iq and hiradix models, single-
+It runs 133 short simulations (every HyperX routing under the single-cycle, iq and hiradix models, single-
 and multi-flit packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and
 worst-case traffic, the 2DFB priority routing, table routings on a torus, a Clos, a dragonfly and, under
-``hiradix``, a Slim Fly, the subswitch model's table routings, traces on, the 32-ary reference
+``hiradix``, a Slim Fly, the subswitch model's table routings, UGAL-S under the decision line, traces on, the 32-ary reference
 configuration) and hashes each one's ejection records, flits ejected per cycle, channel counts and hop
 traces; then twelve ``run_load`` results (warm-up, measurement, drain, the saturation verdict; their
 floating-point figures to 12 significant digits, so that a reduction's last bit, which numpy's SIMD paths may
@@ -72,6 +72,11 @@ def cases():
     yield "torus", {}, dict(routing="dor", router_model="subswitch", speedup=1, packet_length=2), 0.4, True
     yield "slimfly", {"q": 5}, dict(routing="sp", router_model="subswitch", speedup=1, group=4), 0.5, False
     yield "fbfly", {"k": 3, "n": 3}, dict(routing="sp", router_model="subswitch", speedup=1, vcs=4), 0.9, False
+    # UGAL-S decided in the decision line, its chain beside GO (router-spec §R11.2a)
+    yield ("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=2, speedup=1,
+           packet_length=3), 0.5, True)
+    yield ("fbfly", {"k": 3, "n": 3}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=1, speedup=2),
+           0.7, False)
 
 
 LOAD_CASES = [("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s")),

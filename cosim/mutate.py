@@ -296,7 +296,8 @@ def mutated_copy(snap: Path, work: Path, mutant: Mutant | None) -> Path:
 
 
 # ------------------------------------------------------------------ running the checks
-_SUMMARY = re.compile(r"^(FAILED|ERROR) (.+?)(?: - (.*))?$", re.M)
+#: pytest's short summary line (one space after the word: a captured log record at level ERROR has several)
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (?! )(.+?)(?: - (.*))?$", re.M)
 
 
 def classify(message: str, log: str) -> str:

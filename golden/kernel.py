@@ -135,7 +135,8 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 #: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
-#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p.
+#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p
+#: (under the decision line, :func:`_hr_line_chain`'s request at input p and lane k; -1 between uses).
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
                                 "sw_lane")
@@ -1152,8 +1153,12 @@ def _hr_go(r, prm, tp, rs, sc):
     vpc = prm.vpc
     rq, gr, out_term, credit, ovc_busy = rs.rq, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
     bucket, bcount = sc.bucket, sc.bcount
+    if prm.wf > 0 and prm.sequential:
+        _hr_line_chain(r, prm, rs, sc)
     sc.nout[0] = 0
     for i in range(rs.rq_n[r]):
+        if rq[r, i, 2] < 0:
+            continue   # dropped by the chain
         p = rq[r, i, 0]
         v = rq[r, i, 1]
         sc.req_v[p, v] = rq[r, i, 3]
@@ -1212,6 +1217,33 @@ def _hr_go(r, prm, tp, rs, sc):
             if L > 1 and sc.req_hd[gr[r, k, 1], gr[r, k, 2]]:
                 ovc_busy[r, o, ov] = 0
     rs.gr_n[r] = ng
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_line_chain(r, prm, rs, sc):
+    """§R11.2a, the chain beside GO: per output, the request register's requests in the service order of the RI
+    that made them (inputs from its ``ptr_seq``, one behind the pointer now, each input's lanes in order), the
+    first ``S`` admitted and the rest dropped (``o`` set to -1: GO skips it, and the next RI does not count it in
+    u(v))."""
+    P, S = rs.buf.shape[1], prm.S
+    rq, lane_at, grants_o = rs.rq, sc.sel, sc.grants_o
+    n = rs.rq_n[r]
+    for i in range(n):
+        lane_at[rq[r, i, 0], rq[r, i, 5]] = i
+        grants_o[rq[r, i, 2]] = 0
+    start = wrap(rs.ptr_seq[r] + P - 1, P)
+    for j in range(P):
+        p = wrap(start + j, P)
+        for k in range(S):
+            i = lane_at[p, k]
+            if i < 0:
+                continue
+            lane_at[p, k] = -1
+            o = rq[r, i, 2]
+            if grants_o[o] >= S:
+                rq[r, i, 2] = -1
+            else:
+                grants_o[o] += 1
 
 
 @compiled(cache=True, _nrt=False)
@@ -1282,12 +1314,17 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 nin += 1
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
+    n2 = 0
     for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
-        rq2[r, i, 0] = rq[r, i, 0]
-        rq2[r, i, 1] = rq[r, i, 1]
-    rs.rq2_n[r] = n_old
-    seq = prm.sequential
+        if rq[r, i, 2] >= 0:   # not dropped by the chain beside GO (its verdict known from now on, §R11.2a)
+            rq2[r, n2, 0] = rq[r, i, 0]
+            rq2[r, n2, 1] = rq[r, i, 1]
+            n2 += 1
+    rs.rq2_n[r] = n2
+    seq = prm.sequential and prm.wf == 0   # under the decision line the chain runs beside GO (§R11.2a)
+    if prm.sequential and prm.wf > 0:
+        rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
     n = 0
     for i in range(nin):
         p = sc.in_list[i]
@@ -1454,10 +1491,13 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         _hr_ri(r, prm, tp, rs, pk, sc)
         _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
+        n2 = 0
         for i in range(rs.rq_n[r]):
-            rs.rq2[r, i, 0] = rs.rq[r, i, 0]
-            rs.rq2[r, i, 1] = rs.rq[r, i, 1]
-        rs.rq2_n[r] = rs.rq_n[r]
+            if rs.rq[r, i, 2] >= 0:   # not dropped by the chain beside GO (§R11.2a)
+                rs.rq2[r, n2, 0] = rs.rq[r, i, 0]
+                rs.rq2[r, n2, 1] = rs.rq[r, i, 1]
+                n2 += 1
+        rs.rq2_n[r] = n2
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])

@@ -308,7 +308,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ``hiradix`` with ``ugal-s`` (router-spec §R11.2a): 0 (default) decides the source choice in RI's
         chain; ``g >= 1`` decides it in a :class:`~radixnet.hdl.decision_line.DecisionLine` at the injection
         ports, a wavefront of ``g`` decisions per stage, every injection flit ``5 + ceil(n_inj / g)`` cycles
-        longer on its way in, and RI's chain becomes a prefix-sum arbiter (no choice left in it).
+        longer on its way in, and RI's chain (no choice left in it) moves beside GO, per output the first ``S``
+        requests in service order (:class:`~radixnet.hdl.alloc.chain.OutputChain`).
     seq_impl : str
         ``hiradix`` with ``ugal-s``: the structure of the sequential allocator its RI composes
         (:class:`~radixnet.hdl.seq_alloc.SequentialAllocator`, :data:`SEQ_IMPLS`): ``"prefix"`` (default,

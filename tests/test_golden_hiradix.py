@@ -316,18 +316,20 @@ def test_decision_line_batch_is_the_allocator_function():
     assert checked > 150 and differs > 0   # some heads chose otherwise than they would have alone
 
 
-def test_decision_line_keeps_ugal_s_throughput():
-    """On the 4-ary 2-flat (4 VCs, single-flit packets, speedup 1) the line costs latency, not throughput:
-    it accepts 0.5 as RI's own chain does (the heads keep §R11.2's chain and its S requests per output)."""
+def test_decision_line_throughput():
+    """On the 4-ary 2-flat (4 VCs, single-flit packets, speedup 1) RI's own chain accepts 0.5; with the line the
+    chain runs beside GO and a drop blocks its VC for a cycle (router-spec §R11.2a): 0.48 is still carried
+    (not 0.5), and each packet pays the line's cycles."""
     net = build("fbfly", k=4, n=2)
     res = {}
-    for wf in (0, 2):
+    for wf, load in ((0, 0.5), (2, 0.48), (2, 0.5)):
         cfg = SimConfig(net, routing="ugal-s", router_model="hiradix", speedup=1, vcs=4, seed=3, measure=1000,
                         seq_wavefront=wf)
-        res[wf] = Simulator(cfg).run_load(0.5)
-    for wf in (0, 2):
-        assert not res[wf]["saturated"] and res[wf]["accepted_throughput"] > 0.49
-    assert res[2]["avg_latency"] > res[0]["avg_latency"] + line_length(net, 0, 2) - 1
+        res[wf, load] = Simulator(cfg).run_load(load)
+    for key in ((0, 0.5), (2, 0.48)):
+        assert not res[key]["saturated"] and res[key]["accepted_throughput"] > key[1] - 0.01, key
+    assert res[2, 0.5]["saturated"]
+    assert res[2, 0.48]["avg_latency"] > res[0, 0.5]["avg_latency"] + line_length(net, 0, 2) - 1
 
 
 def test_cli_runs_the_decision_line(capsys):

@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..arbiter import check_int, onehot_index, ptr_width, reject
 
-__all__ = ["OutputArbiter", "rr_first_chain"]
+__all__ = ["OutputArbiter", "rr_first_chain", "rr_masked"]
 
 
 def rr_first_chain(m: Module, req, ptr, n: int, name: str) -> Signal:
@@ -112,18 +112,18 @@ class OutputArbiter(wiring.Component):
         mask = Signal(P, init=(1 << P) - 1, name="mask")
         lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(S)])
         m.d.comb += self.ptr.eq(onehot_index(mask & ~(mask << 1)[:P], P))   # its lowest set bit (0: none)
-        first, low, after = _rr_masked(m, self.req, lane_mask, n, "first_rr")
+        first, low, after = rr_masked(m, self.req, lane_mask, n, "first_rr")
         m.d.comb += self.first_hl.eq(low)
         any_req = self.req.any()
         if self.alt:   # both chains; the decision selected last
-            first_b, low_b, after_b = _rr_masked(m, self.req_alt, lane_mask, n, "alt_rr")
+            first_b, low_b, after_b = rr_masked(m, self.req_alt, lane_mask, n, "alt_rr")
             m.d.comb += self.alt_first_hl.eq(low_b)
             first, after = Mux(self.use_alt, first_b, first), Mux(self.use_alt, after_b, after)
             any_req = Mux(self.use_alt, self.req_alt.any(), any_req)
         m.d.comb += self.first.eq(first)
         last = self.first
         if S > 1:
-            second, _, _ = _rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n, "second_rr")
+            second, _, _ = rr_masked(m, self.req & ~self.first & self.second_ok, lane_mask, n, "second_rr")
             m.d.comb += self.second.eq(second)
             last = Mux(self.second.any(), self.second, self.first)
         if P > 1 and not self.frozen and S == 1:
@@ -147,7 +147,7 @@ class OutputArbiter(wiring.Component):
         return m
 
 
-def _rr_masked(m: Module, req, mask, n: int, name: str):
+def rr_masked(m: Module, req, mask, n: int, name: str):
     """:func:`rr_first_chain` with the pointer given as a thermometer ``mask`` (the requests at or after it).
 
     Returns the one-hot grant, its ``2n``-bit one-hot over ``(req & mask, req)`` and the ``2n`` bits at or after
