@@ -76,7 +76,7 @@ from typing import Any
 
 from ..gen.params import read_text_file
 
-__all__ = ["Mutant", "DEFAULT_CHECKS", "CATALOGUE", "load_catalogue", "apply", "main"]
+__all__ = ["Mutant", "DEFAULT_CHECKS", "CATALOGUE", "SUMMARY_LINE", "load_catalogue", "apply", "classify", "main"]
 
 #: the catalogue kept in the repository
 CATALOGUE = Path(__file__).with_name("mutations.toml")
@@ -297,7 +297,7 @@ def mutated_copy(snap: Path, work: Path, mutant: Mutant | None) -> Path:
 
 # ------------------------------------------------------------------ running the checks
 #: pytest's short summary line (one space after the word: a captured log record at level ERROR has several)
-_SUMMARY = re.compile(r"^(FAILED|ERROR) (?! )(.+?)(?: - (.*))?$", re.M)
+SUMMARY_LINE = re.compile(r"^(FAILED|ERROR) (?! )(.+?)(?: - (.*))?$", re.M)
 
 
 def classify(message: str, log: str) -> str:
@@ -380,7 +380,7 @@ def run_checks(root: Path, work: Path, snap: Path, checks: list[str], *, cache: 
             stage_s.append(time.monotonic() - ts)
             if proc.returncode == 0:
                 continue
-            m = _SUMMARY.search(text)
+            m = SUMMARY_LINE.search(text)
             if m:
                 by, message = m.group(2), (m.group(3) or "").strip()
                 at = by.find("tests/")   # node ids come relative to the working directory

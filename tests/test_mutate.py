@@ -20,6 +20,7 @@ import pytest
 from radixnet.cosim.mutate import (
     CATALOGUE,
     DEFAULT_CHECKS,
+    SUMMARY_LINE,
     Mutant,
     MutateError,
     apply,
@@ -78,6 +79,18 @@ def test_classify():
     assert classify("radixnet.cosim.run.CosimError: verilator build failed (see x)", "") == "build"
     assert classify("ValueError: CreditCounter: depth ...", "x/radixnet/hdl/credits.py:100: in __init__") == "build"
     assert classify("radixnet.cosim.run.CosimError: verilator run failed (see x)", "") == "error"
+
+
+def test_summary_line_not_a_log_record():
+    """The failing node comes from pytest's short summary, not from a captured log record at level ERROR
+    (cocotb's runner logs "ERROR    ...: Failed 1 of 1 tests" before the summary)."""
+    log = ("------------------------------ Captured log call ------------------------------\n"
+           "ERROR    Verilator:runner.py:674 ERROR: Failed 1 of 1 tests.\n"
+           "=========================== short test summary info ===========================\n"
+           "FAILED tests/test_cosim_hiradix.py::test_decision_line_ugal_s - AssertionError: packet 14\n")
+    m = SUMMARY_LINE.search(log)
+    assert m.group(2) == "tests/test_cosim_hiradix.py::test_decision_line_ugal_s"
+    assert m.group(3) == "AssertionError: packet 14"
 
 
 def test_default_checks_are_in_the_default_suite():
