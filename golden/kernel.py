@@ -1246,6 +1246,19 @@ def _hr_line_chain(r, prm, rs, sc):
                 grants_o[o] += 1
 
 
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_age_requests(r, rs):
+    """The request register's requests become the two-cycle-old ones (``rq2``, counted in u(v) by the next RI),
+    except those the chain beside GO dropped (``o = -1``: their verdict is known from now on, §R11.2a)."""
+    n2 = 0
+    for i in range(rs.rq_n[r]):
+        if rs.rq[r, i, 2] >= 0:
+            rs.rq2[r, n2, 0] = rs.rq[r, i, 0]
+            rs.rq2[r, n2, 1] = rs.rq[r, i, 1]
+            n2 += 1
+    rs.rq2_n[r] = n2
+
+
 @compiled(cache=True, _nrt=False)
 def _hr_ri(r, prm, tp, rs, pk, sc):
     """§R11.2 RI of router ``r`` on the view: each input VC's eligibility (with u(v), whether it has a request
@@ -1314,14 +1327,9 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 nin += 1
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
-    n2 = 0
     for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
-        if rq[r, i, 2] >= 0:   # not dropped by the chain beside GO (its verdict known from now on, §R11.2a)
-            rq2[r, n2, 0] = rq[r, i, 0]
-            rq2[r, n2, 1] = rq[r, i, 1]
-            n2 += 1
-    rs.rq2_n[r] = n2
+    _hr_age_requests(r, rs)
     seq = prm.sequential and prm.wf == 0   # under the decision line the chain runs beside GO (§R11.2a)
     if prm.sequential and prm.wf > 0:
         rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
@@ -1491,13 +1499,7 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         _hr_ri(r, prm, tp, rs, pk, sc)
         _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
-        n2 = 0
-        for i in range(rs.rq_n[r]):
-            if rs.rq[r, i, 2] >= 0:   # not dropped by the chain beside GO (§R11.2a)
-                rs.rq2[r, n2, 0] = rs.rq[r, i, 0]
-                rs.rq2[r, n2, 1] = rs.rq[r, i, 1]
-                n2 += 1
-        rs.rq2_n[r] = n2
+        _hr_age_requests(r, rs)
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])

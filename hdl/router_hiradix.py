@@ -622,10 +622,9 @@ class HiradixStages:
                 m.d.comb += go_take[o][w].eq(sum(takes))
                 m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
             g_any[o] = arb.first.any()
-        for p in range(P):   # the chain's drops, back to the inputs through a register (§R11.2a)
-            for s in range(S):
-                if line:
-                    m.d.sync += chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
+        if line:   # the chain's drops, back to the inputs through a register (§R11.2a)
+            m.d.sync += [chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
+                         for p in range(P) for s in range(S)]
 
         # ------------------------------------------------ ST and IN (§R11.4)
         # per input lane, in ST: the request GO decided in the cycle before, its flit the view's front of its VC
