@@ -104,12 +104,13 @@ formal:
 TOPO    ?=
 ARGS    ?=
 VCS     ?=
-DEPTH   ?= 4
+DEPTH   ?=
 # a deterministic table routing: sp (default), dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag, min;
 # or, on the HyperX families, one decided in logic: min-ad, val, ugal (greedy), ugal-s, clos-ad, 2dfb-adaptive
-# (sequential allocator); ARGS="--threshold X" sets UGAL's theta / the 2DFB's T_h
+# (sequential allocator); ARGS="--ugal-threshold X" sets UGAL's theta, ARGS="--threshold X" the 2DFB's T_h;
+# VCS and DEPTH default to the router's (radixnet.gen.router_config: the golden model's too)
 ROUTING ?=
-# the router pipeline (docs/router-spec.md §R10): single-cycle (default) or iq (VA | SA | ST | link)
+# the router pipeline (docs/router-spec.md §R10): single-cycle (default), iq, hiradix or subswitch
 ROUTER_MODEL ?=
 SPEEDUP ?=
 EGRESS_DEPTH ?=
@@ -117,7 +118,7 @@ RTL_OUT ?= build/rtl/$(TOPO)
 .PHONY: rtl
 rtl:
 	@[ -n "$(TOPO)" ] || { echo "make rtl: TOPO=<family> is required, e.g. make rtl TOPO=fbfly ARGS=\"--k 4 --n 2\"" >&2; exit 2; }
-	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(ROUTING),--routing $(ROUTING)) $(if $(ROUTER_MODEL),--router-model $(ROUTER_MODEL)) $(if $(SPEEDUP),--speedup $(SPEEDUP)) $(if $(EGRESS_DEPTH),--egress-depth $(EGRESS_DEPTH)) $(if $(VCS),--vcs $(VCS)) --depth $(DEPTH) --out $(RTL_OUT)
+	$(PY) -m radixnet.hdl.rtlgen $(TOPO) $(ARGS) $(if $(ROUTING),--routing $(ROUTING)) $(if $(ROUTER_MODEL),--router-model $(ROUTER_MODEL)) $(if $(SPEEDUP),--speedup $(SPEEDUP)) $(if $(EGRESS_DEPTH),--egress-depth $(EGRESS_DEPTH)) $(if $(VCS),--vcs $(VCS)) $(if $(DEPTH),--vc-depth $(DEPTH)) --out $(RTL_OUT)
 
 # make cosim TOPO=<family> [ARGS="--k 2 --n 2"] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS="--load 0.5 ..."]:
 # replay the golden model's packets into the generated network RTL and compare every packet

@@ -46,10 +46,10 @@ def child(family: dict, load: float, windows: int) -> dict:
     from radixnet.gen import build
     from radixnet.golden import native
     from radixnet.golden.sim import SimConfig, Simulator
-    Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1)).step(100, 0.5)   # load the kernel
+    Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, speedup=2)).step(100, 0.5)   # load the kernel
     floor = rss_mb()
     net = build("fbfly", **family)
-    cfg = SimConfig(net, routing="min", seed=1, max_memory=None)
+    cfg = SimConfig(net, routing="min", seed=1, speedup=2, max_memory=None)
     cfg.validate()
     est = sum(cfg.memory_estimate().values()) / 2**20
     sim = Simulator(cfg)

@@ -18,17 +18,20 @@ True
 
 from __future__ import annotations
 
+from ..gen.router_config import ROUTER_DEFAULTS
 from ..golden.sim import SimConfig, Simulator, trace_record
 
 __all__ = ["golden_packets", "golden_config"]
 
 
-def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None,
-                  vc_depth: int = 4, packet_length: int = 1, seed: int = 0, speedup: int = 1,
+def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None, vc_depth: int = 4,
+                  packet_length: int = 1, seed: int = 0, speedup: int = ROUTER_DEFAULTS["speedup"],
                   vc_classes: int | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle",
-                  egress_depth: int = 0, sink_stall: float = 0.0, group: int = 4,
-                  seq_wavefront: int = 0) -> SimConfig:
+                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
+                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
+                  egress_depth: int = ROUTER_DEFAULTS["egress_depth"], sink_stall: float = 0.0,
+                  group: int = ROUTER_DEFAULTS["group"],
+                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
     Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1 (the

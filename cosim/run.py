@@ -34,6 +34,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from ..gen.progress import report
+from ..gen.router_config import ROUTER_DEFAULTS
 from .progress import build_files, read_progress, watch
 
 __all__ = ["check_network", "cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS",
@@ -506,9 +507,11 @@ def _rtl_table(cfg):
 def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None, vc_depth: int = 4,
                   packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
                   sim: str = "verilator", fault: str | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = 4, threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1,
-                  egress_depth: int = 0, sink_stall: float = 0.0, router_level: bool = False, group: int = 4,
-                  seq_wavefront: int = 0) -> tuple:
+                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
+                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
+                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
+                  sink_stall: float = 0.0, router_level: bool = False, group: int = ROUTER_DEFAULTS["group"],
+                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> tuple:
     """Every check :func:`cosim_network` (or, with ``router_level``, the router-level co-simulation) makes before
     any work: cheap, it runs neither the golden model nor the simulator.
 
@@ -576,14 +579,16 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
     return cfg, table, rtl_routing, rtl_threshold
 
 
-def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3,
-                  cycles: int = 200, batch: int | None = None, vcs: int | None = None, vc_depth: int = 4,
-                  packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
-                  sim: str = "verilator",
+def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3, cycles: int = 200,
+                  batch: int | None = None, vcs: int | None = None, vc_depth: int = 4, packet_length: int = 1,
+                  seed: int = 0, data_width: int = 32, terminals: str = "axis", sim: str = "verilator",
                   waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
-                  traffic_opts: dict | None = None, verbose: bool = False, ugal_threshold: int = 4,
-                  threshold: int = 4, router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                  sink_stall: float = 0.0, progress=None, group: int = 4, seq_wavefront: int = 0) -> dict:
+                  traffic_opts: dict | None = None, verbose: bool = False,
+                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
+                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
+                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
+                  sink_stall: float = 0.0, progress=None, group: int = ROUTER_DEFAULTS["group"],
+                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 __all__ = ["Param", "ParamError", "UsageError", "Parser", "validate", "REQUIRED", "check_out_dir", "check_out_file",
-           "read_text_file", "replacing", "ROUTER_LIMITS"]
+           "read_text_file", "replacing"]
 
 
 class UsageError(Exception):
@@ -76,16 +76,6 @@ class _Required:
 
 
 REQUIRED: Any = _Required()
-
-#: Inclusive bounds of the router parameters that the simulator (``radixnet sim``, its ``LIMITS``) and
-#: the RTL generator (``radixnet rtl``, ``RTL_LIMITS``) share, so that both refuse the same values:
-#: VCs per port, flits per VC buffer, egress FIFO depth (router-spec §R3a), VC classes and the adaptive
-#: thresholds (UGAL/CLOS AD bias in flit-hops, the 2DFB's T_h in flits).
-ROUTER_LIMITS: dict[str, tuple[int, int]] = {
-    "vcs": (1, 256), "vc_depth": (1, 4096), "egress_depth": (0, 65_536), "vc_classes": (1, 256),
-    "threshold": (0, 1_000_000), "ugal_threshold": (0, 1_000_000), "group": (1, 4096), "seq_wavefront": (0, 4096),
-}
-
 
 @dataclass(frozen=True)
 class Param:

@@ -35,7 +35,8 @@ __all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_r
            "compile_table", "compile_dor_table", "channel_dependencies", "check_deadlock_free", "DeadlockError",
            "is_acyclic", "uniform_channel_load", "TABLE_CODES", "compile_dor", "DOR_FAMILIES", "compile_hdor",
            "HDOR_FAMILIES", "HDOR_ASSIGNMENTS", "compile_dest_tag", "compile_clos_adaptive", "clos_up_ports", "check_clos_adaptive",
-           "clos_adaptive_dependencies", "Plan", "resolve", "accepted_routings"]
+           "clos_adaptive_dependencies", "Plan", "resolve", "accepted_routings", "default_vcs",
+           "default_vc_depth"]
 
 # kernel codes
 MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6
@@ -264,6 +265,36 @@ def resolve(name: str, net: Network) -> Plan:
     if name in ("ugal-l", "ugal-g"):
         return Plan(r, r.code, "two-phase")
     return Plan(r, r.code, None)
+
+
+def default_vcs(plan: Plan, classes: int) -> int:
+    """VCs per port when none are given (router-spec §R1), for the golden model and the RTL alike.
+
+    A routing that says how many VCs each of its classes takes gets those (``dor`` and ``dest-tag`` two,
+    ``hdor`` one); another route-table routing one per class (the Slim Fly slides' 2 VCs minimal, 4 adaptive);
+    Kim's HyperX routings two per class (one FIFO per class limits an input-queued router's throughput by
+    head-of-line blocking), one per class past four classes.
+
+    >>> from radixnet.gen import build
+    >>> net = build("fbfly", k=4, n=2)
+    >>> default_vcs(resolve("min", net), 1), default_vcs(resolve("sp", net), 1)
+    (2, 1)
+    """
+    per = ROUTINGS[plan.table].vcs_per_class if plan.table in ROUTINGS else plan.routing.vcs_per_class
+    if per is not None:
+        return per * classes
+    if plan.table is not None:
+        return classes
+    return 2 * classes if classes <= 4 else classes
+
+
+def default_vc_depth(vcs: int) -> int:
+    """Flits per VC buffer when none are given: 32 flits of buffering per port (Kim et al. §3.2), split over the VCs.
+
+    >>> default_vc_depth(2), default_vc_depth(64)
+    (16, 1)
+    """
+    return max(1, 32 // vcs)
 
 
 def accepted_routings(net: Network) -> list[str]:

@@ -63,7 +63,7 @@ def workload() -> None:
     from .traffic import PATTERNS
 
     def run(fam, fk, load=0.5, steps=2, trace=False, **kw):
-        sim = Simulator(SimConfig(build(fam, **fk), seed=1, window=100, **kw), trace=trace)
+        sim = Simulator(SimConfig(build(fam, **fk), seed=1, window=100, **{"speedup": 2, **kw}), trace=trace)
         for _ in range(steps):
             sim.step(100, load)
         return sim
@@ -83,15 +83,15 @@ def workload() -> None:
         fam = "2dfb" if name.startswith("2dfb") else "fbfly"
         fk = {"k": 4, "n": 2}
         run(fam, fk, 0.5, steps=1, traffic=name)
-    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100, measure=200, max_warmup=2))
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100, measure=200, max_warmup=2, speedup=2))
     sim.run_load(0.5)
-    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100))
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100, speedup=2))
     sim.run_batch(8)
     held = HeldPackets(2)
     for _ in range(2):   # held rows that grow twice: widened (held_widen)
         z = np.zeros(100, np.int64)
         held.put(np.arange(100), z, z, z, z)
-    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100))
+    sim = Simulator(SimConfig(build("fbfly", k=2, n=2), seed=1, window=100, speedup=2))
     sim.place_flit(0, 0, 0, 0)
     kernel.mix32(1)
     kernel.sink_ready(1, 2, 3, 4)   # the sinks' hash, compiled, beside the testbenches' Python (tests/test_egress.py)

@@ -49,8 +49,14 @@ from ..gen.builder import NetworkBuilder
 from ..gen.metrics import bisection
 from ..gen.network import Network
 from ..gen.params import replacing
+from ..gen.router_config import ROUTER_DEFAULTS
 from .sim import SimConfig, Simulator
 from .sweep import Sweep, draw_walls, parse_loads, plot, write_csvs
+
+#: The routers' speedup in every study (router-spec §R1): 2, the setting the studies are run and scored at. Kim
+#: §3.2 asks for "sufficient switch speedup", so that the routers are not the bottleneck; the other papers' studies
+#: keep the same router. (The router's own default, ``radixnet.gen.router_config``, is 1: the router the RTL builds.)
+STUDY_SPEEDUP = 2
 
 __all__ = ["tapered_clos", "bisection_cut", "fig6_networks", "kim_fig6", "kim_fig12", "fig12_configs", "dfb_fig5",
            "slimfly_partners", "slimfly_perf", "ttn_networks", "ttn_dynamic", "TTN_PATTERNS", "clex_tables",
@@ -200,7 +206,7 @@ def fig14_points(loads: str = "0.1:1.0:0.1", **_: Any) -> int:
 
 
 def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on_point=None,
-              router_model: str = "single-cycle", measure: int = 2000) -> dict[str, Any]:
+              router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000) -> dict[str, Any]:
     """Kim et al. 2007 §5.1.2, Fig. 14: the spare port of a radix-8 router in a 4-ary 2-flat, used (a) to
     double channels to a neighbour (``fbfly --radix 8 --spare redundant``) or (b) to add a fifth router
     (``fbfly --k 5 --n 2 --c 4``: N = 16 -> 20). Fig. 14 is a diagram; its claims are in the text: the
@@ -221,7 +227,8 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
     for traffic in ("uniform", "worst-case"):
         for name, net in nets.items():
             slug = name.split(" ")[0].strip("()")
-            cfg = SimConfig(net, routing="min", traffic=traffic, seed=1, router_model=router_model, measure=measure)
+            cfg = SimConfig(net, routing="min", traffic=traffic, seed=1, router_model=router_model, measure=measure,
+                            speedup=STUDY_SPEEDUP)
             sw = _sweep(cfg, ["min"], pts, out / traffic / slug, "kim-fig14", jobs, on_point)
             sweeps[(traffic, name)] = sw
             cost = evaluate(net)
@@ -256,7 +263,7 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
                          pc_base.max() == 1 and pc_red.max() == 2 and (pc_red == 2).sum() == red.num_routers))
     # the sweep stops at the first saturated load; the capacity is what the network accepts offered 1.0
     wc = {name: _r(Simulator(SimConfig(net, routing="min", traffic="worst-case", seed=1, router_model=router_model,
-                                       measure=measure)).run_load(1.0)["accepted_throughput"], 4)
+                                       measure=measure, speedup=STUDY_SPEEDUP)).run_load(1.0)["accepted_throughput"], 4)
           for name, net in nets.items()}
     claims.append(_claim("§5.1.2 (a): the redundant channels increase the bandwidth to neighbouring routers "
                          "(MIN's accepted worst-case throughput at offered load 1.0, base and (a))",
@@ -404,7 +411,8 @@ def fig6_points(k: int = 32, loads: str = "0.05:1.0:0.05", **_: Any) -> int:
 
 
 def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05", on_point=None,
-             router_model: str = "single-cycle", measure: int = 2000, speedup: int = 2) -> dict[str, Any]:
+             router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000,
+             speedup: int = STUDY_SPEEDUP) -> dict[str, Any]:
     """Kim et al. 2007 §3.3, Table 1, Fig. 6: the flattened butterfly against the butterfly, the folded Clos
     and the hypercube at N = k^2, bisection and buffer storage per port held constant (:func:`fig6_networks`).
 
@@ -514,7 +522,8 @@ def fig12_points(N: int = 4096, loads: str = "0.05:1.0:0.05", **_: Any) -> int:
 
 
 def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0.05:1.0:0.05", on_point=None,
-              router_model: str = "single-cycle", storage: int = 64, measure: int = 2000) -> dict[str, Any]:
+              router_model: str = ROUTER_DEFAULTS["router_model"], storage: int = 64,
+              measure: int = 2000) -> dict[str, Any]:
     """Kim et al. 2007 §5.1.1, Table 4, Fig. 12: the N-node flattened butterflies of every dimension on
     uniform random traffic, (a) VAL (2 VCs) and (b) MIN AD (n' VCs, one per hop class), with ``storage``
     flits per physical channel (64, Kim: "total storage per PC held constant at 64 flit buffers") divided
@@ -535,7 +544,7 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
             net = build("fbfly", k=k, n=n)
             vcs = 2 if routing == "val" else n - 1
             base = SimConfig(net, traffic="uniform", seed=1, vcs=vcs, vc_depth=max(1, storage // vcs),
-                             router_model=router_model, measure=measure)
+                             router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
             sw = _sweep(base, [routing], pts, out / routing / f"{k}-ary-{n}-flat", "kim-fig12", jobs, on_point)
             sweeps[(routing, n)] = sw
             rows.append(_summary(sw, routing, k=k, n=n, n_prime=n - 1, k_prime=(n - 1) * (k - 1) + 1, vcs=vcs,
@@ -582,7 +591,7 @@ def dfb_fig5_points(n: int = 2, loads: str = "0.1:1.0:0.1", **_: Any) -> int:
 
 
 def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on_point=None,
-             router_model: str = "single-cycle", k: int = 8, measure: int = 2000) -> dict[str, Any]:
+             router_model: str = ROUTER_DEFAULTS["router_model"], k: int = 8, measure: int = 2000) -> dict[str, Any]:
     """Thamarakuzhi & Chandy §IV-A/B, Fig. 5 and 7 (``n = 2``, N = 512; ``n = 1``: Fig. 4 and 6, N = 64):
     throughput and average end-to-end delay of Minimal and Adaptive 2DFB routing on the k-ary n-dim 2DFB
     and of Adaptive Clos on the folded Clos of the same size (the k-ary (n+1)-tree, ``clos-adaptive``).
@@ -605,7 +614,7 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
     sweeps: dict[tuple[str, str], Sweep] = {}
     rows = []
     for pat in _DFB_PATTERNS:
-        base = SimConfig(dfb, traffic=pat, seed=1, router_model=router_model, measure=measure)
+        base = SimConfig(dfb, traffic=pat, seed=1, router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
         sw = _sweep(base, ["min", "2dfb-adaptive"], pts, out / pat / "2dfb", "2dfb-fig5", jobs, on_point)
         sweeps[(pat, "2dfb")] = sw
         for r in ("min", "2dfb-adaptive"):
@@ -613,7 +622,8 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
         if pat == "2dfb-benign":
             continue
         ct, co = ("shift", {"shift": shift}) if pat == "2dfb-adversarial" else ("2dfb-random", {})
-        base = SimConfig(clos, traffic=ct, traffic_opts=co, seed=1, router_model=router_model, measure=measure)
+        base = SimConfig(clos, traffic=ct, traffic_opts=co, seed=1, router_model=router_model, measure=measure,
+                         speedup=STUDY_SPEEDUP)
         sw = _sweep(base, ["clos-adaptive"], pts, out / pat / "clos", "2dfb-fig5", jobs, on_point)
         sweeps[(pat, "clos")] = sw
         rows.append(_summary(sw, "clos-adaptive", pattern=pat, network=f"{k}-ary {n + 1}-tree",
@@ -730,7 +740,7 @@ def slimfly_points(q: int = 19, loads: str = "0.05:1.0:0.05", **_: Any) -> int:
 
 
 def slimfly_perf(out: Path, q: int = 19, jobs: int | None = None, loads: str = "0.05:1.0:0.05", on_point=None,
-                 router_model: str = "single-cycle", measure: int = 2000) -> dict[str, Any]:
+                 router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000) -> dict[str, Any]:
     """Besta & Hoefler, Slim Fly talk, "Results: performance": latency against offered load of the Slim Fly
     (MIN, VAL, UGAL-L, UGAL-G; the talk's VCs: 2 for minimal, 4 for adaptive routing, router-spec §R7c),
     a dragonfly (UGAL-L) and a fat tree (adaptive routing, ``clos-adaptive``; the talk's "ANCA") of about
@@ -749,7 +759,8 @@ def slimfly_perf(out: Path, q: int = 19, jobs: int | None = None, loads: str = "
         for name, net in built.items():
             if pat == "sf-worst-case" and name != "slimfly":
                 continue
-            base = SimConfig(net, traffic=pat, seed=1, router_model=router_model, measure=measure)
+            base = SimConfig(net, traffic=pat, seed=1, router_model=router_model, measure=measure,
+                             speedup=STUDY_SPEEDUP)
             sw = _sweep(base, _SF_ROUTINGS[name], pts, out / pat / name, "slimfly-perf", jobs, on_point)
             sweeps[(pat, name)] = sw
             for r in _SF_ROUTINGS[name]:
@@ -850,7 +861,8 @@ def _ttn_loads(L: int, m: int) -> str:
     return ",".join(f"{x:.6g}" for x in sorted({round(min(1.0, x * 16 / side), 6) for x in _TTN_GRID16}))
 
 
-def ttn_points(L: int = 3, m: int = 2, loads: str | None = None, patterns: Iterable[str] | None = None, **_: Any) -> int:
+def ttn_points(L: int = 3, m: int = 2, loads: str | None = None, patterns: Iterable[str] | None = None,
+               **_: Any) -> int:
     """Simulation points of :func:`ttn_dynamic` (an upper bound)."""
     pats = list(TTN_PATTERNS) if patterns is None else list(patterns)
     return (4 * len(pats) + 3) * len(parse_loads(loads or _ttn_loads(L, m)))
@@ -861,15 +873,16 @@ def _ttn_config(net: Network, traffic: str, opts: dict, router_model: str, measu
     ``ranked`` assignment on TTN(2,3,1), router-spec §R7d) gets one VC per class. Every network gets 32
     flits of storage per port."""
     routing = "hdor" if net.family in ("ttn", "tesh") else "dor"
-    probe = SimConfig(net, routing=routing, traffic=traffic, traffic_opts=dict(opts), packet_length=16).validate()
+    probe = SimConfig(net, routing=routing, traffic=traffic, traffic_opts=dict(opts), packet_length=16,
+                      speedup=STUDY_SPEEDUP).validate()
     classes = probe._ncls
     vcs = 4 if 4 % classes == 0 else classes
     return SimConfig(net, traffic=traffic, traffic_opts=dict(opts), vcs=vcs, vc_depth=max(1, 32 // vcs),
-                     packet_length=16, seed=1, router_model=router_model, measure=measure)
+                     packet_length=16, seed=1, router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
 
 
 def ttn_dynamic(out: Path, L: int = 3, m: int = 2, jobs: int | None = None, loads: str | None = None, on_point=None,
-                router_model: str = "single-cycle", patterns: Iterable[str] | None = None,
+                router_model: str = ROUTER_DEFAULTS["router_model"], patterns: Iterable[str] | None = None,
                 measure: int = 2000) -> dict[str, Any]:
     """Rahman et al. 2009 §5, Fig. 7-13: latency against throughput of TTN(m, L, q), TESH(m, L, q), the mesh
     and the torus with dimension-order routing (``hdor``, ``dor``), 4 VCs, 16-flit packets (§5.2), under the
@@ -994,7 +1007,7 @@ _CLEX_FACTORS = {"I": (7.3, 8.6, 2.5), "II": (9.7, 11.5, 2.0), "III": (9.5, None
 
 
 def clex_tables(out: Path, k: int | None = None, jobs: int | None = None, on_point=None, seed: int = 1,
-                router_model: str = "single-cycle", **_: Any) -> dict[str, Any]:
+                router_model: str = ROUTER_DEFAULTS["router_model"], **_: Any) -> dict[str, Any]:
     """Lenzen & Wattenhofer §III, Tables I-IV: algorithm A(L) on C(1/L, L) in the paper's round model
     (:func:`radixnet.golden.clex.simulate`; docs/clex-sim.md), and the 3D-torus comparison
     (:func:`radixnet.golden.clex.torus_comparison`).

@@ -24,14 +24,14 @@ from typing import Any
 import numpy as np
 
 from ..gen import Network, ParamError
-from ..gen.params import ROUTER_LIMITS, Param
+from ..gen.params import Param
 from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
-from ..gen.router_model import RouterModel, get_router_model, line_latency, zero_load_latency
+from ..gen.router_config import ROUTER_DEFAULTS, ROUTER_LIMITS, RouterConfig, router_config, with_router_fields
+from ..gen.router_model import get_router_model, line_latency, zero_load_latency
 from ..gen.routing import (
     HYPERX_FAMILIES,
     PRIO,
-    ROUTINGS,
     TABLE,
     TUGAL_G,
     TUGAL_L,
@@ -47,6 +47,8 @@ from ..gen.routing import (
     compile_hdor,
     compile_hyperx,
     compile_table,
+    default_vc_depth,
+    default_vcs,
     get_routing,
     resolve,
 )
@@ -69,7 +71,7 @@ class SimulationError(RuntimeError):
 #: bounds keep every run finite and its arrays small enough to allocate; the memory estimate
 #: (:meth:`SimConfig.memory_estimate`) guards the product of sizes.
 LIMITS: dict[str, tuple[int, int]] = {
-    **ROUTER_LIMITS, "packet_length": (1, 1024), "speedup": (1, 16), "link_latency": (1, 1024),
+    **ROUTER_LIMITS, "packet_length": (1, 1024), "link_latency": (1, 1024),
     "measure": (10, 10_000_000), "seed": (0, 2**63 - 1), "window": (10, 1_000_000),
     "watchdog": (10, 100_000_000), "max_warmup": (1, 100_000),
 }
@@ -101,6 +103,7 @@ def _check_int(name: str, v: Any) -> None:
 
 
 @dataclass
+@with_router_fields(after="traffic")
 class SimConfig:
     """One simulation configuration; :meth:`validate` is the one place it is checked.
 
@@ -170,26 +173,17 @@ class SimConfig:
     net: Network
     routing: str = "min"
     traffic: str = "uniform"
-    vcs: int | None = None
-    vc_depth: int | None = None
+    # here: a field per router parameter (radixnet.gen.router_config.ROUTER_PARAMS), with its default
     packet_length: int = 1
-    speedup: int = 2
-    router_model: str | RouterModel = "single-cycle"
     link_latency: int = 1
     seed: int = 0
     window: int = 500
     measure: int = 2000
     max_warmup: int = 40
     watchdog: int = 10_000
-    ugal_threshold: int = 4
-    vc_classes: int | None = None
-    threshold: int = 4
     traffic_opts: dict = field(default_factory=dict)
     max_memory: int | None = None
-    egress_depth: int = 0
     sink_stall: float = 0.0
-    group: int = 4
-    seq_wavefront: int = 0
 
     def validate(self) -> "SimConfig":
         # cheap checks first: every integer within LIMITS (derived vcs / vc_depth are checked once known)
@@ -237,15 +231,7 @@ class SimConfig:
             self._checked = key
         self._ncls = ncls
         if self.vcs is None:
-            # HyperX routings: two VCs per class (Kim's study, see the spec); table routings: one per
-            # class (the Slim Fly slides' 2 VCs minimal, 4 adaptive) unless the routing says otherwise
-            per = ROUTINGS[plan.table].vcs_per_class if plan.table in ROUTINGS else r.vcs_per_class
-            if per is not None:
-                self.vcs = per * ncls  # e.g. min on a torus runs dor: its VCs too
-            elif plan.table is not None:
-                self.vcs = ncls
-            else:
-                self.vcs = 2 * ncls if ncls <= 4 else ncls  # one FIFO per class limits input-queued throughput (HOL)
+            self.vcs = default_vcs(plan, ncls)   # e.g. min on a torus runs dor: its VCs too
         if ncls > LIMITS["vcs"][1]:
             raise ParamError("vcs", f"{self.routing} on this {net.family} network needs {ncls} VC classes, more "
                                     f"than the {LIMITS['vcs'][1]} VCs per port allowed")
@@ -253,7 +239,7 @@ class SimConfig:
         if self.vcs % ncls:
             raise ParamError("vcs", f"{self.routing} needs a multiple of {ncls} VC classes (got {self.vcs})")
         if self.vc_depth is None:
-            self.vc_depth = max(1, 32 // self.vcs)
+            self.vc_depth = default_vc_depth(self.vcs)
         _check_int("vc_depth", self.vc_depth)
         self.check_memory()
         return self
@@ -305,6 +291,13 @@ class SimConfig:
         parts["packets"] = per_slot * max(1 << 14, created) + w * 20 * created
         parts["in_flight"] = per_slot * in_flight
         return parts
+
+    @property
+    def router(self) -> RouterConfig:
+        """The router's parameters as one record (:class:`~radixnet.gen.router_config.RouterConfig`: what the
+        RTL generator and the co-simulation take); after :meth:`validate`, ``vcs`` and ``vc_depth`` resolved."""
+        model = self.router_model if isinstance(self.router_model, str) else self.router_model.name
+        return router_config(**{n: model if n == "router_model" else getattr(self, n) for n in ROUTER_DEFAULTS})
 
     def check_memory(self, batch: int = 0, trace: bool = False) -> None:
         """Refuse (ParamError) a run whose :meth:`memory_estimate` exceeds ``max_memory``."""

@@ -37,8 +37,10 @@ from typing import Any, Callable
 from ..gen import Param, ParamError, build
 from ..gen.family import estimate
 from ..gen.params import check_out_dir, replacing, validate
+from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.router_model import get_router_model
 from . import cluster, cost_studies, paper_studies
+from .paper_studies import STUDY_SPEEDUP
 from .sim import BATCH_LIMIT, LIMITS, SimConfig, Simulator
 from .sweep import PointStore, Sweep, parse_loads, plot, write_csvs
 
@@ -137,15 +139,15 @@ def _latency_at(sweep: Sweep, routing: str, load: float) -> float | None:
 
 
 def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05",
-             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
+             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"]) -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     pts = _fig4_loads(loads)
     claims = []
     sweeps = {}
     for traffic, routings in (("uniform", ["min-ad", "val", "ugal", "ugal-s", "clos-ad"]),
                               ("worst-case", ["min", "val", "ugal", "ugal-s", "clos-ad"])):
-        sw = Sweep(SimConfig(net, traffic=traffic, seed=1, router_model=router_model), routings, pts,
-                   out / traffic, jobs=jobs, on_point=on_point)
+        cfg = SimConfig(net, traffic=traffic, seed=1, router_model=router_model, speedup=STUDY_SPEEDUP)
+        sw = Sweep(cfg, routings, pts, out / traffic, jobs=jobs, on_point=on_point)
         sw.write_config({"study": "kim-fig4"})
         sw.run()
         write_csvs(sw)
@@ -178,7 +180,7 @@ FIG5_KEYS = ("k", "routing", "batch", "normalized")
 
 
 def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
+             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"]) -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     routings = ["val", "ugal", "ugal-s", "clos-ad"]
     out.mkdir(parents=True, exist_ok=True)
@@ -193,8 +195,8 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
         for r in routings:
             if (r, b) in done:
                 continue
-            res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2,
-                                      router_model=router_model)).run_batch(b)
+            res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2, router_model=router_model,
+                                      speedup=STUDY_SPEEDUP)).run_batch(b)
             rec = {"k": k, "router_model": router_model, "routing": r, "batch": b, **res}
             store.append(rec)  # one line, fsync'd
             done[(r, b)] = res["normalized"]
@@ -236,11 +238,12 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
 
 
 def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1.0:0.1",
-             on_point=None, router_model: str = "single-cycle") -> dict[str, Any]:
+             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"]) -> dict[str, Any]:
     net = build("2dfb", k=8, n=n)
     claims = []
     for traffic in ("2dfb-benign", "2dfb-adversarial", "2dfb-random"):
-        sw = Sweep(SimConfig(net, traffic=traffic, seed=1, router_model=router_model), ["min", "2dfb-adaptive"],
+        sw = Sweep(SimConfig(net, traffic=traffic, seed=1, router_model=router_model, speedup=STUDY_SPEEDUP),
+                   ["min", "2dfb-adaptive"],
                    parse_loads(loads), out / traffic, jobs=jobs, on_point=on_point)
         sw.write_config({"study": "2dfb-fig4"})
         sw.run()
@@ -359,7 +362,7 @@ STUDIES: dict[str, Study] = {
     "kim-fig6": Study("kim-fig6", "Kim 2007 Fig. 6: fbfly vs butterfly, folded Clos, hypercube (Table 1), UR and WC",
                       paper_studies.kim_fig6, paper_studies.fig6_points,
                       params=(Param("k", int, 32, "k of N = k^2, a power of two", minimum=4, maximum=256),
-                              _loads("0.05:1.0:0.05"), _MEASURE, _lim("speedup", "router speedup", 2)),
+                              _loads("0.05:1.0:0.05"), _MEASURE, _lim("speedup", "router speedup", STUDY_SPEEDUP)),
                       check=_check_fig6),
     "kim-fig14": Study("kim-fig14", "Kim 2007 Fig. 14: the spare port, (a) redundant channels, (b) N = 16 -> 20",
                        paper_studies.kim_fig14, paper_studies.fig14_points,

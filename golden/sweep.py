@@ -49,6 +49,7 @@ from typing import Any, Callable, Hashable, Iterable
 
 from ..gen import ParamError
 from ..gen.params import check_out_dir, replacing
+from ..gen.router_config import ROUTER_DEFAULTS
 from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
 __all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "LocalPool", "PointStore", "Sweep", "draw_walls",
@@ -139,8 +140,9 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     dict
         ``topo``, ``params``, :data:`FINGERPRINT_FIELDS`, ``measurement`` (the saturation rule,
         :data:`radixnet.golden.sim.MEASUREMENT`), ``router_model`` (unless single-cycle),
-        ``egress_depth``/``sink_stall`` (unless 0), ``group`` (``subswitch``) and ``seq_wavefront`` (unless 0), in
-        JSON-normal form (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
+        ``egress_depth``/``sink_stall`` (unless 0), ``group`` (``subswitch``), ``seq_wavefront`` (unless 0) and
+        every other router parameter not at its default (``vc_classes``, ``threshold``, ...), in JSON-normal form
+        (as read back from ``points.jsonl``), so that fingerprints compare with ``==``.
     """
     fp = {"topo": cfg.net.family, "params": cfg.net.params}
     fp.update({k: getattr(cfg, k) for k in FINGERPRINT_FIELDS})
@@ -153,6 +155,11 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
         fp["group"] = cfg.group
     if cfg.seq_wavefront:   # the decision line (router-spec §R11.2a)
         fp["seq_wavefront"] = cfg.seq_wavefront
+    # every other router parameter (radixnet.gen.router_config) when it is not at its default: one added there
+    # reaches the fingerprint, and stores made before it resume
+    for name, value in cfg.router.as_dict().items():
+        if name not in fp and value != ROUTER_DEFAULTS[name]:
+            fp[name] = value
     return json.loads(json.dumps(fp, default=_json_default))
 
 

@@ -64,6 +64,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_config import ROUTER_DEFAULTS
 from .arbiter import check_int, ptr_width, reject
 from .router import Router
 
@@ -128,10 +129,11 @@ class NetworkTop(wiring.Component):
         ``flit`` (``F``), ``vw`` and ``pw`` (input VC and output fields of a decision lane), ``S``.
     """
 
-    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
-                 fault: str | None = None, check: bool = True, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False, group: int = 4, seq_wavefront: int = 0):
+    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None, fault: str | None = None,
+                 check: bool = True, routing: str | None = None, threshold: int = ROUTER_DEFAULTS["threshold"],
+                 router_model: str = ROUTER_DEFAULTS["router_model"], speedup: int = ROUTER_DEFAULTS["speedup"],
+                 egress_depth: int = ROUTER_DEFAULTS["egress_depth"], observe: bool = False,
+                 group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
         from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):

@@ -65,6 +65,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_config import ROUTER_DEFAULTS
 from .arbiter import check_int, lowest_one, ptr_width, reject
 from .flit import HOPS_BITS
 from .route_hyperx import hyperx_logic, hyperx_router, select_onehot
@@ -115,8 +116,8 @@ class _Decide(wiring.Component):
     #: extra inputs beyond dest/q_np/avail_np_cls
     _inputs: tuple = ("phase", "decided", "inter", "h1")
 
-    def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, threshold: int = 4, fault=None,
-                 routing: str | None = None, dest_bits: int | None = None):
+    def __init__(self, net, router_id: int, n_vcs: int, depth: int, *, threshold: int = ROUTER_DEFAULTS["threshold"],
+                 fault=None, routing: str | None = None, dest_bits: int | None = None):
         self.__dict__.update(hyperx_router(self, net, router_id))
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per downstream VC buffer", depth, 1)

@@ -174,6 +174,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.routing import ROUTINGS as _ROUTINGS
 from .arbiter import (
     RoundRobinArbiter,
@@ -362,11 +363,12 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ROM address and word widths.
     """
 
-    def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
-                 table=None, check: bool = True, fault: str | None = None, external_rom: bool = False,
-                 routing: str | None = None, threshold: int = 4, router_model: str = "single-cycle",
-                 speedup: int = 1, egress_depth: int = 0, observe: bool = False, seq_impl: str = "prefix",
-                 group: int = 4, seq_wavefront: int = 0):
+    def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
+                 check: bool = True, fault: str | None = None, external_rom: bool = False, routing: str | None = None,
+                 threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
+                 speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
+                 observe: bool = False, seq_impl: str = "prefix", group: int = ROUTER_DEFAULTS["group"],
+                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 

@@ -100,8 +100,9 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
-from ..gen.params import ROUTER_LIMITS, replacing
+from ..gen.params import replacing
 from ..gen.progress import Progress, report
+from ..gen.router_config import ROUTER_LIMITS, RouterConfig, router_config
 
 __all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
@@ -170,11 +171,9 @@ def _core_key(router, ports) -> tuple:
             router.model.name)
 
 
-def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_width: int = 64,
-             classes: int | None = None, scheme: str = "flat", top: bool | None = None, axis: bool = False,
-             port_encoding: str | None = None, log=None, routing: str = "sp", threshold: int = 4,
-             router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0, seq_impl: str = "prefix",
-             group: int = 4, seq_wavefront: int = 0, progress=None) -> dict:
+def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: int = 64, scheme: str = "flat",
+             top: bool | None = None, axis: bool = False, port_encoding: str | None = None, log=None,
+             routing: str = "sp", seq_impl: str = "prefix", progress=None, **router) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -183,15 +182,17 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         The topology.
     out_dir : path
         Output directory (created once every parameter is accepted).
-    n_vcs : int, optional
-        ``V``; default one VC per class of the ``sp`` routing (the diameter), as in the golden model.
-    vc_depth : int
-        ``B``.
+    config : RouterConfig, optional
+        The routers' parameters (:mod:`radixnet.gen.router_config`, the defaults when not given); ``router``
+        keyword arguments change single values of it (``vcs=2, vc_depth=4``), checked alike. The RTL builds:
+        ``vcs`` (``V``; default :func:`radixnet.gen.routing.default_vcs`, as in the golden model),
+        ``vc_depth`` (``B``; default 32 flits per port), ``vc_classes`` (table routings: default what the
+        routing needs, e.g. the diameter for ``sp``), ``ugal_threshold`` and ``threshold`` (below),
+        ``router_model``, ``speedup``, ``egress_depth``, ``group``, ``seq_wavefront`` (below); the manifest
+        records every value (``router``).
     data_width : int
         The routers' payload bits; with ``axis``, the ``tdata`` width ``W`` (the routers then
         carry ``payload_layout(W, T).size`` bits).
-    classes : int, optional
-        VC classes of the table (default: what the routing needs, e.g. the diameter for ``sp``).
     routing : str
         A deterministic table routing (:func:`radixnet.gen.routing.deterministic_table`): ``sp``
         (default), ``dor`` (dateline classes on a torus), ``hdor``, ``dest-tag``, or ``min``; or, on
@@ -200,9 +201,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         (sequential allocator). Those routers hold no table and differ router by router (their
         decision logic is built from the router's coordinates), so each is its own module,
         ``router_<r>.v`` (scheme ``per-router``, whatever ``scheme`` says).
-    threshold : int
-        The decision units' bias for the decided routings: ``θ`` (UGAL, CLOS AD, flit-hops) or
-        ``T_h`` (``2dfb-adaptive``, flits); default 4.
+    ugal_threshold, threshold : int
+        The decision units' bias for the decided routings: ``θ`` (UGAL, CLOS AD, flit-hops;
+        ``ugal_threshold``) or ``T_h`` (``2dfb-adaptive``, flits; ``threshold``).
     router_model : str
         The pipeline of every router (router-spec §R10, :data:`radixnet.hdl.router.RTL_MODELS`):
         ``single-cycle`` (default), ``iq``, ``hiradix`` (§R11; greedy routings and ``ugal-s``) or ``subswitch``
@@ -247,11 +248,15 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
     """
     import time
 
-    from ..gen.routing import HYPERX_FAMILIES, ROUTINGS, deterministic_table
+    from ..gen.routing import HYPERX_FAMILIES, ROUTINGS, default_vc_depth, default_vcs, deterministic_table, resolve
     from . import topgen
     from .decision_line import line_latency
     from .router import DECIDED, SEQUENTIAL, Router
 
+    cfg = (config or RouterConfig()).replace(**router) if router else (config or router_config())
+    classes, router_model, speedup = cfg.vc_classes, cfg.router_model, cfg.speedup
+    egress_depth, group, seq_wavefront = cfg.egress_depth, cfg.group, cfg.seq_wavefront
+    threshold = cfg.threshold if routing == "2dfb-adaptive" else cfg.ugal_threshold
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
     decided = routing in DECIDED
@@ -266,8 +271,9 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
         table = deterministic_table(net, routing, classes)   # refuses a cyclic one (DeadlockError)
         n_classes = int(table.classes)
     top = (scheme != "flat" if top is None else bool(top)) or axis
-    if n_vcs is None:
-        n_vcs = n_classes
+    n_vcs = cfg.vcs if cfg.vcs is not None else default_vcs(resolve(routing, net), int(n_classes))
+    vc_depth = cfg.vc_depth if cfg.vc_depth is not None else default_vc_depth(n_vcs)
+    cfg = cfg.replace(vcs=n_vcs, vc_depth=vc_depth)
     T = int(net.num_terminals)
     tuser = payload = None
     router_width = data_width
@@ -377,7 +383,7 @@ def generate(net, out_dir, *, n_vcs: int | None = None, vc_depth: int = 4, data_
            if seq_wavefront else {}),
         **({"group": group} if built[0].model.allocation == "subswitch" else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
-        "classes": int(n_classes),
+        "classes": int(n_classes), "router": cfg.as_dict(),
         "num_routers": net.num_routers, "num_terminals": T,
         "flit": {"size": F,
                  "fields": {f: {"offset": lay[f].offset, "width": lay[f].width} for f in lay.members}},
@@ -550,12 +556,9 @@ def positive_arg(name: str, minimum: int = 1, maximum: int | None = None):
     return conv
 
 
-#: upper bounds of the generator's numeric options (past them a build takes hours or all the memory)
-#: Upper bounds of ``radixnet rtl``'s options: the router's are the simulator's (``gen.params.ROUTER_LIMITS``).
-RTL_LIMITS = {"vcs": ROUTER_LIMITS["vcs"][1], "depth": ROUTER_LIMITS["vc_depth"][1], "data-width": 4096,
-              "egress-depth": ROUTER_LIMITS["egress_depth"][1], "vc-classes": ROUTER_LIMITS["vc_classes"][1],
-              "threshold": ROUTER_LIMITS["threshold"][1], "group": ROUTER_LIMITS["group"][1],
-              "seq-wavefront": ROUTER_LIMITS["seq_wavefront"][1]}
+#: Upper bounds of ``radixnet rtl``'s options: the router's are the simulator's (``gen.router_config.ROUTER_LIMITS``);
+#: past them a build takes hours or all the memory.
+RTL_LIMITS = {**{k.replace("_", "-"): hi for k, (lo, hi) in ROUTER_LIMITS.items()}, "data-width": 4096}
 
 
 def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
@@ -572,37 +575,27 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
     for prm in fam.params:
         ap.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None, metavar="V",
                         help=f"{prm.help} [{prm.allowed()}]")
-    lim = RTL_LIMITS
-    ap.add_argument("--vcs", type=positive_arg("vcs", 1, lim["vcs"]), default=None, metavar="V",
-                    help=f"VCs per port, a multiple of the routing's classes [default: one per class; <= {lim['vcs']}]")
-    ap.add_argument("--depth", type=positive_arg("depth", 1, lim["depth"]), default=4, metavar="B",
-                    help=f"flits per VC buffer [default 4; <= {lim['depth']}]")
-    ap.add_argument("--data-width", type=positive_arg("data-width", 1, lim["data-width"]), default=64, metavar="W",
-                    help=f"payload bits of a flit; with --axis the tdata width, a multiple of 8 [default 64; "
-                         f"<= {lim['data-width']}]")
-    ap.add_argument("--vc-classes", type=positive_arg("vc-classes", 1, lim["vc-classes"]), default=None,
-                    metavar="K", help="table routings: VC classes [default: the routing's own, deadlock-free]")
+    from ..gen.router_config import ROUTER_PARAMS, default_help
+    ap.add_argument("--data-width", type=positive_arg("data-width", 1, RTL_LIMITS["data-width"]), default=64,
+                    metavar="W", help=f"payload bits of a flit; with --axis the tdata width, a multiple of 8 "
+                                      f"[default 64; <= {RTL_LIMITS['data-width']}]")
     ap.add_argument("--routing", default="sp", metavar="R",
                     help="a deterministic table routing (sp, dor, hdor, dest-tag, min) or, on the HyperX families, "
                          f"one decided in logic ({', '.join(DECIDED)}) [default sp; docs/router-spec.md §R7]")
-    ap.add_argument("--threshold", type=positive_arg("threshold", 0, lim["threshold"]), default=4, metavar="X",
-                    help="UGAL/CLOS AD bias theta (flit-hops) or the 2DFB's T_h (flits) [default 4]")
-    ap.add_argument("--router-model", choices=RTL_MODELS, default="single-cycle",
-                    help="router pipeline (docs/router-spec.md §R10) [default single-cycle]")
-    ap.add_argument("--speedup", type=int, choices=RTL_SPEEDUPS, default=1,
-                    help="flits an input may send and an output accept per cycle (§R1, §R8b) [default 1]")
-    ap.add_argument("--egress-depth", type=positive_arg("egress-depth", 0, lim["egress-depth"]), default=0,
-                    metavar="E", help="each terminal's egress FIFO in beats, the ejection port's credits (§R3a); "
-                                      "0: ideal sinks that hold tready high [default 0]")
+    for prm in ROUTER_PARAMS:   # the router's parameters: one table (radixnet.gen.router_config)
+        flag = "--" + prm.name.replace("_", "-")
+        if prm.name == "router_model":
+            ap.add_argument(flag, choices=RTL_MODELS, default=None, help=default_help(prm))
+        elif prm.name == "speedup":
+            ap.add_argument(flag, type=int, choices=RTL_SPEEDUPS, default=None,
+                            help=f"{prm.help} [default {prm.default}; {' or '.join(map(str, RTL_SPEEDUPS))}]")
+        else:
+            names = (flag, "--depth") if prm.name == "vc_depth" else (flag,)   # --depth: the older spelling
+            ap.add_argument(*names, dest=prm.name, type=positive_arg(flag[2:], int(prm.minimum), int(prm.maximum)),
+                            default=None, metavar="N", help=default_help(prm))
     ap.add_argument("--seq-impl", choices=SEQ_IMPLS, default="prefix",
                     help="--router-model hiradix --routing ugal-s: the sequential allocator's structure "
                          "(hdl/seq_alloc.py; the same function) [default prefix]")
-    ap.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0, lim["seq-wavefront"]), default=0,
-                    metavar="G", help="--router-model hiradix --routing ugal-s: decide UGAL-S in a decision line at "
-                                      "the injection ports, G decisions per wavefront stage (§R11.2a); 0: in RI's "
-                                      "chain [default 0]")
-    ap.add_argument("--group", type=positive_arg("group", 1, lim["group"]), default=4, metavar="G",
-                    help="--router-model subswitch: ports per row and column group (§R12) [default 4]")
     ap.add_argument("--axis", action="store_true", help="also write switch_top.v with NetFPGA-style AXI4-Stream ports")
     ap.add_argument("--port-encoding", choices=("onehot", "binary"), default=None,
                     help="--axis: tuser port fields [default: onehot up to 8 terminals, binary above]")
@@ -624,6 +617,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     """Command line; returns the exit status (2 on a refused configuration, with one line on stderr)."""
     from ..gen import ParamError, build, family_names, get_family
     from ..gen.params import check_out_dir
+    from ..gen.router_config import ROUTER_PARAMS
     from ..gen.routing import DeadlockError
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -646,14 +640,16 @@ def main(argv=None, prog: str = "rtlgen") -> int:
         check_out_dir(out)   # before any work (an empty --out is refused above, not taken as ".")
         values = {prm.name: getattr(args, prm.name) for prm in fam.params if getattr(args, prm.name) is not None}
         net = build(fam_name, **values)
+        rcfg = router_config(**{p.name: getattr(args, p.name) for p in ROUTER_PARAMS})
+        if args.threshold is not None and args.routing != "2dfb-adaptive":
+            raise ValueError(f"--threshold is the 2DFB's T_h (2dfb-adaptive, router-spec §R7b), not used by "
+                             f"{args.routing}; UGAL's and CLOS AD's bias is --ugal-threshold")
         t0 = time.perf_counter()
         with Progress(prog.removeprefix("radixnet "), quiet=args.quiet) as progress:
             say = progress.log if progress.active else (lambda s: print(s, flush=True))
-            man = generate(net, out, n_vcs=args.vcs, vc_depth=args.depth, data_width=args.data_width,
-                           classes=args.vc_classes, scheme=args.scheme, axis=args.axis, routing=args.routing,
-                           threshold=args.threshold, port_encoding=args.port_encoding,
-                           router_model=args.router_model, speedup=args.speedup, egress_depth=args.egress_depth,
-                           seq_impl=args.seq_impl, group=args.group, seq_wavefront=args.seq_wavefront, log=lambda s: say(f"{prog}: {s}"), progress=progress)
+            man = generate(net, out, rcfg, data_width=args.data_width, scheme=args.scheme, axis=args.axis,
+                           routing=args.routing, port_encoding=args.port_encoding, seq_impl=args.seq_impl,
+                           log=lambda s: say(f"{prog}: {s}"), progress=progress)
         gen_s = time.perf_counter() - t0
     except (ParamError, DeadlockError, ValueError) as e:
         print(f"{prog}: error: {e}".splitlines()[0], file=sys.stderr)
@@ -661,7 +657,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     n_cores = len(man.get("cores", ())) or len({r["module"] for r in man["routers"]})
     what = "core(s)" if "cores" in man else "router module(s)"
     print(f"{prog}: {net.num_routers} routers, {n_cores} {what}, {len(man['files'])} files, V={man['n_vcs']} "
-          f"B={args.depth} S={man['speedup']}, router model {man['router_model']} in {gen_s:.1f} s -> {out}/", flush=True)
+          f"B={man['vc_depth']} S={man['speedup']}, router model {man['router_model']} in {gen_s:.1f} s -> {out}/", flush=True)
     if args.lint:
         from .verilog import LintError, ToolError
         t0 = time.perf_counter()

@@ -47,6 +47,7 @@ from amaranth import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_config import ROUTER_DEFAULTS
 from .axis import TUSER_WIDTH, AxisEgress, AxisIngress, payload_layout, tuser_layout
 from .network import NetworkTop
 
@@ -89,9 +90,11 @@ class AxisSwitchTop(wiring.Component):
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
-                 table=None, fault: str | None = None, routing: str | None = None, threshold: int = 4,
-                 router_model: str = "single-cycle", speedup: int = 1, egress_depth: int = 0,
-                 observe: bool = False, group: int = 4, seq_wavefront: int = 0):
+                 table=None, fault: str | None = None, routing: str | None = None,
+                 threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
+                 speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
+                 observe: bool = False, group: int = ROUTER_DEFAULTS["group"],
+                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)

@@ -78,6 +78,7 @@ from amaranth import Module, Signal, Value
 from amaranth.lib import wiring
 
 from ..gen.params import Parser, UsageError
+from ..gen.router_config import ROUTER_DEFAULTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
            "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages"]
@@ -185,9 +186,9 @@ class Row:
     vcs: int = 2
     depth: int = 4
     width: int = 32
-    speedup: int = 1
-    group: int = 4
-    seq_wavefront: int = 0
+    speedup: int = ROUTER_DEFAULTS["speedup"]
+    group: int = ROUTER_DEFAULTS["group"]
+    seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]
 
     @property
     def name(self) -> str:
@@ -209,7 +210,7 @@ class Row:
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
-         speedups=(1,), group: int = 4, seq_wavefront: int = 0) -> list[Row]:
+         speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix

@@ -181,32 +181,24 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min; which "
                    "ones a topology takes: docs/router-spec.md §R7-§R7d, radixnet.gen.routing.resolve]")
     p.add_argument("--traffic", default="uniform", help="one of " + ", ".join(PATTERNS) + " [default uniform]")
+    from radixnet.gen.router_config import ROUTER_PARAMS, default_help, router_param
     from radixnet.gen.router_model import ROUTER_MODELS
+    rm = router_param("router_model")
     p.add_argument("--router-model", default=None, metavar="M",
-                   help="router pipeline (docs/router-spec.md §R10): "
-                        + "; ".join(f"{m.name}: {m.summary}" for m in ROUTER_MODELS.values())
-                        + " [default single-cycle]")
+                   help=f"{rm.help}: " + "; ".join(f"{m.name}: {m.summary}" for m in ROUTER_MODELS.values())
+                        + f" [default {rm.default}]")
     opts = sorted({o.name for v in PATTERN_OPTIONS.values() for o in v})
     for o in opts:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
                        help=traffic_option_help(o))
+    for prm in ROUTER_PARAMS:   # the router's parameters: one table (radixnet.gen.router_config)
+        if prm.type is int:
+            name = prm.name.replace("_", "-")
+            p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=default_help(prm))
     from radixnet.golden.sim import LIMITS
     for name, help_, default in (
-            ("vcs", "VCs per port", "two per VC class"),
-            ("vc-depth", "flits per VC buffer", "32 per port / vcs"),
             ("packet-length", "flits per packet", "1"),
-            ("speedup", "router speedup S", "2"),
             ("link-latency", "cycles per channel", "1"),
-            ("ugal-threshold", "UGAL/CLOS AD bias toward minimal, flit-hops", "4"),
-            ("vc-classes", "table routings (sp, dor, hdor, dest-tag, clos-adaptive, val/ugal on tables): VC "
-                           "classes", "the routing's, deadlock-free; fewer are refused with a cycle named"),
-            ("threshold", "2dfb-adaptive only: T_h, queue length in flits", "4"),
-            ("egress-depth", "each terminal's egress FIFO in flits, the ejection port's credits "
-                             "(docs/router-spec.md §R3a); 0: ideal sinks", "0"),
-            ("group", "--router-model subswitch: ports per row and column group (docs/router-spec.md §R12)", "4"),
-            ("seq-wavefront", "--router-model hiradix --routing ugal-s on a HyperX family: decide at the source in "
-                              "each injection port's decision line, g decisions per pipeline stage "
-                              "(docs/router-spec.md §R11.2a); 0: in RI's cycle", "0"),
             ("measure", "cycles in the labelled measurement interval", "2000"),
             ("seed", "random seed", "0")):
         lo, hi = LIMITS[name.replace("-", "_")]
@@ -286,9 +278,9 @@ def sim_config(args: argparse.Namespace):
     values = {prm.name: getattr(args, "topo_" + prm.name) for prm in fam.params
               if getattr(args, "topo_" + prm.name) is not None}
     net = build(args.topo, max_memory=getattr(args, "max_memory", None), **values)  # refused past the limit
-    kw = {k: getattr(args, k) for k in ("vcs", "vc_depth", "packet_length", "speedup", "router_model",
-                                        "link_latency", "ugal_threshold", "vc_classes", "threshold", "measure",
-                                        "seed", "max_memory", "egress_depth", "sink_stall", "group", "seq_wavefront")
+    from radixnet.gen.router_config import ROUTER_DEFAULTS
+    kw = {k: getattr(args, k) for k in (*ROUTER_DEFAULTS, "packet_length", "link_latency", "measure", "seed",
+                                        "max_memory", "sink_stall")
           if getattr(args, k) is not None}
     topts = {k[len("traffic_"):]: v for k, v in vars(args).items() if k.startswith("traffic_") and v is not None}
     return SimConfig(net, routing=args.routing, traffic=args.traffic, traffic_opts=topts, **kw).validate()

@@ -72,9 +72,12 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
     add_sim_args(p, topo)
     p.set_defaults(routing="sp")
     p.set_defaults(vc_depth=DEFAULT_VC_DEPTH)
+    from radixnet.gen.router_config import ROUTER_DEFAULTS
+    from radixnet.hdl.router import RTL_SPEEDUPS
     for a in p._actions:
-        if a.dest == "speedup":   # the RTL builds 1 and 2 (router-spec §R1); a co-simulation defaults to 1
-            a.help = "router speedup S, 1 or 2 [default 1]"
+        if a.dest == "speedup":   # the RTL builds 1 and 2 (router-spec §R1)
+            a.help = (a.help.split(" [")[0]
+                      + f" [default {ROUTER_DEFAULTS['speedup']}; {' or '.join(map(str, RTL_SPEEDUPS))}]")
         if a.dest == "vc_depth":  # small buffers by default: the run must exercise backpressure
             a.help = a.help.replace("default: 32 per port / vcs", f"default: {DEFAULT_VC_DEPTH}, so buffers fill "
                                                                   f"and output VCs run out of credits")
@@ -178,10 +181,12 @@ def parse_cosim(argv: Sequence[str]):
     if args.link_latency not in (None, 1):
         raise UsageError(f"radixnet cosim: error: --link-latency: the RTL router is built with 1 "
                          f"(router-spec §R1), got {args.link_latency}")
-    if args.speedup not in (None, 1, 2):
-        raise UsageError(f"radixnet cosim: error: --speedup: the RTL router is built with 1 or 2 "
-                         f"(router-spec §R1), got {args.speedup}")
-    args.speedup = args.speedup or 1
+    from radixnet.gen.router_config import ROUTER_DEFAULTS
+    from radixnet.hdl.router import RTL_SPEEDUPS
+    if args.speedup not in (None, *RTL_SPEEDUPS):
+        raise UsageError(f"radixnet cosim: error: --speedup: the RTL router is built with "
+                         f"{' or '.join(map(str, RTL_SPEEDUPS))} (router-spec §R1), got {args.speedup}")
+    args.speedup = args.speedup or ROUTER_DEFAULTS["speedup"]
     cfg = sim_config(args)
 
     if args.router is not None:

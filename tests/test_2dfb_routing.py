@@ -12,7 +12,7 @@ PATTERNS = ["2dfb-benign", "2dfb-adversarial", "2dfb-random"]
 
 
 def run(net, routing, traffic, load, **kw):
-    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **kw)).run_load(load)
+    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **{"speedup": 2, **kw})).run_load(load)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_minimal_on_the_2dfb(sw64):
 
 
 def traced(net, traffic, load, cycles=600):
-    sim = Simulator(SimConfig(net, routing="2dfb-adaptive", traffic=traffic, seed=4), trace=True)
+    sim = Simulator(SimConfig(net, routing="2dfb-adaptive", traffic=traffic, seed=4, speedup=2), trace=True)
     buf = io.StringIO()
     sim.on_ejected = TraceWriter(buf)
     for _ in range(cycles // 100):

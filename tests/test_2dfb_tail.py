@@ -15,7 +15,7 @@ def adversarial_06():
     point): the run's result and, for its labelled packets, source, creation, injection, ejection and the
     first hop's router and grant cycle."""
     net = build("2dfb", k=8, n=1)
-    sim = Simulator(SimConfig(net, routing="2dfb-adaptive", traffic="2dfb-adversarial", seed=1), trace=True)
+    sim = Simulator(SimConfig(net, routing="2dfb-adaptive", traffic="2dfb-adversarial", seed=1, speedup=2), trace=True)
     parts = []
 
     def keep(rec):

@@ -23,7 +23,7 @@ from radixnet.golden.sweep import Sweep  # noqa: E402
 MEASURE = 150_000
 SMALL = ["--topo", "fbfly", "--k", "4", "--n", "2", "--measure", str(MEASURE)]
 ROUTINGS, LOADS = ["min", "val"], [0.2, 0.4, 0.6]
-ARGS = [*SMALL, "--routing", "min,val", "--loads", "0.2,0.4,0.6", "--no-plot"]
+ARGS = [*SMALL, "--routing", "min,val", "--loads", "0.2,0.4,0.6", "--no-plot", "--speedup", "2"]
 
 
 def local_cluster(**kw):
@@ -117,7 +117,7 @@ def test_killed_worker_loses_no_point(dask_cluster, client, reference, tmp_path)
         os.kill(pid, signal.SIGKILL)
 
     # the sweep connects on its own (an address: its client is opened in run() and closed after it)
-    sweep = Sweep(SimConfig(net, measure=MEASURE), ROUTINGS, LOADS, tmp_path / "s",
+    sweep = Sweep(SimConfig(net, measure=MEASURE, speedup=2), ROUTINGS, LOADS, tmp_path / "s",
                   scheduler=dask_cluster.scheduler_address, on_point=kill_a_busy_worker)
     sweep.run()
     assert killed and killed["running"], "the kill did not land while a point ran"
@@ -147,7 +147,7 @@ def test_ctrl_c_cancels_the_points_in_flight(dask_cluster, client, tmp_path):
     def interrupt(rec):
         raise KeyboardInterrupt
 
-    sweep = Sweep(SimConfig(net, measure=MEASURE), ROUTINGS, LOADS, tmp_path / "s", scheduler=client,
+    sweep = Sweep(SimConfig(net, measure=MEASURE, speedup=2), ROUTINGS, LOADS, tmp_path / "s", scheduler=client,
                   on_point=interrupt)
     with pytest.raises(KeyboardInterrupt):
         sweep.run()
@@ -157,7 +157,7 @@ def test_ctrl_c_cancels_the_points_in_flight(dask_cluster, client, tmp_path):
         time.sleep(0.1)
     assert not dask_cluster.scheduler.tasks  # nothing left queued or running for this client
     assert client.status == "running"  # a client the caller gave is not closed
-    again = Sweep(SimConfig(net, measure=MEASURE), ROUTINGS, [0.2], tmp_path / "s", scheduler=client)
+    again = Sweep(SimConfig(net, measure=MEASURE, speedup=2), ROUTINGS, [0.2], tmp_path / "s", scheduler=client)
     assert len(again.pending()) == 1  # the recorded point is kept and not run again
 
 

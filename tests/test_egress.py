@@ -82,7 +82,7 @@ def test_a_stalling_sink_slows_the_network_and_loses_nothing():
     lat = [np.mean([p["ejected"] - p["created"] for p in x]) for x in (ideal, stalled)]
     assert lat[1] > 1.5 * lat[0]
     # accepted throughput at saturation is bounded by the sinks: at most 1 - p flits per cycle each
-    cfg = SimConfig(net, routing="min", egress_depth=4, sink_stall=0.5, measure=1000, seed=2)
+    cfg = SimConfig(net, routing="min", egress_depth=4, sink_stall=0.5, measure=1000, seed=2, speedup=2)
     res = Simulator(cfg).run_load(1.0)
     assert res["saturated"] and 0.3 < res["accepted_throughput"] <= 0.5 + 0.01
 
@@ -96,7 +96,7 @@ def test_a_stalling_sink_slows_the_network_and_loses_nothing():
 ])
 def test_bad_egress_options_are_refused(kw, match):
     with pytest.raises(ParamError, match=match):
-        SimConfig(build("fbfly", k=2, n=2), **kw).validate()
+        SimConfig(build("fbfly", k=2, n=2), **{"speedup": 2, **kw}).validate()
 
 
 def test_cli_egress_options(capsys):

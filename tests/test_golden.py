@@ -15,7 +15,7 @@ ROUTINGS = ["min", "min-ad", "val", "ugal", "ugal-s", "clos-ad"]
 
 def one_packet(net, src, dst, routing="min", **kw):
     """Send a single packet through an empty network; return its trace record."""
-    sim = Simulator(SimConfig(net, routing=routing, **kw), trace=True)
+    sim = Simulator(SimConfig(net, routing=routing, **{"speedup": 2, **kw}), trace=True)
     buf = io.StringIO()
     sim.on_ejected = TraceWriter(buf)
     sim.step(1, batch_cycles=np.array([0]), batch_src=np.array([src]), batch_dst=np.array([dst]))
@@ -61,7 +61,7 @@ def test_every_packet_is_delivered_exactly_once(routing, kw):
     if routing == "val" and kw.get("vcs") == 4:
         kw = {"vcs": 6}
     net = build("fbfly", k=4, n=3)
-    sim = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=5, **kw))
+    sim = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=5, **{"speedup": 2, **kw}))
     seen = []
     sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
     sim.step(400, 0.6)
@@ -81,7 +81,7 @@ def test_every_packet_is_delivered_exactly_once(routing, kw):
 def test_hops_follow_the_routing():
     net = build("fbfly", k=4, n=3)
     for routing, lo, hi in (("min", 0, 2), ("val", 0, 4), ("clos-ad", 0, 3)):
-        sim = Simulator(SimConfig(net, routing=routing, seed=1))
+        sim = Simulator(SimConfig(net, routing=routing, seed=1, speedup=2))
         recs = []
         sim.on_ejected = recs.append
         sim.step(300, 0.2)
@@ -95,9 +95,9 @@ def test_hops_follow_the_routing():
 
 def test_deterministic_per_seed():
     net = build("fbfly", k=8, n=2)
-    a = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7)).run_load(0.5)
-    b = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7)).run_load(0.5)
-    c = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=8)).run_load(0.5)
+    a = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7, speedup=2)).run_load(0.5)
+    b = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=7, speedup=2)).run_load(0.5)
+    c = Simulator(SimConfig(net, routing="ugal-s", traffic="uniform", seed=8, speedup=2)).run_load(0.5)
     strip = lambda r: {k: v for k, v in r.items() if k != "wall_seconds"}  # noqa: E731
     assert strip(a) == strip(b)
     assert strip(a) != strip(c)
@@ -105,7 +105,7 @@ def test_deterministic_per_seed():
 
 def test_watchdog_names_blocked_channels():
     net = build("fbfly", k=4, n=2)
-    sim = Simulator(SimConfig(net, routing="min", seed=1, watchdog=50))
+    sim = Simulator(SimConfig(net, routing="min", seed=1, watchdog=50, speedup=2))
     sim.step(20, 0.5)
     # no output can ever move a flit, a stand-in for a deadlock (zeroed credits would be refilled by the
     # credits of the flits downstream buffers still hold, and flow would go on)
@@ -117,13 +117,13 @@ def test_watchdog_names_blocked_channels():
 def test_bad_configurations_are_refused():
     net = build("fbfly", k=4, n=2)
     with pytest.raises(ParamError, match="--vcs"):
-        SimConfig(net, routing="val", vcs=3).validate()
+        SimConfig(net, routing="val", vcs=3, speedup=2).validate()
     with pytest.raises(ParamError, match="--routing"):
-        SimConfig(net, routing="dor").validate()
+        SimConfig(net, routing="dor", speedup=2).validate()
     with pytest.raises(ParamError, match="--topo"):  # Kim's CLOS AD needs a flattened butterfly / HyperX
-        SimConfig(build("torus", dims=[4, 4]), routing="clos-ad").validate()
+        SimConfig(build("torus", dims=[4, 4]), routing="clos-ad", speedup=2).validate()
     with pytest.raises(ParamError, match="--load"):
-        Simulator(SimConfig(net)).run_load(0)
+        Simulator(SimConfig(net, speedup=2)).run_load(0)
 
 
 def test_cli_sim_json_and_trace(tmp_path, capsys):
@@ -154,7 +154,7 @@ def test_cli_sim_bad_input_exit_2(capsys):
 
 # ------------------------------------------------------------- Kim Fig. 4 and 5
 def run(net, routing, traffic, load, **kw):
-    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **kw)).run_load(load)
+    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **{"speedup": 2, **kw})).run_load(load)
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +194,7 @@ def test_fig4b_worst_case(flat16):
 def test_fig5_batch(flat16):
     """Fig. 5: at small batches UGAL is worst and CLOS AD best; large batches approach 1/throughput = 2."""
     def norm(routing, batch):
-        return Simulator(SimConfig(flat16, routing=routing, traffic="worst-case", seed=2)).run_batch(batch)[
+        return Simulator(SimConfig(flat16, routing=routing, traffic="worst-case", seed=2, speedup=2)).run_batch(batch)[
             "normalized"]
     small = {r: norm(r, 4) for r in ("val", "ugal", "ugal-s", "clos-ad")}
     assert small["ugal"] == max(small.values())
@@ -221,7 +221,7 @@ def test_fig4_full_size_32ary_2flat():
 @pytest.mark.slow
 def test_fig5_full_size():
     net = build("fbfly", k=32, n=2)
-    small = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2)).run_batch(4)["normalized"]
+    small = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2, speedup=2)).run_batch(4)["normalized"]
              for r in ("val", "ugal", "ugal-s", "clos-ad")}
     assert small["ugal"] == max(small.values()) and small["clos-ad"] == min(small.values())
 
@@ -232,7 +232,7 @@ def test_packet_ring_growth_keeps_every_packet(monkeypatch, routing, L):
     live than it holds; start it tiny so that it grows many times, mid-flight."""
     monkeypatch.setattr(Simulator, "CAP0", 8)
     net = build("fbfly", k=4, n=3)
-    sim = Simulator(SimConfig(net, routing=routing, seed=11, packet_length=L, vc_depth=4, window=50))
+    sim = Simulator(SimConfig(net, routing=routing, seed=11, packet_length=L, vc_depth=4, window=50, speedup=2))
     seen = []
     sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
     for _ in range(12):
@@ -332,7 +332,7 @@ def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(rou
 
     runs = {}
     for fields in (None, ("hops",), ("src", "min")):
-        sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+        sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3, speedup=2))
         sink = Keep(fields)
         for _ in range(3):
             sim.step(60, 0.6, sinks=(sink,))
@@ -340,7 +340,7 @@ def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(rou
     full = runs[None]
     assert sorted(full) == sorted(RECORD_FIELDS) and full["seq"].size > 100
     # without sinks every field is gathered from the ring ("min" included, where sinks get it set)
-    sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+    sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3, speedup=2))
     recs = [sim.step(60, 0.6)["ejected"] for _ in range(3)]
     ring = {k: np.concatenate([r[k] for r in recs]) for k in RECORD_FIELDS}
     a, b = np.argsort(ring["seq"]), np.argsort(full["seq"])
@@ -350,7 +350,7 @@ def test_a_sink_that_names_its_fields_gets_the_values_every_field_would_give(rou
         assert sorted(runs[fields]) == sorted(fields)
         for f in fields:
             assert (runs[fields][f] == full[f]).all()
-    sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3))
+    sim = Simulator(SimConfig(build("fbfly", k=4, n=2), routing=routing, seed=3, speedup=2))
     assert sim.all_minimal == (routing == "min")   # min: sinks get "min" set, checked against the ring above
     with pytest.raises(ValueError, match="latency"):
         sim.step(60, 0.6, sinks=(Keep(("latency",)),))
@@ -379,7 +379,7 @@ def test_saturation_rules_agree_with_a_reader_of_the_curve(family, params, routi
     average latency exceeds 10x the zero-load latency, or its latency tail is far above the rest (p99 over
     10x the mean, or max over 10x the p99). The cases the issues found missed are caught; the loads below
     them are not flagged."""
-    r = Simulator(SimConfig(build(family, **params), routing=routing, traffic=traffic, seed=1)).run_load(load)
+    r = Simulator(SimConfig(build(family, **params), routing=routing, traffic=traffic, seed=1, speedup=2)).run_load(load)
     assert r["saturated"] == bool(reasons)
     assert set(reasons) <= set(r["saturation_reasons"]) and (reasons or not r["saturation_reasons"])
     if not reasons:
@@ -401,7 +401,7 @@ def test_backed_up_sources_change_no_cycle(kw, batch, monkeypatch):
 
     def run(hold):
         monkeypatch.setattr(Simulator, "HOLD", hold)
-        sim = Simulator(SimConfig(net, seed=4, measure=600, **kw), trace=True)
+        sim = Simulator(SimConfig(net, seed=4, measure=600, **{"speedup": 2, **kw}), trace=True)
         recs = []
         sim.on_ejected = recs.append
         res = sim.run_batch(batch) if batch else sim.run_load(0.95)
@@ -433,7 +433,7 @@ def test_a_backed_up_source_draws_each_cycle_at_its_own_load(monkeypatch):
 
     def run(hold):
         monkeypatch.setattr(Simulator, "HOLD", hold)
-        sim = Simulator(SimConfig(net, traffic="worst-case", seed=2))
+        sim = Simulator(SimConfig(net, traffic="worst-case", seed=2, speedup=2))
         recs = []
         sim.on_ejected = recs.append
         for _ in range(4):

@@ -89,7 +89,7 @@ def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, ext
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
     arrives exactly once, every credit comes home and the request and grant registers are empty."""
     net = build(topo, **kw)
-    sim = Simulator(SimConfig(net, routing=routing, seed=9, router_model="hiradix", watchdog=2000, **extra))
+    sim = Simulator(SimConfig(net, routing=routing, seed=9, router_model="hiradix", watchdog=2000, **{"speedup": 2, **extra}))
     seen = []
     sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
     for _ in range(6):
@@ -123,7 +123,7 @@ def test_three_vcs_keep_an_input_busy():
 
     def run(V, load):
         return Simulator(SimConfig(net, routing="min", vcs=V, vc_depth=48 // V, seed=2, router_model="hiradix",
-                                   measure=1500)).run_load(load)
+                                   measure=1500, speedup=2)).run_load(load)
     three = run(3, 0.8)
     assert not three["saturated"] and abs(three["accepted_throughput"] - 0.8) < 0.02, three
     two = run(2, 0.8)
@@ -134,7 +134,7 @@ def test_three_vcs_keep_an_input_busy():
 
 def traced(net, batch, **kw):
     """Run the explicit packets ``batch`` ([(cycle, src, dst)]) under hiradix; their trace records by id."""
-    sim = Simulator(SimConfig(net, routing="min", router_model="hiradix", **kw), trace=True)
+    sim = Simulator(SimConfig(net, routing="min", router_model="hiradix", **{"speedup": 2, **kw}), trace=True)
     buf = io.StringIO()
     sim.on_ejected = TraceWriter(buf)
     cyc, src, dst = (np.array(x) for x in zip(*batch))
@@ -255,7 +255,7 @@ def test_decision_line_batch_is_the_allocator_function():
 
     net = build("fbfly", k=4, n=3)
     sim = Simulator(SimConfig(net, routing="ugal-s", seed=1, router_model="hiradix", seq_wavefront=1, vcs=4,
-                              vc_depth=4, ugal_threshold=2))
+                              vc_depth=4, ugal_threshold=2, speedup=2))
     rs, tp, pk, prm, sc = sim.rs, sim.tp, sim.pk, sim.prm, sim.sc
     coords, port_to = tp.coords, tp.port_to
     rng = np.random.default_rng(2)
@@ -354,5 +354,5 @@ def test_decision_line_refuses_other_settings(kw, message):
     kw = {"seq_wavefront": 2, **kw}
     net = build("slimfly", q=5) if kw.pop("topo", None) else build("fbfly", k=4, n=2)
     with pytest.raises(ParamError, match=message) as err:
-        SimConfig(net, **kw).validate()
+        SimConfig(net, **{"speedup": 2, **kw}).validate()
     assert "\n" not in str(err.value)

@@ -83,7 +83,7 @@ def test_sweep_bad_traffic_in_process_writes_nothing(tmp_path, capsys):
 def test_simconfig_validate_checks_the_traffic_options():
     net = build("fbfly", k=2, n=2)
     with pytest.raises(ParamError, match="--hotspot-fraction"):
-        SimConfig(net, traffic="hotspot", traffic_opts={"hotspot_fraction": 2}).validate()
+        SimConfig(net, traffic="hotspot", traffic_opts={"hotspot_fraction": 2}, speedup=2).validate()
 
 
 # ------------------------------------------------------------ 2. output paths
@@ -182,8 +182,8 @@ def test_large_bounds_still_run(capsys):
 def test_simulator_api_refuses_out_of_bounds():
     net = build("fbfly", k=2, n=2)
     with pytest.raises(ParamError, match="--vcs"):
-        SimConfig(net, vcs=100_000).validate()
-    sim = Simulator(SimConfig(net, measure=100))
+        SimConfig(net, vcs=100_000, speedup=2).validate()
+    sim = Simulator(SimConfig(net, measure=100, speedup=2))
     with pytest.raises(ParamError, match="--batch"):
         sim.run_batch(10**9)
     with pytest.raises(ParamError, match="--load"):

@@ -439,7 +439,7 @@ def test_router_synthesizes(router_verilog):
 
 
 def test_rtlgen_writes_modules_and_manifest(fbfly, tmp_path):
-    man = generate(fbfly, tmp_path, n_vcs=2, vc_depth=4, data_width=16)
+    man = generate(fbfly, tmp_path, vcs=2, vc_depth=4, data_width=16)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"] + [f"router_{i}.v" for i in range(4)]
     disk = json.loads((tmp_path / "manifest.json").read_text())
     assert disk["routers"][0]["ports"][4]["kind"] == "network" and disk["routers"][0]["ports"][0]["kind"] == "ejection"

@@ -467,7 +467,7 @@ def check_routing(net, D, routing):
         check_hyperx_tables(net, hx)
         check_kim_dor(net, hx, D)
         return
-    cfg = SimConfig(net, routing=routing, seed=1).validate()
+    cfg = SimConfig(net, routing=routing, seed=1, speedup=2).validate()
     table = cfg._table
     if plan.table in ("sp", "two-phase", "clos-adaptive"):
         check_on_shortest_paths(net, table, D, f"{routing} ({plan.table})")

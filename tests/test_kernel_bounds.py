@@ -55,7 +55,7 @@ SCRIPT = textwrap.dedent("""
         pass
     cases = {cases!r}
     for fam, fk, kw, load, trace in cases:
-        sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=100, **kw), trace=trace)
+        sim = Simulator(SimConfig(build(fam, **fk), seed=5, window=100, **{"speedup": 2, **kw}), trace=trace)
         sim.step({cycles}, load)
         sim.step({cycles}, 0.0)   # drain: queues empty, lists shrink back
     print("ok", len(cases))

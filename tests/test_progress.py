@@ -66,7 +66,7 @@ def test_progress_quiet_and_off_terminal_draw_nothing(capsys):
 
 def test_run_load_reports_each_phase_in_order():
     seen = []
-    cfg = SimConfig(build("fbfly", k=4, n=2), seed=1, measure=200, window=100)
+    cfg = SimConfig(build("fbfly", k=4, n=2), seed=1, measure=200, window=100, speedup=2)
     Simulator(cfg).run_load(0.3, progress=lambda phase, done, total=None, info="": seen.append((phase, done, total)))
     phases = list(dict.fromkeys(p for p, _, _ in seen))
     assert phases == ["warm-up", "measure", "drain"] or phases == ["warm-up", "measure"]
@@ -108,12 +108,12 @@ def test_big_injection_is_split_into_bounded_kernel_calls(monkeypatch):
     result is the same to the last field (the sources hash each packet from its cell)."""
     net = build("fbfly", k=8, n=2)                 # 64 terminals
     monkeypatch.setattr(Simulator, "CAP0", 256)    # the ring starts small and grows to what a call needs
-    cfg = SimConfig(net, seed=3, window=400, measure=400, max_warmup=2)
+    cfg = SimConfig(net, seed=3, window=400, measure=400, max_warmup=2, speedup=2)
     whole = Simulator(cfg)
     assert whole.chunk_cycles(400, 0.5) == 400     # small networks are never split
     a = whole.run_load(0.5)
     monkeypatch.setattr(golden_sim, "PACKETS_PER_CALL", 64)   # read at every step
-    split = Simulator(SimConfig(net, seed=3, window=400, measure=400, max_warmup=2))
+    split = Simulator(SimConfig(net, seed=3, window=400, measure=400, max_warmup=2, speedup=2))
     assert split.chunk_cycles(400, 0.5) == 2       # 64 packets / (0.5 x 64 terminals per cycle)
     b = split.run_load(0.5)
     for r in (a, b):
@@ -130,7 +130,7 @@ def test_memory_estimate_counts_one_call_of_packets_not_a_window():
     """The k=64 n=3 flattened butterfly (262,144 terminals) fits the estimate: its injection and packet
     parts are bounded by the terminals and PACKETS_PER_CALL, not by window x terminals (#16: no per-cell
     random draws are held; a source's frontier is one integer)."""
-    cfg = SimConfig(build("fbfly", k=64, n=3), max_memory=None)
+    cfg = SimConfig(build("fbfly", k=64, n=3), max_memory=None, speedup=2)
     cfg.check_memory = lambda *a, **k: None        # the parts are checked here, whatever the machine
     cfg.validate()
     parts = cfg.memory_estimate()

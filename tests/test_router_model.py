@@ -40,7 +40,7 @@ def test_zero_load_latency_is_the_spec_timeline(model, length, topo, kw, routing
     creation, H its inter-router hops, under both router models and for one- and three-flit packets."""
     net = build(topo, **kw)
     sim = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=3, packet_length=length,
-                              router_model=model))
+                              router_model=model, speedup=2))
     rng = np.random.default_rng(7)
     pairs = [(int(rng.integers(net.num_terminals)), int(rng.integers(net.num_terminals))) for _ in range(40)]
     got = lone_packets(sim, pairs)
@@ -53,7 +53,7 @@ def test_zero_load_latency_is_the_spec_timeline(model, length, topo, kw, routing
 def test_iq_zero_load_example_of_the_spec():
     """§R10.1's numbers: one hop costs 4 cycles under iq, a one-hop packet is ejected at cycle 9."""
     net = build("fbfly", k=4, n=2)
-    sim = Simulator(SimConfig(net, routing="min", router_model="iq", seed=1))
+    sim = Simulator(SimConfig(net, routing="min", router_model="iq", seed=1, speedup=2))
     t = net.num_terminals
     c = net.params["c"]
     (lat0, h0), (lat1, h1) = lone_packets(sim, [(0, 1), (0, t - 1)])
@@ -103,7 +103,7 @@ def test_iq_carries_high_load_like_the_single_cycle_router(routing):
     about the extra pipeline cycles (3 per router traversal)."""
     net = build("fbfly", k=8, n=2)
     res = {m: Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=2, vcs=4 if routing != "min" else 2,
-                                  vc_depth=16 if routing == "min" else 8, router_model=m)).run_load(0.8)
+                                  vc_depth=16 if routing == "min" else 8, router_model=m, speedup=2)).run_load(0.8)
            for m in ("single-cycle", "iq")}
     for m, r in res.items():
         assert not r["saturated"] and abs(r["accepted_throughput"] - 0.8) < 0.02, (m, r)
@@ -118,7 +118,7 @@ def test_hiradix_needs_two_vcs_per_class_in_flight_for_high_load():
     x 8 it carries 0.8 unsaturated."""
     net = build("fbfly", k=8, n=2)
     res = {V: Simulator(SimConfig(net, routing="min", traffic="uniform", seed=2, vcs=V, vc_depth=32 // V,
-                                  router_model="hiradix")).run_load(0.8) for V in (2, 4)}
+                                  router_model="hiradix", speedup=2)).run_load(0.8) for V in (2, 4)}
     assert res[2]["saturated"] and 0.47 < res[2]["accepted_throughput"] < 0.58, res[2]
     assert not res[4]["saturated"] and abs(res[4]["accepted_throughput"] - 0.8) < 0.02, res[4]
 
@@ -131,7 +131,7 @@ def test_sequential_va_counts_earlier_grants_in_the_queue_length():
     out = {}
     for r in ("ugal", "ugal-s"):
         out[r] = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=5, router_model="iq",
-                                     ugal_threshold=0)).run_load(0.3)
+                                     ugal_threshold=0, speedup=2)).run_load(0.3)
     assert not out["ugal-s"]["saturated"]
     assert out["ugal-s"]["minimal_fraction"] != out["ugal"]["minimal_fraction"]
     assert out["ugal"]["saturated"] or out["ugal-s"]["avg_latency"] <= out["ugal"]["avg_latency"] * 1.05

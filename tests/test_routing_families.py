@@ -139,7 +139,7 @@ def test_min_on_a_torus_is_dor_and_delivers_along_dimension_order():
     assert resolve("min", net).table == "dor" and resolve("min", build("mesh", dims=[3, 3])).table == "dor"
     assert resolve("min", build("hypercube", n=3)).table is None      # Kim's DOR kernel (e-cube)
     table = compile_dor(net)
-    sim, recs = traced(SimConfig(net, routing="min", seed=2), 0.3, 300)
+    sim, recs = traced(SimConfig(net, routing="min", seed=2, speedup=2), 0.3, 300)
     assert sim.V == 4 and sim.cfg._ncls == 2 and len(recs) > 500
     for rec in recs:
         a, b = net.inj_router[rec["src"]], net.ej_router[rec["dst"]]
@@ -206,7 +206,7 @@ def test_hdor_vc_assignment_four_classes_and_theorem1_read_literally_is_cyclic()
         check_deadlock_free(net, compile_hdor(net, assignment="literal"))
     # fewer classes than hdor needs are refused by the CLI with the cycle named
     with pytest.raises(DeadlockError, match="hdor with 2 VC classes"):
-        SimConfig(net, routing="hdor", vc_classes=2).validate()
+        SimConfig(net, routing="hdor", vc_classes=2, speedup=2).validate()
     with pytest.raises(ParamError, match="--routing"):
         compile_hdor(net, assignment="nonsense")
 
@@ -231,7 +231,7 @@ def test_ttn_delivers_the_papers_seven_patterns_with_hdor(traffic):
     traffic, its busiest channels then 60-75% utilised) for 1500 cycles, then drain: every packet arrives,
     each along its table route."""
     net = build("ttn", m=2, L=2, q=0)
-    cfg = SimConfig(net, routing="hdor", traffic=traffic, packet_length=16, seed=3, traffic_opts={}).validate()
+    cfg = SimConfig(net, routing="hdor", traffic=traffic, packet_length=16, seed=3, traffic_opts={}, speedup=2).validate()
     assert cfg.vcs == 4 and cfg._table.classes == 4            # Theorem 1: 4 VCs
     assert check_deadlock_free(net, cfg._table) > 0
     sim = Simulator(cfg)
@@ -252,7 +252,7 @@ def test_tesh_and_ttn_q1_deliver_under_overload_with_hdor():
     """Far beyond saturation (10x) the hdor VCs still drain every packet (no deadlock)."""
     for f, q in (("ttn", 0), ("tesh", 0), ("ttn", 1)):
         net = build(f, m=2, L=2, q=q)
-        sim = Simulator(SimConfig(net, routing="hdor", traffic="uniform", packet_length=16, seed=1))
+        sim = Simulator(SimConfig(net, routing="hdor", traffic="uniform", packet_length=16, seed=1, speedup=2))
         drain(sim, 0.2, 600, limit=600)
         assert sim.collected == sim.next_seq > 1000
 
@@ -269,7 +269,7 @@ def test_hdor_on_the_papers_4096_node_networks():
         check_deadlock_free(b, compile_hdor(b, assignment="four"))
     tb = compile_hdor(b)
     assert tb.classes == 10 and check_deadlock_free(b, tb) > 0
-    sim = Simulator(SimConfig(b, routing="hdor", traffic="uniform", packet_length=16, seed=1, window=100))
+    sim = Simulator(SimConfig(b, routing="hdor", traffic="uniform", packet_length=16, seed=1, window=100, speedup=2))
     drain(sim, 0.01, 400)
     assert sim.collected == sim.next_seq > 1000
 
@@ -293,7 +293,7 @@ def test_dest_tag_takes_the_unique_path(k, n):
     assert np.array_equal(t.next_port[np.ix_(src_r, dst_r)], sp.next_port[np.ix_(src_r, dst_r)])
     assert np.all(t.dist[np.ix_(src_r, dst_r)] == n - 1)
     # every hop of the trace leaves stage i on port digit n-1-i of the destination
-    _, recs = traced(SimConfig(net, routing="dest-tag", seed=1), 0.3, 200)
+    _, recs = traced(SimConfig(net, routing="dest-tag", seed=1, speedup=2), 0.3, 200)
     assert len(recs) > 100
     for rec in recs:
         assert [h[1] for h in rec["hops"]] == [int(butterfly_route_port(k, n, i, rec["dst"])) for i in range(n)]
@@ -301,7 +301,7 @@ def test_dest_tag_takes_the_unique_path(k, n):
 
 def test_dest_tag_is_refused_off_the_butterfly():
     with pytest.raises(ParamError, match="--routing: dest-tag needs --topo butterfly"):
-        SimConfig(build("clos", k=4, n=2), routing="dest-tag").validate()
+        SimConfig(build("clos", k=4, n=2), routing="dest-tag", speedup=2).validate()
 
 
 # =========================================================== 4. adaptive folded Clos
@@ -321,7 +321,7 @@ def test_clos_adaptive_dependency_graph_covers_every_up_choice_and_is_acyclic(cl
 
 
 def run(net, routing, traffic, load, **kw):
-    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **kw)).run_load(load)
+    return Simulator(SimConfig(net, routing=routing, traffic=traffic, seed=1, **{"speedup": 2, **kw})).run_load(load)
 
 
 @pytest.mark.parametrize("traffic,opts", [("shift", {"shift": 8}), ("2dfb-random", {})])
@@ -337,7 +337,7 @@ def test_clos_adaptive_beats_table_routing_on_permutations(clos64, traffic, opts
 
 
 def test_clos_adaptive_spreads_the_up_phase_and_goes_down_deterministically(clos64):
-    cfg = SimConfig(clos64, routing="clos-adaptive", traffic="shift", traffic_opts={"shift": 8}, seed=2)
+    cfg = SimConfig(clos64, routing="clos-adaptive", traffic="shift", traffic_opts={"shift": 8}, seed=2, speedup=2)
     _, recs = traced(cfg, 0.5, 300)
     table = cfg._table
     ups = set()
@@ -424,7 +424,7 @@ def test_every_family_has_a_small_instance_and_accepted_routings_match_resolve()
 @pytest.mark.parametrize("family,routing", routing_pairs(True))
 def test_every_accepted_pair_is_deadlock_free_and_delivers_everything(family, routing):
     net = family_net(family)
-    cfg = SimConfig(net, routing=routing, traffic="uniform", seed=4, vc_depth=4).validate()  # checks the CDG
+    cfg = SimConfig(net, routing=routing, traffic="uniform", seed=4, vc_depth=4, speedup=2).validate()  # checks the CDG
     kind = resolve(routing, net).table
     if kind == "clos-adaptive":
         assert check_clos_adaptive(net, cfg._table, cfg._up) > 0
@@ -454,5 +454,5 @@ def test_single_router_network_takes_every_routing():
     names = accepted_routings(net)
     assert {"min", "min-ad", "ugal-s", "clos-ad", "sp", "ugal-l"} <= set(names)
     for name in names:
-        r = Simulator(SimConfig(net, routing=name, traffic="uniform", seed=1)).run_load(0.5)
+        r = Simulator(SimConfig(net, routing=name, traffic="uniform", seed=1, speedup=2)).run_load(0.5)
         assert not r["saturated"] and abs(r["accepted_throughput"] - 0.5) < 0.03, name

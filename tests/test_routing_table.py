@@ -29,7 +29,7 @@ def test_sp_routes_every_family_deadlock_free_and_delivers_everything(family):
     net = build(family, **SMALL[family])
     table = compile_table(net)
     assert check_deadlock_free(net, table) >= 0
-    sim = Simulator(SimConfig(net, routing="sp", seed=3, vc_depth=4))
+    sim = Simulator(SimConfig(net, routing="sp", seed=3, vc_depth=4, speedup=2))
     seen = []
     sim.on_ejected = lambda rec: seen.append(rec)
     sim.step(300, 0.05)
@@ -85,7 +85,7 @@ def test_slimfly_q5_uniform_near_the_minimal_routing_bound():
     assert 0.9 < bound < 1.0
 
     def run(load):
-        return Simulator(SimConfig(net, routing="sp", traffic="uniform", seed=1)).run_load(load)
+        return Simulator(SimConfig(net, routing="sp", traffic="uniform", seed=1, speedup=2)).run_load(load)
 
     below, above = run(0.9 * bound), run(min(1.0, 1.08 * bound))
     assert not below["saturated"] and abs(below["accepted_throughput"] - 0.9 * bound) < 0.01
@@ -95,7 +95,7 @@ def test_slimfly_q5_uniform_near_the_minimal_routing_bound():
 @pytest.mark.parametrize("routing", ["val", "ugal", "ugal-l", "ugal-g"])
 def test_valiant_and_ugal_on_any_topology_deliver_everything(routing):
     net = build("slimfly", q=5)
-    sim = Simulator(SimConfig(net, routing=routing, seed=2))
+    sim = Simulator(SimConfig(net, routing=routing, seed=2, speedup=2))
     assert sim.cfg._ncls == 4 and sim.V == 4  # hop index over two diameter-2 routes; slides: 4 VCs adaptive
     recs = []
     sim.on_ejected = recs.append
@@ -114,7 +114,7 @@ def test_valiant_and_ugal_on_any_topology_deliver_everything(routing):
 def test_ugal_adapts_where_minimal_routing_saturates():
     """Dragonfly under router-adversarial traffic: minimal routing queues up, UGAL spreads the load."""
     net = build("dragonfly", p=2)
-    res = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=1)).run_load(0.3)
+    res = {r: Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=1, speedup=2)).run_load(0.3)
            for r in ("min", "ugal", "ugal-g")}
     # minimal routing funnels the traffic through few channels: its packets queue past 10x zero load
     assert res["min"]["saturated"] and "latency" in res["min"]["saturation_reasons"]
@@ -127,16 +127,16 @@ def test_ugal_adapts_where_minimal_routing_saturates():
 def test_slimfly_adaptive_routings_near_uniform_capacity():
     net = build("slimfly", q=5)
     for routing in ("ugal-l", "ugal-g"):
-        r = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=1)).run_load(0.8)
+        r = Simulator(SimConfig(net, routing=routing, traffic="uniform", seed=1, speedup=2)).run_load(0.8)
         assert not r["saturated"] and r["minimal_fraction"] > 0.85
 
 
 def test_valiant_refused_on_indirect_networks_and_with_too_few_classes():
     from radixnet.gen import ParamError
     with pytest.raises(ParamError, match="--routing"):
-        SimConfig(build("butterfly", k=4, n=3), routing="val").validate()
+        SimConfig(build("butterfly", k=4, n=3), routing="val", speedup=2).validate()
     with pytest.raises(ParamError, match="--vc-classes"):
-        SimConfig(build("slimfly", q=5), routing="ugal-l", vc_classes=2).validate()
+        SimConfig(build("slimfly", q=5), routing="ugal-l", vc_classes=2, speedup=2).validate()
 
 
 @settings(max_examples=200, deadline=None)

@@ -253,7 +253,7 @@ def _module_of(path: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def fb22(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fb22")
-    return _tree(tmp, "fbfly", {"k": 2, "n": 2}, n_vcs=2, vc_depth=2, data_width=8)
+    return _tree(tmp, "fbfly", {"k": 2, "n": 2}, vcs=2, vc_depth=2, data_width=8)
 
 
 def test_tree_structure_and_manifest(fb22):
@@ -284,10 +284,10 @@ def test_tree_structure_and_manifest(fb22):
 
 @needs_verilator
 @pytest.mark.parametrize("family, kw, opts", [
-    ("fbfly", {"k": 2, "n": 2}, {"n_vcs": 2, "vc_depth": 2, "data_width": 8}),
-    ("fbfly", {"k": 4, "n": 2}, {"n_vcs": 1, "vc_depth": 2, "data_width": 8}),
+    ("fbfly", {"k": 2, "n": 2}, {"vcs": 2, "vc_depth": 2, "data_width": 8}),
+    ("fbfly", {"k": 4, "n": 2}, {"vcs": 1, "vc_depth": 2, "data_width": 8}),
     ("torus", {"dims": [3, 3]}, {"vc_depth": 2, "data_width": 8}),
-    ("fbfly", {"k": 2, "n": 2}, {"n_vcs": 2, "vc_depth": 2, "data_width": 32, "axis": True}),
+    ("fbfly", {"k": 2, "n": 2}, {"vcs": 2, "vc_depth": 2, "data_width": 32, "axis": True}),
 ])
 def test_tree_lints_clean(tmp_path, family, kw, opts):
     """verilator --lint-only -Wall on every file of the tree at once, top included, standard waivers only;
@@ -340,7 +340,7 @@ def test_switch_top_ports_match_axis_switch_top(tmp_path):
     from radixnet.hdl.switch import AxisSwitchTop
 
     net = build("fbfly", k=2, n=2)
-    out, man = _tree(tmp_path, "fbfly", {"k": 2, "n": 2}, n_vcs=1, vc_depth=2, data_width=32, axis=True)
+    out, man = _tree(tmp_path, "fbfly", {"k": 2, "n": 2}, vcs=1, vc_depth=2, data_width=32, axis=True)
     sw = AxisSwitchTop(net, 1, 2, 32)
     want = sorted(verilog_ports(flat_verilog(sw, "switch_top")))
     assert want == sorted(verilog_ports((out / "switch_top.v").read_text()))
@@ -507,7 +507,8 @@ def test_decided_routings_one_module_per_router(tmp_path, capsys, family, kw, ro
     """Routings decided in logic (the sequential allocator's UGAL-S, the 2DFB priority flag, greedy MIN AD):
     every router is its own module (its decision units are built from its coordinates), the tree lints."""
     out = tmp_path / "t"
-    assert rtlgen_main([family, *kw, "--routing", routing, "--threshold", "2", "--axis", "--lint",
+    thr = "--threshold" if routing == "2dfb-adaptive" else "--ugal-threshold"   # T_h, or UGAL's bias
+    assert rtlgen_main([family, *kw, "--routing", routing, thr, "2", "--axis", "--lint",
                         "--data-width", "32", "--depth", "2", "--out", str(out)]) == 0, capsys.readouterr().err
     man = json.loads((out / "manifest.json").read_text())
     R = man["num_routers"]
@@ -537,7 +538,7 @@ def test_network_top_verilog_equals_amaranth(tmp_path, egress_depth):
     ejection port, returned at random on ``ej_credit_t``, so the ejection ports stall)."""
     net, V, B, W, N = build("fbfly", k=2, n=2), 2, 2, 8, 400
     out = tmp_path / "tree"
-    man = generate(net, out, n_vcs=V, vc_depth=B, data_width=W, scheme="shared", egress_depth=egress_depth)
+    man = generate(net, out, vcs=V, vc_depth=B, data_width=W, scheme="shared", egress_depth=egress_depth)
     assert man["egress_depth"] == egress_depth
     rows, F = _amaranth_network_run(net, V, B, W, N, seed=7, egress_depth=egress_depth)
     assert F == man["flit"]["size"]
@@ -573,7 +574,7 @@ def test_cli_refuses_deadlock_in_one_line(tmp_path, capsys):
 
 
 def test_flat_scheme_is_the_legacy_output(tmp_path):
-    man = generate(build("fbfly", k=2, n=2), tmp_path, n_vcs=1, vc_depth=2, data_width=8)
+    man = generate(build("fbfly", k=2, n=2), tmp_path, vcs=1, vc_depth=2, data_width=8)
     assert man["scheme"]["name"] == "flat" and man["files"] == ["router_0.v", "router_1.v"]
     assert "top" not in man and man["modules"] == ["router_0", "router_1"]
 
@@ -581,7 +582,7 @@ def test_flat_scheme_is_the_legacy_output(tmp_path):
 @needs_verilator
 def test_flat_scheme_with_axis_top_lints(tmp_path):
     """The legacy flat routers also take the tops (``axis`` implies ``top``)."""
-    man = generate(build("fbfly", k=2, n=2), tmp_path, n_vcs=1, vc_depth=2, data_width=32, axis=True)
+    man = generate(build("fbfly", k=2, n=2), tmp_path, vcs=1, vc_depth=2, data_width=32, axis=True)
     assert man["files"] == ["router_0.v", "router_1.v", "network_top.v", "axis_ingress.v", "axis_egress.v",
                             "switch_top.v"]
     lint_tree(tmp_path, man)

@@ -10,7 +10,8 @@ import pytest
 from radixnet.cli import main
 from radixnet.golden.sweep import CSV_COLUMNS, PointStore, parse_loads
 
-SMALL = ["--topo", "fbfly", "--k", "4", "--n", "2", "--measure", "200"]
+#: a 4-ary 2-flat of routers with speedup 2, where min carries 0.8 of uniform load and val saturates at 0.6
+SMALL = ["--topo", "fbfly", "--k", "4", "--n", "2", "--measure", "200", "--speedup", "2"]
 
 
 def sweep(capsys, out, *args, jobs="1"):
