@@ -3,7 +3,7 @@
 ``radixnet cosim-matrix --matrix FILE --out DIR`` reads a list of configurations, checks every one of them
 as ``radixnet cosim`` would before anything runs (:func:`load_matrix`), runs them in this process, in local
 worker processes (``--jobs N``) or, with ``--scheduler ADDRESS``, as one task each on a Dask cluster
-(:mod:`radixnet.golden.cluster`), and writes what it finds to ``DIR``:
+(:mod:`radixnet.gen.cluster`), and writes what it finds to ``DIR``:
 
 ``verdicts.jsonl``
     One record per finished configuration, appended (one ``os.write``, then ``fsync``) by this process the
@@ -18,7 +18,7 @@ worker processes (``--jobs N``) or, with ``--scheduler ADDRESS``, as one task ea
     worker that ran it (:func:`write_tables`).
 
 A configuration that could not be run to a verdict (the simulator failed, its Dask workers kept dying:
-:class:`radixnet.golden.cluster.WorkerLost`) is ``ERROR`` in the table and not recorded, so the next run
+:class:`radixnet.gen.cluster.WorkerLost`) is ``ERROR`` in the table and not recorded, so the next run
 tries it again, as a sweep does with a point the watchdog stopped.
 
 The matrix file
@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
 from ..gen.params import check_out_dir, read_text_file
-from ..golden.sweep import LocalPool, PointStore
+from ..gen.pool import LocalPool, PointStore
 
 __all__ = ["CACHE_ENV", "ERROR", "MATCH", "MAX_DEPTH", "MAX_ENTRIES", "MAX_MATRIX_BYTES", "MAX_NAME", "MD_COLUMNS",
            "MISMATCH", "PENDING", "RECORD_KEYS", "VACUOUS", "VERDICTS",
@@ -615,7 +615,7 @@ class MatrixRun:
 
         Raises
         ------
-        radixnet.golden.cluster.SchedulerLost
+        radixnet.gen.cluster.SchedulerLost
             The Dask scheduler was lost; the verdicts recorded stay.
         KeyboardInterrupt
             Ctrl-C: the configurations in flight are stopped (local workers and what they started ended,
@@ -638,7 +638,7 @@ class MatrixRun:
         if self.scheduler is None:
             pool: Any = LocalPool(min(self.jobs or 1, len(queue)), self.jobs or 1, own_group=True)
         else:
-            from ..golden.cluster import DaskPool
+            from ..gen.cluster import DaskPool
             pool = DaskPool(self.scheduler, self.jobs)
         by_print = {e.fingerprint: e for e in queue}
         running: set[Hashable] = set()  # in flight: each recorded once, at its first answer

@@ -21,9 +21,9 @@ from radixnet import limits
 try:  # under a tight ulimit -v numpy's libraries may fail to load: one line, not a traceback
     limits.install()
     from radixnet.gen import ParamError, family_names, get_family
+    from radixnet.gen.cluster import SchedulerLost
     from radixnet.gen.params import REQUIRED, Parser, UsageError
     from radixnet.gen.routing import DeadlockError
-    from radixnet.golden.cluster import SchedulerLost
     from radixnet.golden.native import NativeUnavailable
 except (MemoryError, ImportError, SystemError) as _e:
     if not limits.starved(_e):
@@ -391,18 +391,18 @@ STUDY_RESERVED = ("out", "jobs", "on_point", "router_model", "scheduler")
 
 def study_parameters(name: str) -> dict[str, Any]:
     """The parameters ``--set`` may give study ``name``, with their defaults (its declared :attr:`Study.params`)."""
-    from radixnet.golden.studies import STUDIES
+    from radixnet.studies.registry import STUDIES
     return {p.name: p.default for p in STUDIES[name].params}
 
 
 def study_parameter_table(name: str) -> str:
     """``radixnet study NAME --set help``: each parameter ``--set`` may give study ``name``, one per line, with
-    its default, what is allowed (the bounds :func:`radixnet.golden.studies.check_study` applies) and its help.
+    its default, what is allowed (the bounds :func:`radixnet.studies.registry.check_study` applies) and its help.
 
     >>> print(study_parameter_table("kim-fig12").splitlines()[1])
       N        default 4096           an integer in [4, 65536]; terminals of every k-ary n-flat
     """
-    from radixnet.golden.studies import STUDIES
+    from radixnet.studies.registry import STUDIES
     params = STUDIES[name].params
     lines = [f"radixnet study {name} --set NAME=VALUE (repeatable); NAME one of:" if params else
              f"radixnet study {name}: no parameters to --set"]
@@ -416,7 +416,7 @@ def study_parameter_table(name: str) -> str:
 
 
 def _cmd_study(argv: Sequence[str]) -> int:
-    from radixnet.golden.studies import STUDIES, check_study, run_study
+    from radixnet.studies.registry import STUDIES, check_study, run_study
     if not argv or argv[0] in ("-h", "--help", "list"):
         print("usage: radixnet study NAME --out DIR [--k K] [--n N] [--jobs J] [--scheduler ADDRESS]\nstudies:")
         for st in STUDIES.values():
@@ -468,7 +468,7 @@ def _cmd_study(argv: Sequence[str]) -> int:
     if kw["jobs"] is None or argv[0] == "kim-fig5":
         del kw["jobs"]
     if args.scheduler is not None:
-        from radixnet.golden.cluster import parse_address
+        from radixnet.gen.cluster import parse_address
         kw["scheduler"] = parse_address(args.scheduler)  # a malformed address: refused before any work
         if not STUDIES[argv[0]].sweeps:
             print(f"radixnet study {argv[0]}: warning: --scheduler does not apply (this study runs no sweeps); "

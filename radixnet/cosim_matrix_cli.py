@@ -67,7 +67,7 @@ def cmd_cosim_matrix(argv: Sequence[str]) -> int:
     ------
     radixnet.cli.UsageError, radixnet.gen.ParamError
         Bad input (the matrix, ``--out``, ``--jobs``, ``--scheduler``); one line, exit status 2.
-    radixnet.golden.cluster.SchedulerLost
+    radixnet.gen.cluster.SchedulerLost
         The Dask scheduler was lost during the run (one line, exit status 1).
     """
     import time
@@ -75,9 +75,9 @@ def cmd_cosim_matrix(argv: Sequence[str]) -> int:
     from radixnet.cli import UsageError
     from radixnet.cosim.matrix import MatrixError, MatrixRun, describe, load_matrix
     from radixnet.cosim_cli import matrix_entry, run_configuration
+    from radixnet.gen.cluster import cluster_line, connect, parse_address
     from radixnet.gen.params import check_out_dir
     from radixnet.gen.progress import ItemProgress
-    from radixnet.golden.cluster import cluster_line, connect, parse_address
     from radixnet.sweep_cli import parse_jobs
 
     argv = list(argv)

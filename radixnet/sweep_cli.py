@@ -6,11 +6,11 @@
                    --loads 0.05:0.95:0.05 --out DIR [--jobs N] [--scheduler ADDRESS] [--no-plot] [--quiet]
 
 Every (routing, load) point is one :meth:`Simulator.run_load` with the same ``--seed``, run in a pool of
-worker processes, or with ``--scheduler`` as tasks on a Dask cluster (:mod:`radixnet.golden.cluster`;
+worker processes, or with ``--scheduler`` as tasks on a Dask cluster (:mod:`radixnet.gen.cluster`;
 ``--jobs`` is then the points in flight at most). Finished points are appended to ``DIR/points.jsonl``
 at once (by this process, wherever they ran), so a sweep interrupted with Ctrl-C resumes where it stopped
 when run again with the same arguments; a directory holding points of another configuration is refused. Once a routing saturates, its higher loads that have not started
-are recorded as saturated and skipped, not simulated. See :mod:`radixnet.golden.sweep`.
+are recorded as saturated and skipped, not simulated. See :mod:`radixnet.studies.sweep`.
 """
 
 from __future__ import annotations
@@ -100,21 +100,21 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     -------
     int
         0 when every point was simulated (or found done), 1 when the watchdog stopped a point or a point
-        was lost with its Dask workers (:class:`radixnet.golden.cluster.WorkerLost`).
+        was lost with its Dask workers (:class:`radixnet.gen.cluster.WorkerLost`).
 
     Raises
     ------
     UsageError, ParamError
         Bad input (``--scheduler`` included: malformed, or no scheduler answering); :func:`radixnet.cli.main`
         reports it in one line with exit status 2.
-    radixnet.golden.cluster.SchedulerLost
+    radixnet.gen.cluster.SchedulerLost
         The Dask scheduler was lost during the run (one line, exit status 1).
     """
     import dataclasses
 
+    from radixnet.gen.cluster import cluster_line, connect, parse_address
     from radixnet.gen.progress import ItemProgress
-    from radixnet.golden.cluster import cluster_line, connect, parse_address
-    from radixnet.golden.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
+    from radixnet.studies.sweep import Sweep, parse_loads, plot, summary_rows, write_csvs
 
     argv = list(argv)
     topo = peek_topo(argv)

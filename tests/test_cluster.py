@@ -1,4 +1,4 @@
-"""Sweeps on a Dask cluster (``--scheduler``, golden/cluster.py): the same points as a local run, no point lost
+"""Sweeps on a Dask cluster (``--scheduler``, gen/cluster.py): the same points as a local run, no point lost
 or doubled when a worker is killed, resume, Ctrl-C, bad addresses. Every cluster is a LocalCluster on loopback."""
 
 import json
@@ -14,10 +14,13 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from radixnet.cli import main  # noqa: E402
-from radixnet.gen import ParamError, build  # noqa: E402
-from radixnet.golden import cluster as cl  # noqa: E402
+from radixnet.gen import (  # noqa: E402
+    ParamError,
+    build,
+    cluster as cl,  # noqa: E402
+)
 from radixnet.golden.sim import SimConfig  # noqa: E402
-from radixnet.golden.sweep import Sweep  # noqa: E402
+from radixnet.studies.sweep import Sweep  # noqa: E402
 
 # each point 0.7-1.8 s on one core: long enough for a kill to land while points are in flight
 MEASURE = 150_000
@@ -130,7 +133,7 @@ def test_killed_worker_loses_no_point(dask_cluster, client, reference, tmp_path)
 
 
 def test_study_runs_its_sweeps_on_the_cluster(dask_cluster, tmp_path):
-    from radixnet.golden.studies import run_study
+    from radixnet.studies.registry import run_study
     seen = []
     res = run_study("2dfb-fig4", tmp_path / "st", scheduler=dask_cluster.scheduler_address, loads="0.3,0.9",
                     on_point=seen.append)
@@ -169,7 +172,7 @@ def die(cfg, load):
 def test_killed_worker_point_is_resubmitted_then_reported(tmp_path, capfd, monkeypatch):
     import cloudpickle
 
-    import radixnet.golden.sweep as sw
+    import radixnet.studies.sweep as sw
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import this module
     monkeypatch.setattr(sw, "run_point", die)
     with local_cluster(n_workers=1, scheduler_kwargs={"allowed_failures": 0}) as c:

@@ -19,7 +19,7 @@ from radixnet.gen.cost import (
     mean_hops,
     ur_load_max,
 )
-from radixnet.golden.studies import STUDIES, run_study
+from radixnet.studies.registry import STUDIES, run_study
 
 
 # ------------------------------------------------------------------------------- the paper's link counts

@@ -12,10 +12,10 @@ import radixnet
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = sorted(m.name for m in pkgutil.walk_packages(radixnet.__path__ + [], "radixnet.")
                  if m.name != "radixnet.__main__")
-for sub in ("gen", "golden", "hdl"):
+for sub in ("gen", "golden", "hdl", "studies"):
     pkg = importlib.import_module(f"radixnet.{sub}")
     MODULES += sorted(m.name for m in pkgutil.walk_packages(pkg.__path__, f"radixnet.{sub}."))
-MODULES += ["radixnet.gen", "radixnet.golden", "radixnet.hdl"]
+MODULES += ["radixnet.gen", "radixnet.golden", "radixnet.hdl", "radixnet.studies"]
 DOCS = sorted(str(p.relative_to(ROOT)) for p in [ROOT / "README.md", *(ROOT / "docs").glob("**/*.md")]
               if p.exists())
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

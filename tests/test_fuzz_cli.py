@@ -37,8 +37,8 @@ from radixnet.gen import build, family_names
 from radixnet.gen.export import FORMATS as EXPORT_FORMATS, export
 from radixnet.gen.router_model import ROUTER_MODELS
 from radixnet.gen.routing import ROUTINGS
-from radixnet.golden.studies import STUDIES
 from radixnet.golden.traffic import PATTERNS
+from radixnet.studies.registry import STUDIES
 
 #: Seconds one command line may take.
 TIME_LIMIT = 30
@@ -715,7 +715,7 @@ class Reached(Exception):
 #: Where the work of a command whose every drawn line must be refused starts (a co-simulation builds
 #: Verilator for minutes; mutate snapshots the tree and runs pytest): reaching one fails the example at once.
 WORK_STARTS = {"cosim": ("radixnet.cosim_cli.run_cosim",),
-               "cosim-matrix": ("radixnet.cosim.matrix.MatrixRun", "radixnet.golden.cluster.connect"),
+               "cosim-matrix": ("radixnet.cosim.matrix.MatrixRun", "radixnet.gen.cluster.connect"),
                "mutate": ("radixnet.cosim.mutate.snapshot", "radixnet.cosim.mutate.run_checks")}
 
 

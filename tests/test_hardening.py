@@ -23,7 +23,7 @@ from radixnet.gen import NetworkError, ParamError, build
 from radixnet.gen.families.graphfile import read_graph
 from radixnet.gen.routing import DeadlockError
 from radixnet.golden.sim import LIMITS, SimConfig, SimulationError, Simulator
-from radixnet.golden.sweep import MAX_LOADS, parse_loads
+from radixnet.studies.sweep import MAX_LOADS, parse_loads
 
 SMALL = ["--topo", "fbfly", "--k", "2", "--n", "2"]
 
@@ -522,8 +522,8 @@ def test_sweep_workers_die_with_their_parent(tmp_path):
 
 
 def test_worker_init_exits_when_the_parent_is_already_gone():
-    from radixnet.golden.sweep import worker_init
-    code = ("import os, sys; from radixnet.golden.sweep import worker_init; "
+    from radixnet.gen.pool import worker_init
+    code = ("import os, sys; from radixnet.gen.pool import worker_init; "
             "worker_init(os.getppid() + 1000000); print('still here')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 1 and "still here" not in p.stdout

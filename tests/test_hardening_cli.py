@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from radixnet.cosim.run import CosimError, private_dir, spaceless
-from radixnet.golden.studies import STUDIES, STUDY_ARGS
+from radixnet.studies.registry import STUDIES, STUDY_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 

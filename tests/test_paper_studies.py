@@ -1,4 +1,4 @@
-"""The studies of the papers' remaining figures (radixnet.golden.paper_studies): reduced sizes by default, the
+"""The studies of the papers' remaining figures (radixnet.studies.paper): reduced sizes by default, the
 papers' sizes under ``-m slow``. The reduced runs check that each study runs, writes its files, resumes, and
 that the claims which the reduced network can show hold; the full runs check the claims docs/studies.md
 reports as holding. The two longest reduced runs (Kim's Fig. 6 and the Slim Fly comparison, over 30 s each)
@@ -11,7 +11,8 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import build
-from radixnet.golden.paper_studies import (
+from radixnet.golden.sim import SimConfig, Simulator
+from radixnet.studies.paper import (
     bisection_cut,
     fig6_networks,
     fig12_configs,
@@ -19,8 +20,7 @@ from radixnet.golden.paper_studies import (
     tapered_clos,
     ttn_networks,
 )
-from radixnet.golden.sim import SimConfig, Simulator
-from radixnet.golden.studies import STUDIES, run_study
+from radixnet.studies.registry import STUDIES, run_study
 
 
 def by_text(res, *words):

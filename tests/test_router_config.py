@@ -73,7 +73,7 @@ ADDED = textwrap.dedent("""
     from radixnet.cosim_cli import parse_cosim
     from radixnet.gen import build
     from radixnet.golden.sim import SimConfig
-    from radixnet.golden.sweep import fingerprint
+    from radixnet.studies.sweep import fingerprint
     from radixnet.hdl.rtlgen import main as rtlgen_main
 
     def helps(argv):
@@ -123,7 +123,7 @@ def test_cosim_takes_the_tables_speedup_default():
 
 def test_fingerprint_tells_thresholds_and_classes_apart():
     """A sweep's stored points are not resumed under another T_h or VC-class count (both were left out once)."""
-    from radixnet.golden.sweep import fingerprint
+    from radixnet.studies.sweep import fingerprint
 
     dfb = build("2dfb", k=3, n=1)
     base = fingerprint(SimConfig(dfb, routing="2dfb-adaptive").validate())

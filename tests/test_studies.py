@@ -5,7 +5,7 @@ import json
 import pytest
 
 from radixnet.cli import main
-from radixnet.golden.studies import run_study
+from radixnet.studies.registry import run_study
 
 
 def test_kim_fig5_small_claims_hold_and_resume(tmp_path):

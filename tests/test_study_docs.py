@@ -6,7 +6,7 @@ import json
 import pytest
 
 from radixnet import study_docs
-from radixnet.golden.studies import run_study
+from radixnet.studies.registry import run_study
 
 
 def test_docs_match_the_stored_results():

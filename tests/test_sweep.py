@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from radixnet.cli import main
-from radixnet.golden.sweep import CSV_COLUMNS, PointStore, parse_loads
+from radixnet.gen.pool import PointStore
+from radixnet.studies.sweep import CSV_COLUMNS, parse_loads
 
 #: a 4-ary 2-flat of routers with speedup 2, where min carries 0.8 of uniform load and val saturates at 0.6
 SMALL = ["--topo", "fbfly", "--k", "4", "--n", "2", "--measure", "200", "--speedup", "2"]
@@ -172,7 +173,7 @@ def test_point_store_drops_a_cut_line(tmp_path):
 
 
 def test_watchdog_stop_is_reported_not_recorded(tmp_path, capsys, monkeypatch):
-    import radixnet.golden.sweep as sw
+    import radixnet.studies.sweep as sw
     from radixnet.golden.sim import SimulationError
 
     class Stuck:

@@ -23,8 +23,8 @@ on timing. ``skip_saturated=False`` (``--simulate-all``) simulates every load, a
 ``points.jsonl`` holds the same results however many processes or cluster workers ran it.
 
 **Where points run.** In this process (``jobs=1``), in a local pool of spawned worker processes
-(:class:`LocalPool`), or, with ``scheduler``, as tasks on a Dask distributed cluster
-(:class:`radixnet.golden.cluster.DaskPool`). One loop drives both pools, and this process alone writes
+(:class:`radixnet.gen.pool.LocalPool`), or, with ``scheduler``, as tasks on a Dask distributed cluster
+(:class:`radixnet.gen.cluster.DaskPool`). One loop drives both pools, and this process alone writes
 ``points.jsonl``, so the records, resuming and the short-cut are the same wherever the points ran.
 
 Examples
@@ -42,18 +42,17 @@ import dataclasses
 import json
 import math
 import os
-import signal
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..gen import ParamError
 from ..gen.params import check_out_dir, replacing
+from ..gen.pool import LOAD_DIGITS, LocalPool, PointStore, json_default
 from ..gen.router_config import ROUTER_DEFAULTS
-from .sim import MEASUREMENT, SimConfig, SimulationError, Simulator
+from ..golden.sim import MEASUREMENT, SimConfig, SimulationError, Simulator
 
-__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "LocalPool", "PointStore", "Sweep", "draw_walls",
-           "fingerprint", "parse_loads", "plot", "run_point", "summary_rows", "worker_init", "write_csvs"]
+__all__ = ["CSV_COLUMNS", "FINGERPRINT_FIELDS", "MAX_LOADS", "Sweep", "draw_walls", "fingerprint", "parse_loads", "plot",
+           "run_point", "summary_rows", "write_csvs"]
 
 #: Columns of ``<routing>.csv``, in order (``skipped`` marks points of the saturation short-cut).
 CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latency", "p99_latency", "max_latency",
@@ -64,7 +63,6 @@ CSV_COLUMNS = ("offered_load", "accepted_throughput", "avg_latency", "p50_latenc
 FINGERPRINT_FIELDS = ("traffic", "traffic_opts", "vcs", "vc_depth", "speedup", "packet_length", "link_latency",
                       "ugal_threshold", "measure")
 
-_DIGITS = 9  # loads are rounded to 1e-9: grid arithmetic and keys compare exactly
 #: Points of ``--loads`` at most.
 MAX_LOADS = 100_000
 
@@ -113,12 +111,12 @@ def parse_loads(spec: str) -> list[float]:
             raise ParamError("loads", f"at most {MAX_LOADS} loads (got {spec!r}: "
                                       f"{'more than 10^308' if not math.isfinite(span) else math.floor(span) + 1})")
         n = math.floor(span)
-        loads = [round(start + i * step, _DIGITS) for i in range(n + 1)]
+        loads = [round(start + i * step, LOAD_DIGITS) for i in range(n + 1)]
     else:
         parts = text.split(",") if text else []
         if len(parts) > MAX_LOADS:
             raise ParamError("loads", f"at most {MAX_LOADS} loads (got {len(parts)})")
-        loads = [round(num(x), _DIGITS) for x in parts]
+        loads = [round(num(x), LOAD_DIGITS) for x in parts]
     if not loads:
         raise ParamError("loads", f"must be {allowed} (got {spec!r})")
     bad = [x for x in loads if not 0 < x <= 1]
@@ -160,15 +158,7 @@ def fingerprint(cfg: SimConfig) -> dict[str, Any]:
     for name, value in cfg.router.as_dict().items():
         if name not in fp and value != ROUTER_DEFAULTS[name]:
             fp[name] = value
-    return json.loads(json.dumps(fp, default=_json_default))
-
-
-def _json_default(x: Any) -> Any:
-    if hasattr(x, "item"):  # numpy scalars
-        return x.item()
-    if hasattr(x, "tolist"):
-        return x.tolist()
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+    return json.loads(json.dumps(fp, default=json_default))
 
 
 def _diff(a: dict, b: dict) -> str:
@@ -200,247 +190,6 @@ def run_point(cfg: SimConfig, load: float) -> dict[str, Any]:
         return {"offered_load": load, "error": str(e)}
 
 
-def worker_init(parent: int | None = None, own_group: bool = False) -> None:
-    """Initialise a sweep worker process: it ignores Ctrl-C and dies with its parent.
-
-    Ctrl-C is handled by the parent, which terminates the workers (no traceback from each of them). If
-    the parent dies without doing so (``kill -9``), the worker must not run on: on Linux the kernel
-    sends it SIGKILL (``prctl(PR_SET_PDEATHSIG)``); elsewhere, or if that fails, a daemon thread polls
-    the parent's pid every second and ends the process.
-
-    Parameters
-    ----------
-    parent : int, optional
-        The parent's pid (``os.getpid()`` in the parent); the worker exits at once if its parent is
-        already another process (the parent died before this ran).
-    own_group : bool
-        Lead a process group of its own (POSIX): the processes the worker starts (a simulator, a
-        compiler) are in it, so :meth:`LocalPool.abort` ends them with the worker, and a terminal's
-        Ctrl-C reaches only the parent.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if own_group and hasattr(os, "setpgid"):
-        os.setpgid(0, 0)
-    if parent is None:
-        return
-    if _set_parent_death_signal() and os.getppid() == parent:
-        return
-    if os.getppid() != parent:
-        os._exit(1)
-    import threading
-
-    def watch() -> None:
-        import time
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="radixnet-parent-watch", daemon=True).start()
-
-
-def _set_parent_death_signal() -> bool:
-    """Ask Linux to SIGKILL this process when its parent dies; False where that is not available."""
-    import sys
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-_JSON_NAME = {str: "string", int: "integer", dict: "object"}
-
-
-def _short_json(v: Any) -> str:
-    text = json.dumps(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-class PointStore:
-    """``points.jsonl``: append-only, one record per finished point, durable per line.
-
-    Parameters
-    ----------
-    path : path-like
-        The file (created on the first append).
-    keys : tuple of str
-        Fields every record has; a line without one of them is not a record (default: a sweep point's).
-        ``radixnet cosim-matrix`` keeps its ``verdicts.jsonl`` with other keys.
-    what : str
-        What a record is, for the warnings.
-    """
-
-    #: Fields of a sweep point's record.
-    POINT_KEYS = ("routing", "load", "seed", "fingerprint", "result")
-    #: The JSON type each field of a sweep point's record must have (its ``load`` is also in (0, 1])
-    TYPES = {"routing": str, "load": (int, float), "seed": int, "fingerprint": dict, "result": dict}
-
-    def __init__(self, path: str | os.PathLike, keys: tuple[str, ...] = POINT_KEYS, what: str = "point") -> None:
-        self.path = Path(path)
-        self.keys, self.what = tuple(keys), what
-        self.warnings: list[str] = []
-
-    def read(self) -> list[dict[str, Any]]:
-        """Every complete record; an incomplete last line (a write cut short) is cut off the file.
-
-        Returns
-        -------
-        list of dict
-            The records in file order. Lines that are not records are left out, with a note in
-            :attr:`warnings`.
-        """
-        if not self.path.exists():
-            return []
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            with open(self.path, "r+b") as fh:
-                fh.truncate(keep)
-                fh.flush()
-                os.fsync(fh.fileno())
-            self.warnings.append(f"{self.path}: dropped an incomplete last line (that {self.what} runs again)")
-            data = data[:keep]
-        records = []
-        for no, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                for key in self.keys:
-                    rec[key]  # noqa: B018
-            except (ValueError, KeyError, TypeError, RecursionError):
-                self.warnings.append(f"{self.path}:{no}: not a {self.what} record, ignored")
-                continue
-            bad = self._bad_field(rec)
-            if bad:
-                self.warnings.append(f"{self.path}:{no}: {bad}; not a {self.what} record, ignored (it runs again)")
-                continue
-            if "load" in self.keys:
-                rec["load"] = round(float(rec["load"]), _DIGITS)
-            records.append(rec)
-        return records
-
-    def _bad_field(self, rec: Any) -> str:
-        """What is wrong with a record's fields (a type, a load outside (0, 1]), or "" when nothing is.
-
-        >>> PointStore("p.jsonl")._bad_field({"routing": "min", "load": 5.0, "seed": 0, "fingerprint": {},
-        ...                                   "result": {}})
-        "'load' must be in (0, 1] (got 5.0)"
-        """
-        if not isinstance(rec, dict):
-            return f"a record must be a JSON object (got {type(rec).__name__})"
-        types = self.TYPES if self.keys == self.POINT_KEYS else {}   # other stores keep records of their own
-        for key in self.keys:
-            want = types.get(key)
-            if want is not None and (not isinstance(rec[key], want) or isinstance(rec[key], bool)):
-                return f"{key!r} must be a JSON {_JSON_NAME.get(want, 'number')} (got {_short_json(rec[key])})"
-        if types and not 0 < rec["load"] <= 1:
-            return f"'load' must be in (0, 1] (got {rec['load']!r})"
-        return ""
-
-    def append(self, record: dict[str, Any]) -> None:
-        """Append one record as one line, then flush it to disk (``fsync``).
-
-        Parameters
-        ----------
-        record : dict
-            A JSON-serialisable point record.
-        """
-        line = (json.dumps(record, default=_json_default) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)  # one write: a line is whole or (if cut short) dropped by read()
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-class LocalPool:
-    """Points in spawned worker processes of this machine; :class:`radixnet.golden.cluster.DaskPool` has the
-    same interface for a Dask cluster.
-
-    Parameters
-    ----------
-    workers : int
-        Worker processes to start.
-    slots : int
-        Points to keep in flight (:meth:`slots`).
-    own_group : bool
-        Each worker leads a process group (:func:`worker_init`), and :meth:`abort` ends the whole group:
-        for tasks that start processes of their own (a co-simulation's compiler and simulator).
-    """
-
-    def __init__(self, workers: int, slots: int, own_group: bool = False) -> None:
-        import multiprocessing
-        ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads (progress bar)
-        self.ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
-                                      initargs=(os.getpid(), own_group))  # workers die with this process
-        self.own_group = own_group and hasattr(os, "killpg")
-        self._slots = slots
-        self._running: dict[Any, Hashable] = {}
-
-    def slots(self) -> int:
-        """Points to keep in flight.
-
-        Returns
-        -------
-        int
-        """
-        return self._slots
-
-    def submit(self, key: Hashable, fn: Callable, *args: Any) -> None:
-        """Run ``fn(*args)`` in a worker, known to :meth:`completed` by ``key``.
-
-        Parameters
-        ----------
-        key : hashable
-            The caller's name for the task, e.g. ``(routing, load)``.
-        fn : callable
-            A picklable top-level function.
-        *args
-            Its arguments.
-        """
-        self._running[self.ex.submit(fn, *args)] = key
-
-    def completed(self) -> list[tuple[Hashable, Any]]:
-        """Wait for at least one task to end; return every one that has ended.
-
-        Returns
-        -------
-        list of (key, result)
-
-        Raises
-        ------
-        Exception
-            What ``fn`` raised.
-        """
-        finished, _ = wait(self._running, return_when=FIRST_COMPLETED)
-        return [(self._running.pop(f), f.result()) for f in finished]
-
-    def abort(self) -> None:
-        """Stop at once (Ctrl-C): cancel what has not started and terminate the workers."""
-        procs = list(getattr(self.ex, "_processes", {}).values())  # no public way to stop running workers
-        self.ex.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if self.own_group and p.pid is not None:
-                try:  # the worker and everything it started (its group: worker_init)
-                    os.killpg(p.pid, signal.SIGTERM)
-                    continue
-                except OSError:  # not (yet) a group leader, or gone
-                    pass
-            p.terminate()
-        for p in procs:
-            p.join(timeout=5)
-
-    def close(self) -> None:
-        """End the pool after its last task."""
-        self.ex.shutdown(wait=True)
-
-
 class Sweep:
     """A sweep over routings × loads of one configuration, stored in a directory.
 
@@ -461,9 +210,9 @@ class Sweep:
     on_point : callable, optional
         Called as ``on_point(record)`` for each point of this run once it is recorded.
     scheduler : str or distributed.Client, optional
-        Run the points on a Dask cluster (:mod:`radixnet.golden.cluster`): a scheduler address, connected
+        Run the points on a Dask cluster (:mod:`radixnet.gen.cluster`): a scheduler address, connected
         to in :meth:`run` and closed after it, or a connected client. Default: the client
-        :func:`radixnet.golden.cluster.use_client` made active, else none (local processes).
+        :func:`radixnet.gen.cluster.use_client` made active, else none (local processes).
     skip_saturated : bool, optional
         The saturation short-cut (default True); False simulates every load (and re-runs the loads an
         earlier run of the directory skipped).
@@ -486,7 +235,7 @@ class Sweep:
             raise ParamError("routing", "give at least one routing")
         self.cfgs = {r: self.config(r) for r in self.routings}
         self.fingerprints = {r: fingerprint(c) for r, c in self.cfgs.items()}
-        self.loads = sorted({round(float(x), _DIGITS) for x in loads})
+        self.loads = sorted({round(float(x), LOAD_DIGITS) for x in loads})
         if not self.loads or not all(0 < x <= 1 for x in self.loads):
             raise ParamError("loads", f"each load must be in (0, 1] flits/terminal/cycle (got {self.loads})")
         self.jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -498,7 +247,7 @@ class Sweep:
         self.seed = base.seed
         self.out = check_out_dir(out, "out")  # empty, a file, not writable: refused before any file is written
         self.on_point = on_point
-        from .cluster import active_client, parse_address
+        from ..gen.cluster import active_client, parse_address
         #: where the points run: None (this machine), a scheduler address or a distributed.Client
         self.scheduler = active_client() if scheduler is None else (
             parse_address(scheduler) if isinstance(scheduler, str) else scheduler)
@@ -574,7 +323,7 @@ class Sweep:
         if self.scheduler is not None:
             cfg.update(jobs=self._max_in_flight, scheduler=self.scheduler_address())
         tmp = self.out / "config.json.tmp"
-        tmp.write_text(json.dumps(cfg, indent=2, default=_json_default) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(cfg, indent=2, default=json_default) + "\n", encoding="utf-8")
         os.replace(tmp, self.out / "config.json")
 
     def fingerprints_of_run(self) -> dict[str, Any]:
@@ -613,14 +362,14 @@ class Sweep:
         dict
             ``(routing, load) -> record`` for every point of this sweep's seed and configuration in the
             directory (earlier runs included). Points the watchdog stopped, and points lost with their
-            workers on a cluster (:class:`radixnet.golden.cluster.WorkerLost`), are in :attr:`errors`
+            workers on a cluster (:class:`radixnet.gen.cluster.WorkerLost`), are in :attr:`errors`
             instead.
 
         Raises
         ------
         ParamError
             ``--scheduler``: no Dask scheduler at the address (before any point runs).
-        radixnet.golden.cluster.SchedulerLost
+        radixnet.gen.cluster.SchedulerLost
             The Dask scheduler was lost during the run; the points recorded stay.
         KeyboardInterrupt
             Ctrl-C: the points in flight are stopped (local workers terminated, cluster tasks cancelled);
@@ -663,7 +412,7 @@ class Sweep:
         """The pool for ``points`` points: local processes, or the Dask cluster of :attr:`scheduler`."""
         if self.scheduler is None:
             return LocalPool(min(self.jobs, points), self.jobs)
-        from .cluster import DaskPool, connect
+        from ..gen.cluster import DaskPool, connect
         if isinstance(self.scheduler, str):
             return DaskPool(connect(self.scheduler), self._max_in_flight, close_client=True)
         return DaskPool(self.scheduler, self._max_in_flight)

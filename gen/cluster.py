@@ -1,8 +1,8 @@
 """Sweeps and studies on a Dask distributed cluster (``radixnet sweep|study ... --scheduler ADDRESS``).
 
 Without ``--scheduler`` a sweep runs its points in a local pool of worker processes
-(:class:`radixnet.golden.sweep.LocalPool`). With it, this process becomes a Dask client: each
-``(routing, load)`` point is one task, :func:`radixnet.golden.sweep.run_point`, on any worker of the
+(:class:`radixnet.gen.pool.LocalPool`). With it, this process becomes a Dask client: each
+``(routing, load)`` point is one task, :func:`radixnet.studies.sweep.run_point`, on any worker of the
 cluster, and the client alone writes ``points.jsonl``, one record the moment a point's result arrives,
 whichever worker ran it. A sweep interrupted on a cluster resumes like a local one, on a cluster or not.
 
@@ -12,7 +12,7 @@ sees one result per point and records it once (the sweep keeps the points in fli
 ``distributed.scheduler.allowed-failures`` + 1 workers that all died is given up by the scheduler with
 ``KilledWorker``; :class:`DaskPool` then submits it again under a new key, at most
 :data:`KILLED_RESUBMITS` times, and after that reports it as :class:`WorkerLost`, which the sweep lists
-in :attr:`Sweep.errors <radixnet.golden.sweep.Sweep.errors>` like a point the watchdog stopped (not
+in :attr:`Sweep.errors <radixnet.studies.sweep.Sweep.errors>` like a point the watchdog stopped (not
 recorded; it runs again next time).
 
 **In flight.** The sweep submits points in the order they would start locally (load, then routing) and
@@ -314,7 +314,7 @@ def active_client():
     Returns
     -------
     distributed.Client or None
-        A :class:`radixnet.golden.sweep.Sweep` created without ``scheduler`` runs on it.
+        A :class:`radixnet.studies.sweep.Sweep` created without ``scheduler`` runs on it.
     """
     return _ACTIVE.get()
 
@@ -323,7 +323,7 @@ def active_client():
 def use_client(client) -> Iterator[Any]:
     """Make ``client`` the active one: every sweep created inside runs its points on its cluster.
 
-    This is how a study (:func:`radixnet.golden.studies.run_study`) puts all its sweeps on one cluster
+    This is how a study (:func:`radixnet.studies.registry.run_study`) puts all its sweeps on one cluster
     without a parameter in each study function.
 
     Parameters
@@ -371,7 +371,7 @@ def scheduler(address: str | None, timeout: float | None = None) -> Iterator[Any
 
 
 class DaskPool:
-    """Points as tasks on a Dask cluster, with the interface of :class:`radixnet.golden.sweep.LocalPool`.
+    """Points as tasks on a Dask cluster, with the interface of :class:`radixnet.gen.pool.LocalPool`.
 
     Parameters
     ----------

@@ -1,9 +1,9 @@
 """Simulation studies of the papers' remaining figures and tables (docs/studies.md).
 
 Each study writes its sweeps (``points.jsonl``, ``<routing>.csv``, ``latency.png`` ... through
-:class:`radixnet.golden.sweep.Sweep`, so it resumes where it stopped), a comparison figure (PNG and
+:class:`radixnet.studies.sweep.Sweep`, so it resumes where it stopped), a comparison figure (PNG and
 SVG), a summary CSV and returns its claims: every claim the paper makes about the figure, the value
-radixnet computes and whether it holds. :mod:`radixnet.golden.studies` registers them and writes
+radixnet computes and whether it holds. :mod:`radixnet.studies.registry` registers them and writes
 ``claims.json``.
 
 ``kim-fig6``
@@ -50,7 +50,8 @@ from ..gen.metrics import bisection
 from ..gen.network import Network
 from ..gen.params import replacing
 from ..gen.router_config import ROUTER_DEFAULTS
-from .sim import SimConfig, Simulator
+from ..golden.sim import SimConfig, Simulator
+from .claims import claim
 from .sweep import Sweep, draw_walls, parse_loads, plot, write_csvs
 
 #: The routers' speedup in every study (router-spec §R1): 2, the setting the studies are run and scored at. Kim
@@ -64,10 +65,6 @@ __all__ = ["tapered_clos", "bisection_cut", "fig6_networks", "kim_fig6", "kim_fi
 
 
 # ----------------------------------------------------------------------------------------- helpers
-def _claim(text: str, value: Any, holds: bool) -> dict[str, Any]:
-    return {"claim": text, "computed": value, "holds": bool(holds)}
-
-
 def _r(x: float | None, d: int = 3) -> float | None:
     return None if x is None else round(float(x), d)
 
@@ -122,7 +119,7 @@ def _latency_at(sw: Sweep, r: str, load: float) -> float | None:
 
 def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, against: str = "offered") -> list[Path]:
     """One figure of several (network, routing) curves: latency against offered load (a dotted wall at
-    each curve's first saturated load, as :func:`radixnet.golden.sweep.plot`) or against accepted
+    each curve's first saturated load, as :func:`radixnet.studies.sweep.plot`) or against accepted
     throughput (the TTN paper's axes; a cross at each curve's maximum accepted throughput).
 
     Parameters
@@ -251,12 +248,12 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
         return int(distance_stats(net)["diameter"])
 
     claims = []
-    claims.append(_claim("§5.1.2 (b): the spare port of radix-8 routers scales the 4-ary 2-flat from N = 16 to "
+    claims.append(claim("§5.1.2 (b): the spare port of radix-8 routers scales the 4-ary 2-flat from N = 16 to "
                          "N = 20 (N, router radix)", {"base": [base.num_terminals, int(base.params["radix"])],
                                                       "(b)": [exp.num_terminals, int(exp.params["radix"])]},
                          base.num_terminals == 16 and exp.num_terminals == 20 and int(exp.params["radix"]) <= 8))
     pc_base, pc_red = pair_channels(base), pair_channels(red)
-    claims.append(_claim("§5.1.2 (a): the spare port doubles the channels to a neighbouring router (channels per "
+    claims.append(claim("§5.1.2 (a): the spare port doubles the channels to a neighbouring router (channels per "
                          "neighbour pair: base, (a))", {"base": sorted(set(pc_base.tolist())),
                                                         "(a)": sorted(set(pc_red.tolist())),
                                                         "pairs doubled in (a)": int((pc_red == 2).sum())},
@@ -265,17 +262,17 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
     wc = {name: _r(Simulator(SimConfig(net, routing="min", traffic="worst-case", seed=1, router_model=router_model,
                                        measure=measure, speedup=STUDY_SPEEDUP)).run_load(1.0)["accepted_throughput"], 4)
           for name, net in nets.items()}
-    claims.append(_claim("§5.1.2 (a): the redundant channels increase the bandwidth to neighbouring routers "
+    claims.append(claim("§5.1.2 (a): the redundant channels increase the bandwidth to neighbouring routers "
                          "(MIN's accepted worst-case throughput at offered load 1.0, base and (a))",
                          {"base": wc["4-ary 2-flat"], "(a)": wc["(a) redundant channels"]},
                          wc["(a) redundant channels"] > wc["4-ary 2-flat"]))
     costs = {name: _r(evaluate(net).cost_per_node, 2) for name, net in nets.items()}
-    claims.append(_claim("§5.1.2: the redundant links add some cost ($ per node, base and (a))",
+    claims.append(claim("§5.1.2: the redundant links add some cost ($ per node, base and (a))",
                          {"base": costs["4-ary 2-flat"], "(a)": costs["(a) redundant channels"]},
                          costs["(a) redundant channels"] > costs["4-ary 2-flat"]))
     diam = {name: hops(net) for name, net in nets.items()}
     ur = {name: _sat(sweeps[("uniform", name)], "min") for name in nets}
-    claims.append(_claim("§5.1.2: using the extra ports does not fundamentally change the topology (router "
+    claims.append(claim("§5.1.2: using the extra ports does not fundamentally change the topology (router "
                          "diameter, and MIN's first saturated uniform load)",
                          {"diameter": diam, "uniform first saturated": ur},
                          len(set(diam.values())) == 1 and len(set(ur.values())) == 1))
@@ -453,40 +450,40 @@ def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     main = [n for n in nets if nets[n]["main"]]
     claims = []
     bis = {n: nets[n]["bisection"] for n in main}
-    claims.append(_claim("§3.3: the bisection bandwidth is held constant across the four topologies "
+    claims.append(claim("§3.3: the bisection bandwidth is held constant across the four topologies "
                          "(channels crossing a balanced cut, one direction)", bis, len(set(bis.values())) == 1))
     for n in ("fbfly", "butterfly", "hypercube"):
-        claims.append(_claim(f"UR (Fig. 6(a)): the {nets[n]['label']} provides 100% throughput: first saturated "
+        claims.append(claim(f"UR (Fig. 6(a)): the {nets[n]['label']} provides 100% throughput: first saturated "
                              f"load", sat_ur[n], sat_ur[n] > 0.9))
-    claims.append(_claim("UR: the folded Clos only achieves 50% throughput (half its bandwidth load-balances to "
+    claims.append(claim("UR: the folded Clos only achieves 50% throughput (half its bandwidth load-balances to "
                          "the middle stage): first saturated load", sat_ur["clos"], 0.45 < sat_ur["clos"] <= 0.6))
     ok = None not in (zl["clos"], zl["fbfly"], zl["hypercube"])
-    claims.append(_claim("UR: the folded Clos has slightly higher latency (the extra middle stage): zero-load "
+    claims.append(claim("UR: the folded Clos has slightly higher latency (the extra middle stage): zero-load "
                          "latency, Clos vs fbfly vs hypercube",
                          {n: _r(zl[n]) for n in ("fbfly", "clos", "hypercube")},
                          ok and zl["fbfly"] < zl["clos"] and zl["clos"] - zl["fbfly"] < zl["hypercube"] - zl["fbfly"]))
-    claims.append(_claim("UR: the hypercube has much higher latency (its diameter): zero-load latency at least "
+    claims.append(claim("UR: the hypercube has much higher latency (its diameter): zero-load latency at least "
                          "1.5x the fbfly's and above every other network's",
                          {n: _r(zl[n]) for n in main},
                          ok and all(zl[n] is not None for n in main) and zl["hypercube"] >= 1.5 * zl["fbfly"]
                          and zl["hypercube"] == max(zl[n] for n in main)))
-    claims.append(_claim(f"WC (Fig. 6(b)): the conventional butterfly is severely limited (1/{k}): first "
+    claims.append(claim(f"WC (Fig. 6(b)): the conventional butterfly is severely limited (1/{k}): first "
                          f"saturated load", sat_wc["butterfly"], sat_wc["butterfly"] <= 2.0 / k + 0.05))
-    claims.append(_claim("WC: the butterfly performs identically to the flattened butterfly with minimal routing: "
+    claims.append(claim("WC: the butterfly performs identically to the flattened butterfly with minimal routing: "
                          "maximum accepted throughput, butterfly vs fbfly MIN",
                          {"butterfly": _r(mx_wc["butterfly"], 4), "fbfly-min": _r(fb_min, 4)},
                          mx_wc["butterfly"] is not None and fb_min is not None
                          and abs(mx_wc["butterfly"] - fb_min) <= 0.1 * fb_min))
     ratio = None if not mx_wc["butterfly"] else mx_wc["fbfly"] / mx_wc["butterfly"]
-    claims.append(_claim("WC: an order of magnitude difference in throughput (fbfly CLOS AD / butterfly, maximum "
+    claims.append(claim("WC: an order of magnitude difference in throughput (fbfly CLOS AD / butterfly, maximum "
                          "accepted)", _r(ratio, 2), ratio is not None and ratio >= 10))
     for n in ("fbfly", "clos", "hypercube"):
-        claims.append(_claim(f"WC: the {nets[n]['label']} results in a throughput of 50%: first saturated load",
+        claims.append(claim(f"WC: the {nets[n]['label']} results in a throughput of 50%: first saturated load",
                              sat_wc[n], 0.45 < sat_wc[n] <= 0.6))
-    claims.append(_claim("the flattened butterfly provides a 2x increase in performance over the folded Clos on "
+    claims.append(claim("the flattened butterfly provides a 2x increase in performance over the folded Clos on "
                          "benign traffic (UR first saturated loads, fbfly / Clos)",
                          _r(sat_ur["fbfly"] / sat_ur["clos"], 2), 1.6 <= sat_ur["fbfly"] / sat_ur["clos"] <= 2.4))
-    claims.append(_claim("... while providing the same performance on the worst-case pattern (WC first saturated "
+    claims.append(claim("... while providing the same performance on the worst-case pattern (WC first saturated "
                          "loads, fbfly vs Clos)", {"fbfly": sat_wc["fbfly"], "clos": sat_wc["clos"]},
                          abs(sat_wc["fbfly"] - sat_wc["clos"]) <= 0.05 + 1e-9))
     evidence = {n: {"label": nets[n]["label"], "bisection_channels": nets[n]["bisection"],
@@ -558,11 +555,11 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
     for routing in ("val", "min-ad"):
         zl = [_zero_load(sweeps[(routing, n)], routing) for n in ns]
         good = None not in zl and all(a < b for a, b in zip(zl, zl[1:]))
-        claims.append(_claim(f"Fig. 12{'(a)' if routing == 'val' else '(b)'}: as k' decreases (n' grows) the "
+        claims.append(claim(f"Fig. 12{'(a)' if routing == 'val' else '(b)'}: as k' decreases (n' grows) the "
                              f"diameter and hence latency increases ({routing} zero-load latency by n')",
                              {f"n'={n - 1}": _r(z) for n, z in zip(ns, zl)}, good))
     sv = {n: _sat_or(sweeps[("val", n)], "val") for n in ns}
-    claims.append(_claim("Fig. 12(a): with VAL the throughput stays constant at 50% of capacity (bisection held): "
+    claims.append(claim("Fig. 12(a): with VAL the throughput stays constant at 50% of capacity (bisection held): "
                          "first saturated load by n'", {f"n'={n - 1}": s for n, s in sv.items()},
                          all(0.45 < s <= 0.6 for s in sv.values())))
     sm = {n: _sat_or(sweeps[("min-ad", n)], "min-ad") for n in ns}
@@ -570,12 +567,12 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
     lo = ns[0]
     hi = next((n for n in ns if n - 1 == 5), ns[-1])
     drop = 1 - sm[hi] / sm[lo]
-    claims.append(_claim(f"Fig. 12(b): MIN AD throughput degrades about 20% as n' goes from 1 to {hi - 1} (storage "
+    claims.append(claim(f"Fig. 12(b): MIN AD throughput degrades about 20% as n' goes from 1 to {hi - 1} (storage "
                          f"per VC shrinks): 1 - first saturated load(n'={hi - 1}) / (n'=1)",
                          {"drop": _r(drop, 3), "first_saturated": {f"n'={n - 1}": s for n, s in sm.items()},
                           "max_accepted": {f"n'={n - 1}": _r(m, 4) for n, m in mm.items()}},
                          0.1 <= drop <= 0.3))
-    claims.append(_claim("Fig. 12(b): higher n' has lower MIN AD throughput (first saturated load does not rise "
+    claims.append(claim("Fig. 12(b): higher n' has lower MIN AD throughput (first saturated load does not rise "
                          "with n')", {f"n'={n - 1}": s for n, s in sm.items()},
                          all(sm[a] >= sm[b] for a, b in zip(ns, ns[1:]))))
     return {"network": f"N = {N}: " + ", ".join(f"{k}-ary {n}-flat" for k, n in cfgs), "claims": claims}
@@ -642,17 +639,17 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
 
     for pat in _DFB_PATTERNS:
         s = sat(pat, "2dfb", "2dfb-adaptive")
-        claims.append(_claim(f"Fig. {fig_t}: {pat}: Adaptive 2DFB throughput very close to 100%: first saturated "
+        claims.append(claim(f"Fig. {fig_t}: {pat}: Adaptive 2DFB throughput very close to 100%: first saturated "
                              f"load", s, s >= 0.9))
     for pat in ("2dfb-adversarial", "2dfb-random"):
         s = sat(pat, "clos", "clos-adaptive")
-        claims.append(_claim(f"Fig. {fig_t}: {pat}: like the Clos network (Adaptive Clos near 100%): first "
+        claims.append(claim(f"Fig. {fig_t}: {pat}: like the Clos network (Adaptive Clos near 100%): first "
                              f"saturated load", s, s >= 0.9))
     m = sat("2dfb-benign", "2dfb", "min")
-    claims.append(_claim(f"Fig. {fig_t}: Minimal provides 100% throughput only for benign traffic: first saturated "
+    claims.append(claim(f"Fig. {fig_t}: Minimal provides 100% throughput only for benign traffic: first saturated "
                          f"load (benign)", m, m >= 0.9))
     m = _max_accepted(sweeps[("2dfb-adversarial", "2dfb")], "min")
-    claims.append(_claim(f"Fig. {fig_t}: Minimal provides 50% throughput for adversarial traffic (within 0.05; "
+    claims.append(claim(f"Fig. {fig_t}: Minimal provides 50% throughput for adversarial traffic (within 0.05; "
                          f"the model's bound, by the paper's description, is 2/k = {2 / k:g}): maximum accepted",
                          _r(m, 4), m is not None and abs(m - 0.5) <= 0.05))
 
@@ -665,7 +662,7 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
 
     for pat in ("2dfb-adversarial", "2dfb-random"):
         vals, ok = lat_cmp((sweeps[(pat, "2dfb")], "2dfb-adaptive"), (sweeps[(pat, "clos")], "clos-adaptive"))
-        claims.append(_claim(f"Fig. {fig_d}: {pat}: the Adaptive 2DFB delay is less than the Adaptive Clos delay "
+        claims.append(claim(f"Fig. {fig_d}: {pat}: the Adaptive 2DFB delay is less than the Adaptive Clos delay "
                              f"(at every load both carry: 2DFB, Clos)", vals, ok))
     best_clos = {}
     for x in pts:
@@ -675,15 +672,15 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
             best_clos[x] = min(v)
     ben = {x: _latency_at(sweeps[("2dfb-benign", "2dfb")], "2dfb-adaptive", x) for x in pts}
     both = [x for x in pts if ben[x] is not None and x in best_clos]
-    claims.append(_claim(f"Fig. {fig_d}: 2dfb-benign: the Adaptive 2DFB delay is less than the Adaptive Clos delay "
+    claims.append(claim(f"Fig. {fig_d}: 2dfb-benign: the Adaptive 2DFB delay is less than the Adaptive Clos delay "
                          f"(against the Clos's lower delay of its two patterns)",
                          {x: (_r(ben[x], 2), _r(best_clos[x], 2)) for x in both},
                          bool(both) and all(ben[x] < best_clos[x] for x in both)))
     lb = {p: _latency_at(sweeps[(p, "2dfb")], "2dfb-adaptive", pts[0]) for p in _DFB_PATTERNS}
-    claims.append(_claim(f"Fig. {fig_d}: the 2DFB's delay for benign traffic is less than for adversarial traffic "
+    claims.append(claim(f"Fig. {fig_d}: the 2DFB's delay for benign traffic is less than for adversarial traffic "
                          f"(Adaptive 2DFB at load {pts[0]:g})", {p: _r(v, 2) for p, v in lb.items()},
                          None not in lb.values() and lb["2dfb-benign"] < lb["2dfb-adversarial"]))
-    claims.append(_claim(f"Fig. {fig_d}: the adversarial pattern gives the 2DFB its maximum delay, random in between "
+    claims.append(claim(f"Fig. {fig_d}: the adversarial pattern gives the 2DFB its maximum delay, random in between "
                          f"(Adaptive 2DFB at load {pts[0]:g})", {p: _r(v, 2) for p, v in lb.items()},
                          None not in lb.values()
                          and lb["2dfb-benign"] <= lb["2dfb-random"] <= lb["2dfb-adversarial"]))
@@ -691,7 +688,7 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
     ma = {x: (_latency_at(sweeps[("2dfb-adversarial", "2dfb")], "min", x),
               _latency_at(sweeps[("2dfb-adversarial", "2dfb")], "2dfb-adaptive", x)) for x in mid}
     worse = [x for x, (a, b) in ma.items() if a is None or (b is not None and a > 2 * b)]
-    claims.append(_claim(f"Fig. {fig_d}: Minimal gives very high delay on the adversarial pattern (saturated, or "
+    claims.append(claim(f"Fig. {fig_d}: Minimal gives very high delay on the adversarial pattern (saturated, or "
                          f"above twice Adaptive 2DFB's, at loads <= 0.5)",
                          {x: (_r(a, 2), _r(b, 2)) for x, (a, b) in ma.items()}, len(worse) >= len(mid) // 2 + 1))
     return {"network": f"{k}-ary {n}-dim 2DFB (N = {dfb.num_terminals}) vs {k}-ary {n + 1}-tree folded Clos",
@@ -776,7 +773,7 @@ def slimfly_perf(out: Path, q: int = 19, jobs: int | None = None, loads: str = "
     claims = []
     zl = {"slimfly": _zero_load(ur["slimfly"], "min"), "dragonfly": _zero_load(ur["dragonfly"], "ugal-l"),
           "fattree": _zero_load(ur["fattree"], "clos-adaptive")}
-    claims.append(_claim("uniform: the Slim Fly has the lowest latency (zero-load latency: Slim Fly MIN, dragonfly "
+    claims.append(claim("uniform: the Slim Fly has the lowest latency (zero-load latency: Slim Fly MIN, dragonfly "
                          "UGAL-L, fat tree adaptive)", {n: _r(v, 2) for n, v in zl.items()},
                          None not in zl.values() and zl["slimfly"] < min(zl["dragonfly"], zl["fattree"])))
     thr = {f"slimfly {r}": _max_accepted(ur["slimfly"], r) for r in _SF_ROUTINGS["slimfly"]}
@@ -786,17 +783,17 @@ def slimfly_perf(out: Path, q: int = 19, jobs: int | None = None, loads: str = "
     sat["dragonfly ugal-l"] = _sat(ur["dragonfly"], "ugal-l")
     sat["fattree clos-adaptive"] = _sat(ur["fattree"], "clos-adaptive")
     shown = {"max_accepted": {k: _r(v, 4) for k, v in thr.items()}, "first_saturated": sat}
-    claims.append(_claim("uniform: the Slim Fly's throughput is better than the dragonfly's (UGAL-L on both, "
+    claims.append(claim("uniform: the Slim Fly's throughput is better than the dragonfly's (UGAL-L on both, "
                          "maximum accepted)", shown, thr["slimfly ugal-l"] > thr["dragonfly ugal-l"]))
     best = max(thr[f"slimfly {r}"] for r in _SF_ROUTINGS["slimfly"])
-    claims.append(_claim("uniform: ... and negligibly lower than the fat tree's (the Slim Fly's best routing within "
+    claims.append(claim("uniform: ... and negligibly lower than the fat tree's (the Slim Fly's best routing within "
                          "0.05 below the fat tree, or above it)", shown, best >= thr["fattree clos-adaptive"] - 0.05))
     wc = sweeps[("sf-worst-case", "slimfly")]
     p = _slimfly_p(q)
     mw = {r: _max_accepted(wc, r) for r in _SF_ROUTINGS["slimfly"]}
-    claims.append(_claim(f"worst case: MIN is limited to 1/(2p) = {1 / (2 * p):.3f} (2p minimal routes per channel): "
+    claims.append(claim(f"worst case: MIN is limited to 1/(2p) = {1 / (2 * p):.3f} (2p minimal routes per channel): "
                          f"maximum accepted", _r(mw["min"], 4), mw["min"] is not None and mw["min"] <= 1.3 / (2 * p)))
-    claims.append(_claim("worst case: the non-minimal routings (VAL, UGAL-L, UGAL-G) carry at least twice MIN's "
+    claims.append(claim("worst case: the non-minimal routings (VAL, UGAL-L, UGAL-G) carry at least twice MIN's "
                          "throughput", {r: _r(v, 4) for r, v in mw.items()},
                          all(mw[r] is not None and mw[r] >= 2 * mw["min"] for r in ("val", "ugal-l", "ugal-g"))))
     return {"network": ", ".join(f"{_SF_LABEL[n]} {s['params']} ({built[n].num_terminals} endpoints)"
@@ -937,7 +934,7 @@ def ttn_dynamic(out: Path, L: int = 3, m: int = 2, jobs: int | None = None, load
         fig = "7(a)" if key == "uniform-q0" else TTN_PATTERNS[key][0]
         others = [n for n in which if n != "ttn"]
         z = {n: _r(zl(key, n), 2) for n in which}
-        claims.append(_claim(f"Fig. {fig} ({key}): the TTN's average transfer time is lower than the "
+        claims.append(claim(f"Fig. {fig} ({key}): the TTN's average transfer time is lower than the "
                              f"{', '.join(others)} networks' (at the lowest load)", z,
                              None not in z.values() and all(z["ttn"] < z[n] for n in others)))
         t = {n: _r(mx(key, n), 4) for n in which}
@@ -947,36 +944,36 @@ def ttn_dynamic(out: Path, L: int = 3, m: int = 2, jobs: int | None = None, load
             a, b = t["ttn"], t[n]
             ok = a is not None and b is not None and (
                 a > b if rel == ">" else (0.85 * b <= a < b) if rel == "<~" else (b < a <= 1.15 * b))
-            claims.append(_claim(f"Fig. {fig} ({key}): the TTN's maximum throughput is {_WORDS[rel]} the {n}'s",
+            claims.append(claim(f"Fig. {fig} ({key}): the TTN's maximum throughput is {_WORDS[rel]} the {n}'s",
                                  {"ttn": a, n: b}, ok))
     hs = [p for p in ("hotspot-2", "hotspot-5", "hotspot-10", "hotspot-20") if p in pats]
     if "hotspot-20" in pats:
         a, b = mx("hotspot-20", "tesh"), mx("hotspot-20", "torus")
-        claims.append(_claim("Fig. 8(d): with 20% hot spots the TESH's maximum throughput is higher than the torus's",
+        claims.append(claim("Fig. 8(d): with 20% hot spots the TESH's maximum throughput is higher than the torus's",
                              {"tesh": _r(a, 4), "torus": _r(b, 4)}, a > b))
     if len(hs) >= 2:
         rel = [mx(p, "ttn") / mx(p, "torus") - 1 for p in hs]
-        claims.append(_claim("§5.4.2: the relative difference in maximum throughput between the TTN and the torus "
+        claims.append(claim("§5.4.2: the relative difference in maximum throughput between the TTN and the torus "
                              "increases with the hot-spot rate ((TTN - torus) / torus by rate)",
                              {p: _r(v, 3) for p, v in zip(hs, rel)}, all(x < y for x, y in zip(rel, rel[1:]))))
     if "complement" in pats and "uniform" in pats:
         mesh_c = mx("complement", "mesh")
         mesh_all = {p: _r(mx(p, "mesh"), 4) for p in pats}
-        claims.append(_claim("§5.4.5: the mesh's maximum throughput under complement traffic is its lowest of all "
+        claims.append(claim("§5.4.5: the mesh's maximum throughput under complement traffic is its lowest of all "
                              "the patterns", mesh_all, mesh_c <= min(mx(p, "mesh") for p in pats)))   # unrounded
-        claims.append(_claim("§5.4.5: the torus's maximum throughput under complement traffic is less than under "
+        claims.append(claim("§5.4.5: the torus's maximum throughput under complement traffic is less than under "
                              "uniform traffic", {"complement": _r(mx("complement", "torus"), 4),
                                                  "uniform": _r(mx("uniform", "torus"), 4)},
                              mx("complement", "torus") < mx("uniform", "torus")))
         for n in ("tesh", "ttn"):
-            claims.append(_claim(f"§5.4.5: the {n.upper()}'s maximum throughput under complement traffic is higher than "
+            claims.append(claim(f"§5.4.5: the {n.upper()}'s maximum throughput under complement traffic is higher than "
                                  f"under uniform traffic", {"complement": _r(mx("complement", n), 4),
                                                             "uniform": _r(mx("uniform", n), 4)},
                                  mx("complement", n) > mx("uniform", n)))
     keys = [p for p in pats]
     if keys:
         wins = {p: all(mx(p, "ttn") > mx(p, n) for n in ("mesh", "torus", "tesh")) for p in keys}
-        claims.append(_claim("§5.5: the TTN's maximum throughput outperforms the mesh, torus and TESH networks "
+        claims.append(claim("§5.5: the TTN's maximum throughput outperforms the mesh, torus and TESH networks "
                              "(patterns where it beats all three)", wins, all(wins.values())))
     bounds = {}
     for q, group in sorted(nets.items()):
@@ -1022,7 +1019,7 @@ def clex_tables(out: Path, k: int | None = None, jobs: int | None = None, on_poi
     Writes ``tables.csv``, ``tables.json``, ``factors.csv`` and ``fig3.png/svg`` (messages of all A(1)
     instances still to deliver after each phase, dense runs).
     """
-    from .clex import simulate, torus_comparison
+    from ..golden.clex import simulate, torus_comparison
 
     full = k is None
     threads = jobs
@@ -1090,7 +1087,7 @@ def _clex_paper_claims(res: dict[str, Any], comp: dict[str, dict[str, Any]]) -> 
                 if i == 1 and not light and lv.level == 1:   # the handshake convention (docs/clex-sim.md, 1.)
                     value = {"with handshake": _r(mine, 3), "without": _r(lv.avg_rounds_no_handshake, 3)}
                     ok = _close(lv.avg_rounds_no_handshake, theirs)
-                claims.append(_claim(f"Table {t}, level {lv.level}: {name} = {theirs:g}"
+                claims.append(claim(f"Table {t}, level {lv.level}: {name} = {theirs:g}"
                                      f"{'' if exact else ' (within 5%)'}"
                                      f"{' (the paper averages without the 2 handshake rounds)' if i == 1 and not light and lv.level == 1 else ''}",
                                      value, ok))
@@ -1099,35 +1096,35 @@ def _clex_paper_claims(res: dict[str, Any], comp: dict[str, dict[str, Any]]) -> 
         dense = not CLEX_TABLES[t][3]
         hf = c["hop_factor_no_handshake"] if dense else c["hop_factor"]
         pr = c["propagation_ratio_no_handshake"] if dense else c["propagation_ratio"]
-        claims.append(_claim(f"§III: Table {t}: the average number of hop delays falls by a factor {hop:g} against "
+        claims.append(claim(f"§III: Table {t}: the average number of hop delays falls by a factor {hop:g} against "
                              f"a 3D torus (within 5%)", _r(hf, 2), _close(hf, hop)))
         if bw is not None:
-            claims.append(_claim(f"§III-A: Table {t}: point-to-point bandwidth gain over the torus bound {bw:g} "
+            claims.append(claim(f"§III-A: Table {t}: point-to-point bandwidth gain over the torus bound {bw:g} "
                                  f"(within 5%)", _r(c["bandwidth_factor"], 2), _close(c["bandwidth_factor"], bw)))
-        claims.append(_claim(f"§III: Table {t}: propagation delay at worst {prop:g} x the physically shortest path "
+        claims.append(claim(f"§III: Table {t}: propagation delay at worst {prop:g} x the physically shortest path "
                              f"(within 5%)", _r(pr, 2), _close(pr, prop)))
     for dense, light in (("I", "III"), ("II", "IV")):
         need = CLEX_TABLES[dense][2] / comp[dense]["bandwidth_factor"]
-        claims.append(_claim(f"§III-B: the light load matching the torus's throughput is {CLEX_TABLES[light][2]} > "
+        claims.append(claim(f"§III-B: the light load matching the torus's throughput is {CLEX_TABLES[light][2]} > "
                              f"{CLEX_TABLES[dense][2]} / bandwidth factor (the next integer)", _r(need, 3),
                              math.ceil(need) == CLEX_TABLES[light][2]))
     for t, L in (("I", 4), ("II", 3)):
         lv1 = res[t].table[0]
         minimal = 2 ** (L - 1)
-        claims.append(_claim(f"§III-A: Table {t}: level-1 delays are roughly 75% larger than the minimal possible "
+        claims.append(claim(f"§III-A: Table {t}: level-1 delays are roughly 75% larger than the minimal possible "
                              f"{minimal} rounds (without the handshake; within 65-85%)",
                              _r(lv1.avg_rounds_no_handshake / minimal - 1, 3),
                              0.65 <= lv1.avg_rounds_no_handshake / minimal - 1 <= 0.85))
-        claims.append(_claim(f"§III-A: Table {t}: relayed messages increase level-1 traffic by about 30% (avg hops / "
+        claims.append(claim(f"§III-A: Table {t}: relayed messages increase level-1 traffic by about 30% (avg hops / "
                              f"{minimal}; within 25-35%)", _r(lv1.avg_hops / minimal - 1, 3),
                              0.25 <= lv1.avg_hops / minimal - 1 <= 0.35))
         ph = lv1.phase_instances or []
         tot = sum(ph)
         three = sum(ph[:3]) / tot if tot else 0.0
-        claims.append(_claim(f"Fig. 3: Table {t}: most instances of A(1) terminated after three phases (share "
+        claims.append(claim(f"Fig. 3: Table {t}: most instances of A(1) terminated after three phases (share "
                              f"finished within 3)", _r(three, 3), three > 0.5))
     ph = res["I"].table[0].phase_instances or []
-    claims.append(_claim("Fig. 3: on C(1/4, 4) a single instance required 5 phases (instances needing 5)",
+    claims.append(claim("Fig. 3: on C(1/4, 4) a single instance required 5 phases (instances needing 5)",
                          ph[4] if len(ph) > 4 else 0, len(ph) > 4 and ph[4] == 1 and not any(ph[5:])))
     return claims
 
@@ -1140,27 +1137,27 @@ def _clex_general_claims(res: dict[str, Any], comp: dict[str, dict[str, Any]], e
     for t, (kk, L, M, light) in exps.items():
         tab = res[t].table
         hops = {lv.level: _r(lv.avg_hops, 4) for lv in tab[1:]}
-        claims.append(_claim(f"Table {t}: every message crosses 2^(L-l) level-l edges above level 1 (A(l) recursion)",
+        claims.append(claim(f"Table {t}: every message crosses 2^(L-l) level-l edges above level 1 (A(l) recursion)",
                              hops, all(lv.avg_hops == 2 ** (L - lv.level) for lv in tab[1:])))
-        claims.append(_claim(f"Table {t}: the top level's load is exactly the {M} messages per node",
+        claims.append(claim(f"Table {t}: the top level's load is exactly the {M} messages per node",
                              _r(tab[-1].max_avg_load, 4), tab[-1].max_avg_load == M))
-        claims.append(_claim(f"Table {t}: every message was delivered", res[t].delivered, res[t].delivered))
+        claims.append(claim(f"Table {t}: every message was delivered", res[t].delivered, res[t].delivered))
         if not full:   # the rest needs the paper's clique sizes: small cliques balance load worse (§II-D, w.h.p.)
             continue
         if light:
-            claims.append(_claim(f"§III-B: Table {t}: all messages are forwarded immediately on all but the lowest level "
+            claims.append(claim(f"§III-B: Table {t}: all messages are forwarded immediately on all but the lowest level "
                                  f"(max rds 1 above level 1)", {lv.level: lv.max_rounds for lv in tab[1:]},
                                  all(lv.max_rounds == 1 for lv in tab[1:])))
-            claims.append(_claim(f"§III-B: Table {t}: A(1) terminates after at most 5 rounds in all instances",
+            claims.append(claim(f"§III-B: Table {t}: A(1) terminates after at most 5 rounds in all instances",
                                  tab[0].max_rounds, tab[0].max_rounds <= 5))
         else:
-            claims.append(_claim(f"§III-A: Table {t}: the vast majority of messages are forwarded immediately above "
+            claims.append(claim(f"§III-A: Table {t}: the vast majority of messages are forwarded immediately above "
                                  f"level 1 (avg rds within 5% of 2^(L-l))",
                                  {lv.level: _r(lv.avg_rounds, 3) for lv in tab[1:]},
                                  all(lv.avg_rounds <= 1.05 * 2 ** (L - lv.level) for lv in tab[1:])))
     bw = [comp[t]["bandwidth_factor"] for t in ("I", "II")]
     if full:
-        claims.append(_claim("§IV: performance gains of roughly an order of magnitude over 3D tori (bandwidth "
+        claims.append(claim("§IV: performance gains of roughly an order of magnitude over 3D tori (bandwidth "
                              "factors of Tables I and II at least 5)", [_r(x, 2) for x in bw], min(bw) >= 5))
     return claims
 

@@ -32,6 +32,7 @@ import numpy as np
 from ..gen import ParamError, build
 from ..gen.cost import CostParams, CostReport, evaluate, kim_design, kim_lengths
 from ..gen.params import replacing
+from .claims import claim
 
 __all__ = ["kim_cost", "kim_power", "slimfly_cost", "KIM_SIZES", "BUTTERFLY_SIZES", "kim_points"]
 
@@ -42,13 +43,6 @@ BUTTERFLY_SIZES = tuple([k * k for k in (16, 23, 32, 40, 45, 50, 55, 64)] + [k *
 TOPOLOGIES = ("butterfly", "clos", "hypercube", "fbfly")
 LABEL = {"butterfly": "butterfly", "clos": "folded Clos", "hypercube": "hypercube", "fbfly": "flattened butterfly",
          "clos-central": "folded Clos, all routers central", "clos-fewest": "folded Clos, fewest levels"}
-
-
-def _claim(text: str, value: Any, holds: bool, paper: Any = None) -> dict[str, Any]:
-    c = {"claim": text, "computed": value, "holds": bool(holds)}
-    if paper is not None:
-        c["paper"] = paper
-    return c
 
 
 def _r(x: float, d: int = 3) -> float:
@@ -245,19 +239,19 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
           for t in TOPOLOGIES}
     means = {t: _r(np.mean(v)) if v else None for t, v in fr.items()}
     three = {t: means[t] for t in ("butterfly", "clos", "fbfly")}
-    claims.append(_claim("Fig. 10(a): link cost is about 80% of network cost for the butterfly, folded Clos and "
+    claims.append(claim("Fig. 10(a): link cost is about 80% of network cost for the butterfly, folded Clos and "
                          "flattened butterfly (mean over N within 0.75-0.85)",
                          {t: {"mean": means[t], "range": [min(fr[t]), max(fr[t])]} for t in three},
                          all(_within(v, 0.75, 0.85) for v in three.values()), "~80%"))
     hc = [(r["N"], r["link_fraction"]) for r in rows if r["topology"] == "hypercube"]
     hc.sort()
     if hc:
-        claims.append(_claim("Fig. 10(a): routers dominate the hypercube's cost for small configurations (link "
+        claims.append(claim("Fig. 10(a): routers dominate the hypercube's cost for small configurations (link "
                              "fraction below 0.5 at the smallest N)", {"N": hc[0][0], "link_fraction": hc[0][1]},
                              hc[0][1] < 0.5))
         big = [f for n, f in hc if n > 4096]
         if big:
-            claims.append(_claim("Fig. 10(a): hypercube N > 4K: link cost about 60% of network cost (mean within "
+            claims.append(claim("Fig. 10(a): hypercube N > 4K: link cost about 60% of network cost (mean within "
                                  "0.55-0.65)", {"mean": _r(np.mean(big)), "range": [min(big), max(big)]},
                                  _within(np.mean(big), 0.55, 0.65), "~60%"))
     # ---- Fig. 10(b)
@@ -269,17 +263,17 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
         vals += [b] if b is not None else []
         spread[n] = _r(max(vals) - min(vals))
     if spread:
-        claims.append(_claim("Fig. 10(b): N < 4K: very little difference in L_avg among the topologies (spread of "
+        claims.append(claim("Fig. 10(b): N < 4K: very little difference in L_avg among the topologies (spread of "
                              "the global cable length under 1 m at every N)", spread,
                              all(v < 1.0 for v in spread.values())))
     top = max(pow2)
     if top >= 8192:
         lf, lc, lh = (_by(rows, t, top, "l_avg_global") for t in ("fbfly", "clos", "hypercube"))
-        claims.append(_claim(f"Fig. 10(b): for large N, L_avg of the flattened butterfly is 22% longer than the "
+        claims.append(claim(f"Fig. 10(b): for large N, L_avg of the flattened butterfly is 22% longer than the "
                              f"folded Clos's (N = {top}, within 17-27%)",
                              {"fbfly_m": lf, "clos_m": lc, "longer": _r(lf / lc - 1)},
                              _within(lf / lc - 1, 0.17, 0.27), "22%"))
-        claims.append(_claim(f"Fig. 10(b): ... and 54% longer than the hypercube's (N = {top}, within 49-59%)",
+        claims.append(claim(f"Fig. 10(b): ... and 54% longer than the hypercube's (N = {top}, within 49-59%)",
                              {"fbfly_m": lf, "hypercube_m": lh, "longer": _r(lf / lh - 1)},
                              _within(lf / lh - 1, 0.49, 0.59), "54%"))
         for t, what in (("fbfly", "L_max ~ E, L_avg ~ E/3"), ("clos", "L_max ~ E/2, L_avg ~ E/4"),
@@ -287,14 +281,14 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
             lm, pm = _by(rows, t, top, "l_max"), _by(rows, t, top, "paper_l_max")
             la, pa = _by(rows, t, top, "l_avg_global"), _by(rows, t, top, "paper_l_avg")
             ok = all(_within(a / b, 2 / 3, 1.5) for a, b in ((lm, pm), (la, pa)))
-            claims.append(_claim(f"§4.2 packaging, {LABEL[t]}: {what} (packaging within a factor 1.5 of the "
+            claims.append(claim(f"§4.2 packaging, {LABEL[t]}: {what} (packaging within a factor 1.5 of the "
                                  f"formula, N = {top})",
                                  {"l_max": lm, "formula_l_max": pm, "l_avg": la, "formula_l_avg": pa}, ok))
     # ---- Fig. 11
     allfour = [n for n in pow2 if _by(rows, "butterfly", n, "cost_per_node") is not None]
     if allfour:
         cheapest = {n: min(TOPOLOGIES, key=lambda t: _by(rows, t, n, "cost_per_node")) for n in allfour}
-        claims.append(_claim("Fig. 11: the butterfly provides the lowest cost in general (cheapest of the four at "
+        claims.append(claim("Fig. 11: the butterfly provides the lowest cost in general (cheapest of the four at "
                              "most sizes where all four exist)", cheapest,
                              sum(v == "butterfly" for v in cheapest.values()) * 2 > len(cheapest)))
     highest = {}
@@ -302,65 +296,65 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
         c = {t: _by(rows, t, n, "cost_per_node") for t in TOPOLOGIES}
         cheap = [v for t, v in c.items() if t in ("fbfly", "butterfly") and v is not None]
         highest[n] = min(c["clos"], c["hypercube"]) > max(cheap)
-    claims.append(_claim("Fig. 11: the hypercube and the folded Clos have the highest cost (both above the flattened "
+    claims.append(claim("Fig. 11: the hypercube and the folded Clos have the highest cost (both above the flattened "
                          "butterfly and the butterfly at every N)", highest, all(highest.values())))
     red = {n: _r(_reduction(rows, n)) for n in pow2}
-    claims.append(_claim("Fig. 11: the flattened butterfly costs 35-53% less than the folded Clos (every N within "
+    claims.append(claim("Fig. 11: the flattened butterfly costs 35-53% less than the folded Clos (every N within "
                          "30-58%)", red, all(_within(v, 0.30, 0.58) for v in red.values()), "35-53%"))
     sm = {n: v for n, v in red.items() if n < 1024}
     if sm:
-        claims.append(_claim("§4.3: N < 1K: the cost benefit over the folded Clos is about 35-38% (within 30-43%)", sm,
+        claims.append(claim("§4.3: N < 1K: the cost benefit over the folded Clos is about 35-38% (within 30-43%)", sm,
                              all(_within(v, 0.30, 0.43) for v in sm.values()), "35-38%"))
     lg = {n: v for n, v in red.items() if n > 1024}
     if lg:
-        claims.append(_claim("§4.3: N > 1K: the cost benefit is greater than 40%", lg,
+        claims.append(claim("§4.3: N > 1K: the cost benefit is greater than 40%", lg,
                              all(v > 0.40 for v in lg.values()), "> 40%"))
     if 4096 in red:
-        claims.append(_claim("§4.3: at N = 4K the cost is reduced by about 53% (within 48-58%)", red[4096],
+        claims.append(claim("§4.3: at N = 4K the cost is reduced by about 53% (within 48-58%)", red[4096],
                              _within(red[4096], 0.48, 0.58), "53%"))
     vl = {n: v for n, v in red.items() if 16384 <= n <= 32768}
     if vl:
-        claims.append(_claim("§4.3: N = 16K-32K: the benefit reduces to 40-45% (within 35-50%)", vl,
+        claims.append(claim("§4.3: N = 16K-32K: the benefit reduces to 40-45% (within 35-50%)", vl,
                              all(_within(v, 0.35, 0.50) for v in vl.values()), "40-45%"))
     if 1024 in pow2:
         cl, fb = _by(rows, "clos", 1024, "channels"), _by(rows, "fbfly", 1024, "channels")
-        claims.append(_claim("§4.3: N = 1K: the folded Clos requires 2048 links (unidirectional channels, counted in "
+        claims.append(claim("§4.3: N = 1K: the folded Clos requires 2048 links (unidirectional channels, counted in "
                              "the built network)", cl, cl == 2048, 2048))
-        claims.append(_claim("§4.3: ... the flattened butterfly 31 x 32 = 992", fb, fb == 992, 992))
-        claims.append(_claim("§4.3: the number of links is reduced by more than 1/2", _r(fb / cl), fb / cl < 0.5))
+        claims.append(claim("§4.3: ... the flattened butterfly 31 x 32 = 992", fb, fb == 992, 992))
+        claims.append(claim("§4.3: the number of links is reduced by more than 1/2", _r(fb / cl), fb / cl < 0.5))
         if 2048 in pow2:
             fs = _by(rows, "fbfly", 2048, "cost_per_node") - _by(rows, "fbfly", 1024, "cost_per_node")
             cs = _by(rows, "clos", 2048, "cost_per_node") - _by(rows, "clos", 1024, "cost_per_node")
-            claims.append(_claim("§4.3: adding a dimension from 1K to 2K costs the flattened butterfly about $40 per "
+            claims.append(claim("§4.3: adding a dimension from 1K to 2K costs the flattened butterfly about $40 per "
                                  "node ($30-50)", _r(fs, 2), _within(fs, 30, 50), "$40"))
-            claims.append(_claim("§4.3: adding a stage from 1K to 2K costs the folded Clos about $60 per node "
+            claims.append(claim("§4.3: adding a stage from 1K to 2K costs the folded Clos about $60 per node "
                                  "($45-75)", _r(cs, 2), _within(cs, 45, 75), "$60"))
-            claims.append(_claim("§4.3: the flattened butterfly's step is much smaller than the folded Clos's",
+            claims.append(claim("§4.3: the flattened butterfly's step is much smaller than the folded Clos's",
                                  {"fbfly": _r(fs, 2), "clos": _r(cs, 2)}, fs < cs))
         two = kim_design("clos", 2048, 64, clos_levels="fewest")
-        claims.append(_claim("§4.3: going from 1K to 2K nodes with radix-64 routers requires a third folded-Clos "
+        claims.append(claim("§4.3: going from 1K to 2K nodes with radix-64 routers requires a third folded-Clos "
                              "level (the fewest levels radixnet can build at N = 2048)", two[1]["levels"],
                              two[1]["levels"] == 3))
     tl = {n: _r(_by(rows, "fbfly", n, "terminal_link_cost_per_node") / _by(rows, "fbfly", n, "cost_per_node"))
           for n in pow2 if n < 1024}
     if tl:
-        claims.append(_claim("§4.3: for small networks (< 1K) the processor-router links are about 40% of the "
+        claims.append(claim("§4.3: for small networks (< 1K) the processor-router links are about 40% of the "
                              "flattened butterfly's cost per node (mean within 35-45%)", tl,
                              _within(np.mean(list(tl.values())), 0.35, 0.45), "~40%"))
     mid = {n: (_by(rows, "butterfly", n, "cost_per_node"), _by(rows, "fbfly", n, "cost_per_node"))
            for n in sorted({r["N"] for r in rows if r["topology"] == "butterfly"}) if 1024 < n < 4096}
     if mid:
-        claims.append(_claim("§4.3: the butterfly costs less than the flattened butterfly for 1K < N < 4K "
+        claims.append(claim("§4.3: the butterfly costs less than the flattened butterfly for 1K < N < 4K "
                              "(butterfly, fbfly $ per node)", mid, all(a < b for a, b in mid.values())))
     hi = {n: (_by(rows, "butterfly", n, "cost_per_node"), _by(rows, "fbfly", n, "cost_per_node"))
           for n in sorted({r["N"] for r in rows if r["topology"] == "butterfly"}) if n > 4096}
     if hi:
-        claims.append(_claim("§4.3: N > 4K: the flattened butterfly's cost is very comparable to the butterfly's "
+        claims.append(claim("§4.3: N > 4K: the flattened butterfly's cost is very comparable to the butterfly's "
                              "(within 10%)", hi, all(abs(b / a - 1) <= 0.10 for a, b in hi.values())))
     d1 = {r["N"]: r["dim1_local"] for r in rows
           if r["topology"] == "fbfly" and r.get("dimensions", 1) >= 2 and r["N"] in pow2}
     if d1:
-        claims.append(_claim("§4.3: dimension-1 connections are contained within a pair of adjacent cabinets (share "
+        claims.append(claim("§4.3: dimension-1 connections are contained within a pair of adjacent cabinets (share "
                              "of dimension-1 channels on a backplane or to a neighbouring cabinet, n' >= 2)", d1,
                              all(v == 1.0 for v in d1.values())))
 
@@ -379,22 +373,22 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
     table4 = {(64, 2): (127, 1), (16, 3): (46, 2), (8, 4): (29, 3), (4, 6): (19, 5), (2, 12): (12, 11)}
     comp = {f"{r['k']}-ary {r['n']}-flat": [r["k_prime"], r["n_prime"]] for r in t4}
     formula = {f"{r['k']}-ary {r['n']}-flat": [r["n"] * (r["k"] - 1) + 1, r["n"] - 1] for r in t4}
-    claims.append(_claim("Table 4 / §2.1: k' = n(k-1)+1 and n' = n-1 of the N = 4K flattened butterflies (radix and "
+    claims.append(claim("Table 4 / §2.1: k' = n(k-1)+1 and n' = n-1 of the N = 4K flattened butterflies (radix and "
                          "dimensions of the built networks)", comp, comp == formula, formula))
-    claims.append(_claim("Table 4: the printed k' and n'", comp,
+    claims.append(claim("Table 4: the printed k' and n'", comp,
                          all(table4[(r["k"], r["n"])] == (r["k_prime"], r["n_prime"]) for r in t4),
                          {f"{k}-ary {n}-flat": list(v) for (k, n), v in table4.items()}))
     c1 = t4[0]["cost_per_node"]
     by_np = {r["n_prime"]: r for r in t4}
     inc2 = by_np[2]["cost_per_node"] / c1 - 1
     inc5 = by_np[5]["cost_per_node"] / c1 - 1
-    claims.append(_claim("Fig. 13: cost per node increases by 45% from n' = 1 to n' = 2 (within 35-55%)",
+    claims.append(claim("Fig. 13: cost per node increases by 45% from n' = 1 to n' = 2 (within 35-55%)",
                          _r(inc2), _within(inc2, 0.35, 0.55), "45%"))
-    claims.append(_claim("Fig. 13: ... and by 300% from n' = 1 to n' = 5 (within 250-350%)", _r(inc5),
+    claims.append(claim("Fig. 13: ... and by 300% from n' = 1 to n' = 5 (within 250-350%)", _r(inc5),
                          _within(inc5, 2.5, 3.5), "300%"))
     la = [r["l_avg"] for r in t4]
     cc = [r["cost_per_cable"] for r in t4]
-    claims.append(_claim("Fig. 13: as n' increases the average cable length and the average cost per cable decrease",
+    claims.append(claim("Fig. 13: as n' increases the average cable length and the average cost per cable decrease",
                          {"l_avg": la, "cost_per_cable": cc},
                          all(a >= b for a, b in zip(la, la[1:])) and all(a >= b for a, b in zip(cc, cc[1:]))))
     # Fig. 13 plot
@@ -412,7 +406,7 @@ def kim_cost(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Itera
     # ---- Fig. 14(a): spare ports doubling channels
     plain = evaluate(build("fbfly", k=4, n=2))
     red14 = evaluate(build("fbfly", k=4, n=2, radix=8, spare="redundant"))
-    claims.append(_claim("§5.1.2, Fig. 14(a): using the spare port for redundant channels adds some cost "
+    claims.append(claim("§5.1.2, Fig. 14(a): using the spare port for redundant channels adds some cost "
                          "(4-ary 2-flat, radix 8; $ per node without, with)",
                          [_r(plain.cost_per_node, 2), _r(red14.cost_per_node, 2)],
                          red14.cost_per_node > plain.cost_per_node))
@@ -453,11 +447,11 @@ def kim_power(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Iter
     claims = []
     serdes = p.radix * p.pairs_per_port * p.p_link_gg
     share = serdes / (serdes + p.p_switch)
-    claims.append(_claim("§5.3: about 45% of the YARC router's power is in the SerDes (a fully used radix-64 router "
+    claims.append(claim("§5.3: about 45% of the YARC router's power is in the SerDes (a fully used radix-64 router "
                          "driving global cables: SerDes / (SerDes + P_switch), within 40-50%)",
                          _r(share), _within(share, 0.40, 0.50), "45%"))
     hi = {n: max(TOPOLOGIES, key=lambda t: _by(rows, t, n, "power_per_node") or -1) for n in sizes}
-    claims.append(_claim("Fig. 15: the hypercube gives the highest power consumption (at every N)", hi,
+    claims.append(claim("Fig. 15: the hypercube gives the highest power consumption (at every N)", hi,
                          all(v == "hypercube" for v in hi.values())))
     low = {}
     for n in sizes:
@@ -466,22 +460,22 @@ def kim_power(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Iter
         order = sorted(vals, key=vals.get)
         k = 2 if "butterfly" in vals else 1
         low[n] = order[:k]
-    claims.append(_claim("Fig. 15: the butterfly and the flattened butterfly give the lowest power (the two lowest "
+    claims.append(claim("Fig. 15: the butterfly and the flattened butterfly give the lowest power (the two lowest "
                          "where a butterfly exists, else the flattened butterfly lowest)", low,
                          all(set(v) <= {"butterfly", "fbfly"} for v in low.values())))
     if 1024 in sizes:
         f1, b1 = _by(rows, "fbfly", 1024, "power_per_node"), _by(rows, "butterfly", 1024, "power_per_node")
-        claims.append(_claim("§5.3: N = 1K: the flattened butterfly takes less power than the butterfly (dedicated "
+        claims.append(claim("§5.3: N = 1K: the flattened butterfly takes less power than the butterfly (dedicated "
                              "local SerDes)", {"fbfly": f1, "butterfly": b1},
                              f1 is not None and b1 is not None and f1 < b1))
     mid = {n: _r(_reduction(rows, n, "power_per_node")) for n in sizes if 4096 <= n <= 8192}
     if mid:
-        claims.append(_claim("§5.3: N = 4K-8K: the flattened butterfly takes about 48% less power than the folded "
+        claims.append(claim("§5.3: N = 4K-8K: the flattened butterfly takes about 48% less power than the folded "
                              "Clos (every N within 43-53%)", mid, all(_within(v, 0.43, 0.53) for v in mid.values()),
                              "48%"))
     big = {n: _r(_reduction(rows, n, "power_per_node")) for n in sizes if n > 8192}
     if big:
-        claims.append(_claim("§5.3: N > 8K (3 dimensions): the reduction drops to about 20% (every N within 15-25%)",
+        claims.append(claim("§5.3: N > 8K (3 dimensions): the reduction drops to about 20% (every N within 15-25%)",
                              big, all(_within(v, 0.15, 0.25) for v in big.values()), "~20%"))
     rho = {}
     for n in sizes:
@@ -490,7 +484,7 @@ def kim_power(out: Path, sizes: Iterable[int] = KIM_SIZES, butterfly_sizes: Iter
         b = np.argsort(np.argsort([_by(rows, t, n, "cost_per_node") for t in ts]))
         m = len(ts)
         rho[n] = _r(1 - 6 * float(((a - b) ** 2).sum()) / (m * (m * m - 1))) if m > 1 else 1.0
-    claims.append(_claim("§5.3: the power comparison's trend is very similar to the cost comparison (Spearman rank "
+    claims.append(claim("§5.3: the power comparison's trend is very similar to the cost comparison (Spearman rank "
                          "correlation of the topologies by power and by cost >= 0.8 at every N: at most one swap of "
                          "neighbours among four)", rho, all(v >= 0.8 - 1e-9 for v in rho.values())))
     return {"network": "butterfly, folded Clos, hypercube, flattened butterfly of radix-64 routers",
@@ -595,63 +589,63 @@ def slimfly_cost(out: Path, **_: Any) -> dict[str, Any]:
             r = get(table, name)
             comp = {"N": r["N"], "routers": r["routers"], "radix": r["radix"]}
             paper = {"N": pubrow[0], "routers": pubrow[1], "radix": pubrow[2]}
-            claims.append(_claim(f"table ({table}): {name} = {fam} {kw}: endpoints, routers, radix", comp,
+            claims.append(claim(f"table ({table}): {name} = {fam} {kw}: endpoints, routers, radix", comp,
                                  comp == paper, paper))
     df = nets[("dragonfly", json.dumps({"p": 7}))]
     local = int(np.count_nonzero(df.tag == 0)) // 2
     glob = int(np.count_nonzero(df.tag == 1)) // 2
-    claims.append(_claim("table: the dragonfly's 9,009 electric cables are its intra-group links", local, local == 9009,
+    claims.append(claim("table: the dragonfly's 9,009 electric cables are its intra-group links", local, local == 9009,
                          9009))
-    claims.append(_claim("table: the dragonfly's 4,900 fibre cables are its global links", glob, glob == 4900, 4900))
+    claims.append(claim("table: the dragonfly's 4,900 fibre cables are its global links", glob, glob == 4900, 4900))
     fb = nets[("fbfly", json.dumps({"k": 10, "n": 4}))]
     d1 = int(np.count_nonzero(fb.tag == 0)) // 2
     rest = int(np.count_nonzero(fb.tag > 0)) // 2
-    claims.append(_claim("table: the flattened butterfly's 4,500 electric cables are its dimension-1 links", d1,
+    claims.append(claim("table: the flattened butterfly's 4,500 electric cables are its dimension-1 links", d1,
                          d1 == 4500, 4500))
-    claims.append(_claim("table: the flattened butterfly's 10,000 fibre cables are its other links", rest,
+    claims.append(claim("table: the flattened butterfly's 10,000 fibre cables are its other links", rest,
                          rest == 10000, 10000))
     sf = nets[("slimfly", json.dumps({"q": 19}))]
     q = 19
     rack = (np.arange(sf.num_routers) // q) % q  # x: column pair (0,x,.) and (1,x,.)
     intra = int(np.count_nonzero(rack[sf.src] == rack[sf.dst])) // 2
     inter = sf.num_channels // 2 - intra
-    claims.append(_claim("table: the Slim Fly's 6,669 electric and 6,869 fibre cables (links inside and between "
+    claims.append(claim("table: the Slim Fly's 6,669 electric and 6,869 fibre cables (links inside and between "
                          "column-pair racks of 2q routers)", {"electric": intra, "fibre": inter},
                          (intra, inter) == (6669, 6869), {"electric": 6669, "fibre": 6869}))
     ft, sfr = get("near-10K", "fat tree"), get("near-10K", "slim fly")
     fewer_r = 1 - sfr["routers"] / ft["routers"]
-    claims.append(_claim("~50% fewer routers than a 3-level fat tree (within 45-55%)", _r(fewer_r),
+    claims.append(claim("~50% fewer routers than a 3-level fat tree (within 45-55%)", _r(fewer_r),
                          _within(fewer_r, 0.45, 0.55), "~50%"))
     cab = lambda r: r["links"] + r["N"]  # noqa: E731  (router links and endpoint links)
     fewer_c = 1 - cab(sfr) / cab(ft)
-    claims.append(_claim("~30% fewer cables than a 3-level fat tree (router and endpoint links, within 25-35%)",
+    claims.append(claim("~30% fewer cables than a 3-level fat tree (router and endpoint links, within 25-35%)",
                          {"slim fly": cab(sfr), "fat tree": cab(ft), "fewer": _r(fewer_c)},
                          _within(fewer_c, 0.25, 0.35), "~30%"))
     dfr = get("near-10K", "dragonfly")
     for variant in ("electrical", "optical beyond 6 m"):
         a = get("near-10K", "slim fly", variant)["cost_per_node"]
         b = get("near-10K", "dragonfly", variant)["cost_per_node"]
-        claims.append(_claim(f"25% less expensive than the dragonfly (Kim model, {variant}; within 20-30%)",
+        claims.append(claim(f"25% less expensive than the dragonfly (Kim model, {variant}; within 20-30%)",
                              {"slim fly": a, "dragonfly": b, "less": _r(1 - a / b)}, _within(1 - a / b, 0.20, 0.30),
                              "25% (table: 23%)"))
     a, b = sfr["power_per_node"], dfr["power_per_node"]
-    claims.append(_claim("26% less power-hungry than the dragonfly (Kim Table 5; within 21-31%)",
+    claims.append(claim("26% less power-hungry than the dragonfly (Kim Table 5; within 21-31%)",
                          {"slim fly": a, "dragonfly": b, "less": _r(1 - a / b)}, _within(1 - a / b, 0.21, 0.31),
                          "26% (table: 26%)"))
     a, b = sfr["ports_per_node"], dfr["ports_per_node"]
-    claims.append(_claim("26% less power-hungry than the dragonfly (power proportional to router ports; within "
+    claims.append(claim("26% less power-hungry than the dragonfly (power proportional to router ports; within "
                          "21-31%)", {"slim fly": a, "dragonfly": b, "less": _r(1 - a / b)},
                          _within(1 - a / b, 0.21, 0.31), "26%"))
     order_pub = ["fat tree", "flattened butterfly", "dragonfly", "slim fly"]
     for variant in ("electrical", "optical beyond 6 m"):
         order = sorted(names, key=lambda n: -get("near-10K", n, variant)["cost_per_node"])
-        claims.append(_claim(f"cost per node, highest to lowest: fat tree, flattened butterfly, dragonfly, Slim Fly "
+        claims.append(claim(f"cost per node, highest to lowest: fat tree, flattened butterfly, dragonfly, Slim Fly "
                              f"(Kim model, {variant})", order, order == order_pub, order_pub))
     order = sorted(names, key=lambda n: -get("near-10K", n)["power_per_node"])
-    claims.append(_claim("power per node: the fat tree highest, the Slim Fly lowest (Kim Table 5)", order,
+    claims.append(claim("power per node: the fat tree highest, the Slim Fly lowest (Kim Table 5)", order,
                          order[0] == "fat tree" and order[-1] == "slim fly"))
     order43 = sorted(SLIDES_RADIX_43, key=lambda n: get("radix-43", n)["cost_per_node"])
-    claims.append(_claim("radix 43: the Slim Fly has the lowest cost per node (Kim model, electrical)", order43,
+    claims.append(claim("radix 43: the Slim Fly has the lowest cost per node (Kim model, electrical)", order43,
                          order43[0] == "slim fly"))
     return {"network": "Slim Fly q=19 vs dragonfly, fat tree, flattened butterfly (Besta & Hoefler slides)",
             "slides_power_per_port_fit": {"watts_per_port": _r(w_port), "relative_residuals": resid},

@@ -14,13 +14,13 @@
     (the adaptive-Clos comparison is in ``2dfb-fig5``).
 ``kim-fig6``, ``kim-fig12``, ``kim-fig14``, ``2dfb-fig5``, ``slimfly-perf``, ``ttn-dynamic``, ``clex-tables``
     Kim Fig. 6, 12 and 14, the 2DFB's Fig. 5-7, the Slim Fly talk's performance results, the TTN paper's
-    dynamic communication performance (Fig. 7-13) and CLEX's Tables I-IV: :mod:`radixnet.golden.paper_studies`.
+    dynamic communication performance (Fig. 7-13) and CLEX's Tables I-IV: :mod:`radixnet.studies.paper`.
 
 Each study writes ``claims.json``: every claim of the paper it reproduces, the value computed here and
 whether it holds. Points are stored as they finish; a study resumes where it stopped.
 
 ``run_study(..., scheduler=ADDRESS)`` runs every sweep of a study on one Dask cluster
-(:mod:`radixnet.golden.cluster`): the client is made active around the study function, so the study
+(:mod:`radixnet.gen.cluster`): the client is made active around the study function, so the study
 functions take no parameter for it. Studies without sweeps (``kim-fig5``, ``clex-tables`` and the cost
 studies, :attr:`Study.sweeps` False) run in this process either way.
 """
@@ -34,15 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..gen import Param, ParamError, build
+from ..gen import Param, ParamError, build, cluster
 from ..gen.family import estimate
 from ..gen.params import check_out_dir, replacing, validate
+from ..gen.pool import PointStore
 from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.router_model import get_router_model
-from . import cluster, cost_studies, paper_studies
-from .paper_studies import STUDY_SPEEDUP
-from .sim import BATCH_LIMIT, LIMITS, SimConfig, Simulator
-from .sweep import PointStore, Sweep, parse_loads, plot, write_csvs
+from ..golden.sim import BATCH_LIMIT, LIMITS, SimConfig, Simulator
+from . import cost as cost_studies, paper as paper_studies
+from .claims import claim
+from .paper import STUDY_SPEEDUP
+from .sweep import Sweep, parse_loads, plot, write_csvs
 
 __all__ = ["STUDIES", "Study", "ListParam", "run_study", "check_study", "MAX_JOBS", "MAX_ITEMS", "MAX_COST_N",
            "STUDY_ARGS"]
@@ -125,10 +127,6 @@ def _fig4_loads(loads: str) -> list[float]:
     return pts if 0.45 in [round(x, 9) for x in pts] else sorted(set(pts) | {0.45})
 
 
-def _claim(text: str, value: Any, holds: bool) -> dict[str, Any]:
-    return {"claim": text, "computed": value, "holds": bool(holds)}
-
-
 def _first_saturated(sweep: Sweep, routing: str) -> float | None:
     return sweep.saturation_load(routing)
 
@@ -160,17 +158,17 @@ def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
         return 1.0 if s is None else s
 
     for r in ("min-ad", "ugal", "ugal-s", "clos-ad"):
-        claims.append(_claim(f"UR: {r} reaches >= 0.9 of capacity (Fig. 4(a)): first saturated load",
+        claims.append(claim(f"UR: {r} reaches >= 0.9 of capacity (Fig. 4(a)): first saturated load",
                              sat(ur, r), sat(ur, r) > 0.9))
-    claims.append(_claim("UR: VAL reaches about half of capacity: first saturated load", sat(ur, "val"),
+    claims.append(claim("UR: VAL reaches about half of capacity: first saturated load", sat(ur, "val"),
                          0.45 <= sat(ur, "val") <= 0.6))
-    claims.append(_claim(f"WC: MIN limited to 1/{k}: first saturated load", sat(wc, "min"),
+    claims.append(claim(f"WC: MIN limited to 1/{k}: first saturated load", sat(wc, "min"),
                          sat(wc, "min") <= 2.0 / k + 0.05))
     for r in ("val", "ugal", "ugal-s", "clos-ad"):
-        claims.append(_claim(f"WC: {r} carries about 0.5: first saturated load", sat(wc, r),
+        claims.append(claim(f"WC: {r} carries about 0.5: first saturated load", sat(wc, r),
                              0.45 < sat(wc, r) <= 0.6))
     la, lb = _latency_at(wc, "clos-ad", 0.45), _latency_at(wc, "ugal-s", 0.45)
-    claims.append(_claim("WC at 0.45: CLOS AD latency well below UGAL-S's (Kim: nearly half)",
+    claims.append(claim("WC at 0.45: CLOS AD latency well below UGAL-S's (Kim: nearly half)",
                          {"clos-ad": la, "ugal-s": lb}, la is not None and (lb is None or la < 0.8 * lb)))
     return {"network": f"{k}-ary 2-flat", "claims": claims}
 
@@ -229,9 +227,9 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
     vals = {r: done[(r, small)] for r in routings}
     big = max(batches)
     claims = [
-        _claim(f"batch {small}: UGAL is worst", vals, vals["ugal"] == max(vals.values())),
-        _claim(f"batch {small}: CLOS AD is best", vals, vals["clos-ad"] == min(vals.values())),
-        _claim(f"batch {big}: all approach 1/throughput = 2", {r: done[(r, big)] for r in routings},
+        claim(f"batch {small}: UGAL is worst", vals, vals["ugal"] == max(vals.values())),
+        claim(f"batch {small}: CLOS AD is best", vals, vals["clos-ad"] == min(vals.values())),
+        claim(f"batch {big}: all approach 1/throughput = 2", {r: done[(r, big)] for r in routings},
                all(1.8 <= done[(r, big)] <= 3.0 for r in routings)),
     ]
     return {"network": f"{k}-ary 2-flat", "claims": claims, **({"warnings": store.warnings} if store.warnings else {})}
@@ -250,12 +248,12 @@ def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1
         write_csvs(sw)
         plot(sw)
         s = sw.saturation_load("2dfb-adaptive")
-        claims.append(_claim(f"{traffic}: adaptive 2DFB close to 100%: first saturated load",
+        claims.append(claim(f"{traffic}: adaptive 2DFB close to 100%: first saturated load",
                              1.0 if s is None else s, s is None or s >= 0.9))
         if traffic == "2dfb-adversarial":
             m = sw.saturation_load("min")
             # scored against the paper's 50% within the load grid's step; the model's bound is 2/k (docs/studies.md)
-            claims.append(_claim("adversarial: minimal limited to 50% (paper; first saturated load within 0.1 of "
+            claims.append(claim("adversarial: minimal limited to 50% (paper; first saturated load within 0.1 of "
                                  "0.5; the model's bound, by the paper's description, is 2/k = 0.25)",
                                  m, m is not None and abs(m - 0.5) <= 0.1 + 1e-9))
     return {"network": f"8-ary {n}-dim 2DFB", "claims": claims}
