@@ -463,7 +463,6 @@ def _title(sweep: Sweep) -> str:
     return f"{fp['topo']} {params}, {fp['traffic']}{' ' + opts if opts else ''} traffic"
 
 
-
 def draw_walls(ax, walls) -> None:
     """Draw each ``(x, colour, marker)`` of ``walls`` as a dotted vertical line in the curve's colour, its
     marker on the top edge (a wall shows where a curve ends even with no point below it); the y axis starts
@@ -474,6 +473,7 @@ def draw_walls(ax, walls) -> None:
         ax.axvline(x, color=colour, ls=":", lw=1.2)
         ax.plot([x], [top], marker=marker, color=colour, ms=7, clip_on=False, ls="none")
     ax.set_ylim(0, top)
+
 
 def plot(sweep: Sweep) -> list[Path]:
     """Write ``latency.png``/``.svg`` (unsaturated points; a dotted wall, in the routing's colour, at each
