@@ -113,6 +113,26 @@ def _clex_tables(d: Path) -> list[str]:
     return lines
 
 
+def _fig12_networks(d: Path) -> list[str]:
+    """Per flattened butterfly of one size, VAL's and MIN AD's first saturated load, maximum accepted load and
+    zero-load latency (``fig12.csv`` of kim-fig12)."""
+    import csv
+    rows = list(csv.DictReader((d / "fig12.csv").read_text().splitlines()))
+    by = {(r["routing"], r["k"], r["n"]): r for r in rows}
+    nets = list(dict.fromkeys((r["k"], r["n"]) for r in rows))
+    lines = ["| network | k', n' | VAL: first saturated / max accepted / zero-load latency | MIN AD: VCs × depth, "
+             "first saturated / max accepted / zero-load latency |", "|---|---|---|---|"]
+
+    def cell(r):
+        return f"{float(r['first_saturated_load']):g} / {float(r['max_accepted']):.3f} / " \
+               f"{float(r['zero_load_latency']):.2f}"
+    for k, n in nets:
+        v, a = by[("val", k, n)], by[("min-ad", k, n)]
+        lines.append(f"| {k}-ary {n}-flat | {v['k_prime']}, {v['n_prime']} | {cell(v)} | "
+                     f"{a['vcs']} × {a['vc_depth']}, {cell(a)} |")
+    return lines
+
+
 #: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
 #: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
 STUDIES: dict[str, dict] = {
@@ -126,6 +146,9 @@ STUDIES: dict[str, dict] = {
     "slimfly-cost": {"files": ("claims.json", "points.json", "points.csv"),
                      "figures": {"slimfly-cost.png": "slimfly-cost.png"},
                      "blocks": {"networks": _slimfly_networks}},
+    "kim-fig12": {"files": ("claims.json", "fig12.csv"),
+                  "figures": {"fig12a-val.png": "kim-fig12a-val.png", "fig12b-min-ad.png": "kim-fig12b-min-ad.png"},
+                  "blocks": {"networks": _fig12_networks}},
     "clex-tables": {"files": ("claims.json", "tables.csv", "tables.json", "factors.csv"),
                     "figures": {"fig3.png": "clex-fig3.png"},
                     "blocks": {"tables": _clex_tables}},
