@@ -34,7 +34,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from ..gen.progress import report
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import ROUTER_DEFAULTS, decision_threshold
 from .progress import build_files, read_progress, watch
 
 __all__ = ["check_network", "cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS",
@@ -474,7 +474,7 @@ def rtl_route(cfg):
                          f"{' or '.join(map(str, RTL_SPEEDUPS))} (router-spec §R1), got {cfg.speedup}")
     if cfg.routing in DECIDED and cfg._table is None:
         assert (cfg.routing in SEQUENTIAL) == cfg._sequential, cfg.routing
-        thr = cfg.threshold if cfg.routing == "2dfb-adaptive" else cfg.ugal_threshold
+        thr = decision_threshold(cfg, cfg.routing)
         return None, cfg.routing, thr
     return _rtl_table(cfg), None, 0
 

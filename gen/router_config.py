@@ -39,7 +39,7 @@ from .params import Param, ParamError, validate
 from .router_model import ROUTER_MODELS
 
 __all__ = ["ROUTER_PARAMS", "ROUTER_DEFAULTS", "ROUTER_LIMITS", "RouterConfig", "router_config", "router_param",
-           "default_help", "derive", "with_router_fields"]
+           "default_help", "derive", "with_router_fields", "decision_threshold"]
 
 #: Every router parameter: name (the CLI's ``--name``), type, default (``None``: derived, as the help says),
 #: one line of doc, bounds or choices. The RTL builds a subset of some ranges (``speedup`` 1 or 2, four of the
@@ -145,6 +145,17 @@ def with_router_fields(after: str):
         cls.__annotations__ = ann
         return cls
     return deco
+
+
+def decision_threshold(cfg: Any, routing: str) -> int:
+    """The one bias the RTL's decision units take, of a configuration with ``threshold`` and ``ugal_threshold``
+    (a :class:`RouterConfig` or the golden model's ``SimConfig``): ``T_h`` for ``2dfb-adaptive``, UGAL's and
+    CLOS AD's ``θ`` otherwise.
+
+    >>> decision_threshold(RouterConfig(threshold=2, ugal_threshold=7), "ugal-s")
+    7
+    """
+    return cfg.threshold if routing == "2dfb-adaptive" else cfg.ugal_threshold
 
 
 def router_config(**values) -> "RouterConfig":

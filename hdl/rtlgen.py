@@ -102,7 +102,7 @@ from amaranth.back import rtlil
 
 from ..gen.params import replacing
 from ..gen.progress import Progress, report
-from ..gen.router_config import ROUTER_LIMITS, RouterConfig, router_config
+from ..gen.router_config import ROUTER_LIMITS, RouterConfig, decision_threshold
 
 __all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
@@ -253,10 +253,10 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
     from .decision_line import line_latency
     from .router import DECIDED, SEQUENTIAL, Router
 
-    cfg = (config or RouterConfig()).replace(**router) if router else (config or router_config())
+    cfg = (config or RouterConfig()).replace(**router)   # checked, with or without changes
     classes, router_model, speedup = cfg.vc_classes, cfg.router_model, cfg.speedup
     egress_depth, group, seq_wavefront = cfg.egress_depth, cfg.group, cfg.seq_wavefront
-    threshold = cfg.threshold if routing == "2dfb-adaptive" else cfg.ugal_threshold
+    threshold = decision_threshold(cfg, routing)
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
     decided = routing in DECIDED
@@ -617,7 +617,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     """Command line; returns the exit status (2 on a refused configuration, with one line on stderr)."""
     from ..gen import ParamError, build, family_names, get_family
     from ..gen.params import check_out_dir
-    from ..gen.router_config import ROUTER_PARAMS
+    from ..gen.router_config import ROUTER_PARAMS, router_config
     from ..gen.routing import DeadlockError
 
     argv = list(sys.argv[1:] if argv is None else argv)
