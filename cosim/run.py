@@ -288,6 +288,7 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
     """
     args = verilator_args() if sim == "verilator" else []
     verilog, key = build_key(verilog, sim, waves)
+    root = Path(root).resolve()   # Verilator reads the control file from its own working directory
     bdir = root / f"{top}-{sim}-{key}"
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f"{key}.lock", "w") as lock:

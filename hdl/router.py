@@ -576,8 +576,11 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         qlen = {}         # o -> QueueLength (adaptive routings)
         ej_credits = {}   # o -> CreditCounter of an ejection port's VC (egress_depth >= 1, §R3a)
         E = self.egress_depth
-        # hiradix reads credits >= 1, 2 and 3 in its view (§R11.1) as registered bits (its counters take at GO)
-        cc_kw = {"thresholds": 3} if split else {"thresholds": 1} if sub else {}
+        # hiradix reads credits >= 1, 2 and 3 in its view (§R11.1) as registered bits; with one VC class at speedup
+        # 1 its counters take a cycle after GO (at ST) and the view is a counter less the take on its way, which
+        # reads ">= 4" for ">= 3" (§R11.3 "Where GO's grants are applied")
+        self._hr_defer = split and self.speedup == 1 and K == 1
+        cc_kw = {"thresholds": 4 if self._hr_defer else 3} if split else {"thresholds": 1} if sub else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)

@@ -37,7 +37,9 @@ any state:
   and ``S = 1`` the only term of GO's mask its own last grant changes is the output's availability
   (an idle VC with a credit), the same for every head: the arbiter's chain runs on both of its values
   (every request; bodies only), each outcome's takes, holds and releases are reduced from registers,
-  and the bit selects the outcome last (``OutputArbiter(alt=True)``).
+  and the bit selects the outcome last (``OutputArbiter(alt=True)``). There GO registers the reductions
+  and the bit (``go_<term>_op_<o>_ovc_<w>``, ``go_use_op_<o>``) and ST selects and applies them: the
+  counters and holds take at ST's edge (§R11.3 "Where GO's grants are applied").
 * **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
   register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
   under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
@@ -51,7 +53,9 @@ registers, the kinds of the first four -- tail and head bits -- in a register be
 occupancy ``>= 1, 2, 3`` as registered bits: RI reads no buffer RAM); an output VC's ``credit >= k`` is
 the counter's registered ``count >= k`` bit (:class:`~radixnet.hdl.credits.CreditCounter`
 ``thresholds``: the counters take at GO's edge what ST moves in the next cycle, so a counter is the
-view's); bindings and holds are registers written at GO's edge.
+view's; with one VC class at ``S = 1`` they take at ST's edge, and the view's bit is the counter's ``>= k + 1``
+bit when ST takes a flit, else its ``>= k``); bindings and holds are registers written at GO's edge (holds at
+ST's edge in the second case, the view's hold ``st_hold | busy & ~st_release``).
 
 Zero-load timeline (one router, ``Tl = 1``): a head written at the edge ending ``a - 1`` is
 requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` (its credit on
@@ -101,6 +105,10 @@ RI_GROUP = 4
 GO_GROUP = 4
 #: what GO reads of a request besides its one-hot output vector
 GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "t1", "t2", "t3")
+#: per output VC, what GO registers of its grant when ST applies it (§R11.3 "Where GO's grants are applied"):
+#: whether a head takes this VC, and the reductions of each outcome (``_a``: every request grantable; ``_b``:
+#: bodies only) of the heads' takes and holds and the bodies' takes and releases
+DEFER_TERMS = ("head_on", "head_take", "head_hold", "body_take_a", "body_release_a", "body_take_b", "body_release_b")
 
 #: header fields an adaptive routing's decision in RI commits (written at ST into the head); with a route table
 #: ST writes the head's ``hops`` from its buffer entry (the stored lookahead's side-band), and RI commits nothing
@@ -139,6 +147,28 @@ class HiradixStages:
                    for o in range(P)}
         st_take2 = {o: [Signal(range(S + 1), name=f"st_take2_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
                     for o in range(P)}   # the same, a cycle older
+        # one VC class at speedup 1 (§R11.3 "Where GO's grants are applied"): GO registers, per output VC, each
+        # outcome's reductions of its grant and, per output, the availability bit that selects the outcome; ST
+        # selects (``st_take``, ``st_hold``, ``st_release``) and the credit counters and holds apply it at ST's
+        # edge. The view is then the registers corrected by what ST applies: a counter less ``st_take``, a hold
+        # ``st_hold | busy & ~st_release``
+        defer = self._hr_defer
+        go_red = {o: [{x: Signal(name=f"go_{x}_op_{o}_ovc_{w}") for x in DEFER_TERMS} for w in range(len(st_take[o]))]
+                  for o in range(P)} if defer else {}
+        go_use = {o: Signal(name=f"go_use_op_{o}") for o in range(P)} if defer else {}
+        st_hold = {o: [Signal(name=f"st_hold_op_{o}_ovc_{w}") for w in range(len(st_take[o]))] for o in range(P)}
+        st_rel = {o: [Signal(name=f"st_release_op_{o}_ovc_{w}") for w in range(len(st_take[o]))] for o in range(P)}
+        busy_reg = busy
+        if defer:
+            busy = {o: Signal(len(busy_reg[o]), name=f"view_busy_op_{o}_ovc") for o in range(P)}
+            for o in range(P):
+                for w, d in enumerate(go_red[o]):
+                    u, take_a = go_use[o], (d["head_on"] & d["head_take"]) | d["body_take_a"]
+                    m.d.comb += [st_take[o][w].eq(Mux(u, take_a, d["body_take_b"])),
+                                 st_hold[o][w].eq(u & d["head_on"] & d["head_hold"]),
+                                 st_rel[o][w].eq(Mux(u, d["body_release_a"], d["body_release_b"])),
+                                 busy[o][w].eq(st_hold[o][w] | (busy_reg[o][w] & ~st_rel[o][w]))]
+                    m.d.sync += busy_reg[o][w].eq(st_hold[o][w] | (busy_reg[o][w] & ~st_rel[o][w]))
         # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before)
         in_pop = [Signal(V, name=f"in_pop_ip_{p}") for p in range(P)]
         # u(v) of §R11.2: the VCs RI requested in the cycle before (GO decides them now) and two cycles ago
@@ -216,6 +246,8 @@ class HiradixStages:
             cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
             if cc is None:
                 return Const(1, 1)
+            if defer:   # the counter less the take ST applies in this cycle
+                return Mux(st_take[o][w], cc.ge[k], cc.ge[k - 1])
             return cc.ge[k - 1]
 
         ge1 = {o: [view_ge(o, w, 1) for w in range(len(st_take[o]))] for o in range(P)}
@@ -227,7 +259,12 @@ class HiradixStages:
             for o in credits:
                 vcnt[o] = []
                 for w in range(V):
-                    vcnt[o].append(credits[o][w].count)
+                    c = credits[o][w].count
+                    if defer:
+                        cv = Signal(len(c), name=f"view_credit_op_{o}_ovc_{w}")
+                        m.d.comb += cv.eq(c - st_take[o][w])
+                        c = cv
+                    vcnt[o].append(c)
         # per (output, class): may a head take it, and which VC (§R5 on the view)
         avail, aovc = {}, {}
         for o in range(P):
@@ -468,7 +505,7 @@ class HiradixStages:
             # one VC class and S = 1: the only term of the mask GO's last grant changes is the output's
             # availability (``avail``), the same for every head; the chain runs on both of its values (all
             # requests; bodies only) and the outcome is selected by it last (below)
-            two = S == 1 and K == 1
+            two = defer   # one VC class and S = 1
             if line:   # §R11.2a: the chain beside GO admits the first S requests in service order
                 chain = OutputChain(P, S)
                 m.submodules[f"go_chain_op_{o}"] = chain
@@ -587,12 +624,12 @@ class HiradixStages:
                         return (hl & Cat(bits, bits)).any()
 
                     hl_a, hl_b = arb.first_hl, arb.alt_first_hl   # all requests; bodies only
-                    take_a = (head_w & red(hl_a, t_h)) | red(hl_a, t_b)
-                    busy_a = (head_w & red(hl_a, h_h)) | (busy[o][w] & ~red(hl_a, r_b))
-                    take_b, busy_b = red(hl_b, t_b), busy[o][w] & ~red(hl_b, r_b)
-                    use = avail[(o, 0)]
-                    m.d.comb += go_take[o][w].eq(Mux(use, take_a, take_b))
-                    m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(Mux(use, busy_a, busy_b))]
+                    # registered; ST selects by ``go_use`` and applies (§R11.3 "Where GO's grants are applied")
+                    d = go_red[o][w]
+                    m.d.sync += [d["head_on"].eq(head_w), d["head_take"].eq(red(hl_a, t_h)),
+                                 d["head_hold"].eq(red(hl_a, h_h)), d["body_take_a"].eq(red(hl_a, t_b)),
+                                 d["body_release_a"].eq(red(hl_a, r_b)), d["body_take_b"].eq(red(hl_b, t_b)),
+                                 d["body_release_b"].eq(red(hl_b, r_b))]
                     continue
                 if S == 1:
                     # the take and the hold the VC has if that lane wins, selected by the chain's one-hot halves
@@ -622,6 +659,8 @@ class HiradixStages:
                 m.d.comb += go_take[o][w].eq(sum(takes))
                 m.d.sync += [st_take[o][w].eq(go_take[o][w]), busy[o][w].eq(hold | (busy[o][w] & ~rel))]
             g_any[o] = arb.first.any()
+            if defer:
+                m.d.sync += go_use[o].eq(avail[(o, 0)])
         if line:   # the chain's drops, back to the inputs through a register (§R11.2a)
             m.d.sync += [chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
                          for p in range(P) for s in range(S)]
@@ -694,7 +733,7 @@ class HiradixStages:
             m.d.sync += in_pop[p].eq(or_all(pops))
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
-                m.d.comb += cc.take.eq(go_take[o][w])
+                m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
         outs = self._crossbar(m, lane_flits, g_reg, "crossbar", select="onehot")
         if vpc > 1:   # a head leaves on the output VC GO gave it (registered at the output)
             for o in range(P):

@@ -3,6 +3,8 @@ key, and the design checks read back from a simulator's log."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from radixnet.cosim.run import (
@@ -78,3 +80,17 @@ def test_design_checks_from_both_simulators_logs(tmp_path):
     assert first == ["InputUnit overflow: flit arrived at a full VC buffer (line 1612 of the Verilog)",
                      "InputUnit underflow: pop of an empty VC (line 1618 of the Verilog)"]
     assert rtl_check_failures(tmp_path / "missing.log") == (0, [])
+
+
+def test_build_under_a_relative_root(tmp_path, monkeypatch):
+    """``radixnet cosim``'s default build root is relative (``build/cosim``): Verilator, which runs in the build
+    directory, still finds the ports' control file, and the design is built there once."""
+    from radixnet.cosim.run import build_design
+
+    monkeypatch.chdir(tmp_path)
+    verilog = ("module tiny(input wire clk, input wire [3:0] a, output reg [3:0] q);\n"
+               "  always @(posedge clk) q <= a + 4'd1;\nendmodule\n")
+    bdir, secs = build_design(verilog, "tiny", "verilator", False, Path("build/cosim"), False)
+    assert bdir.is_absolute() and bdir.parent == tmp_path / "build" / "cosim" and secs > 0
+    assert (bdir / "built.ok").exists() and (bdir / "ports.vlt").exists()
+    assert build_design(verilog, "tiny", "verilator", False, Path("build/cosim"), False) == (bdir, 0.0)
