@@ -277,6 +277,9 @@ class FrontInputUnit(wiring.Component):
         Per VC, the kinds of the four oldest entries, registers (what the allocator reads of the flits
         behind the front one): bit ``2k`` the ``tail`` bit, ``2k + 1`` the ``head`` bit of entry ``k``
         (0 the oldest); don't-care for entries the VC does not hold, 0 for a layout without the bits.
+    front0_next_ivc, front1_next_ivc : list of Signal(entry), out
+        Per VC, what ``front0_ivc`` and ``front1_ivc`` hold from the next cycle (their registers' inputs):
+        a reader can register a function of the front entries a cycle early.
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
@@ -295,6 +298,8 @@ class FrontInputUnit(wiring.Component):
             "front1_ivc": Out(self.entry_bits).array(n_vcs),
             "nge_ivc": Out(4).array(n_vcs),
             "kind_ivc": Out(8).array(n_vcs),
+            "front0_next_ivc": Out(self.entry_bits).array(n_vcs),
+            "front1_next_ivc": Out(self.entry_bits).array(n_vcs),
             "credit_ret_ivc": Out(n_vcs),
             "count_ivc": Out(range(depth + 1)).array(n_vcs),
             "error": Out(1),
@@ -370,18 +375,16 @@ class FrontInputUnit(wiring.Component):
             m.d.comb += at.eq(count - pop)
             for k in range(min(depth, 4)):
                 m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(pop, behind[k], kinds[k])))
-            with m.If(pop):
-                m.d.sync += r0.eq(Mux(nge[1], r1, in_entry))
-                if ram_data is not None:
-                    m.d.sync += r1.eq(Mux(nge[2], ram_data, in_entry))
-                elif depth >= 2:
-                    m.d.sync += r1.eq(in_entry)   # used only if it lands there (count 2 and a push)
-            with m.Else():
-                with m.If(~nge[0]):
-                    m.d.sync += r0.eq(in_entry)
-                if depth >= 2:
-                    with m.Elif(~nge[1]):
-                        m.d.sync += r1.eq(in_entry)
+            # the front registers' next entries: a pop shifts (front1, then the RAM's head or the arriving flit);
+            # else the arriving flit lands in the first free one (in_entry is a don't-care without a push)
+            n0, n1 = self.front0_next_ivc[v], self.front1_next_ivc[v]
+            if ram_data is not None:
+                popped1 = Mux(nge[2], ram_data, in_entry)
+            else:   # used only if it lands there (count 2 and a push)
+                popped1 = in_entry if depth >= 2 else r1
+            m.d.comb += [n0.eq(Mux(pop, Mux(nge[1], r1, in_entry), Mux(nge[0], r0, in_entry))),
+                         n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1) if depth >= 2 else r1))]
+            m.d.sync += [r0.eq(n0), r1.eq(n1)]
         m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
         violation = Signal()
         m.d.comb += violation.eq(overflow_ivc.any() | underflow_ivc.any() | bad_vc)

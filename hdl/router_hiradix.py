@@ -10,7 +10,8 @@ any state:
   (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
   of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart; a bound
   VC's own output VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by
-  the binding's next value),
+  the binding's next value; with a route table, the bit of each front register's head,
+  ``ri_front<e>_new_ok_ip_<p>_ivc_<v>``, registered from the view at the register's next entry),
   §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
   lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
@@ -340,7 +341,9 @@ class HiradixStages:
             for w in range(len(st_take[o])):
                 for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
-        ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init)
+        # an adaptive head's route is decided in RI, so RI looks it up in its copy; a table's is stored with the
+        # flit, so each front register's bit is registered (below)
+        ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init) if adaptive else []
         # a bound input VC reads only its own output VC's bits of the copy: the select is made where the copy is
         # registered, by the binding's next value (written in ST, below), one register per input VC beside RI
         bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
@@ -356,8 +359,8 @@ class HiradixStages:
         for p in range(P):
             iu = ius[p]
             g = p // RI_GROUP   # this input's copy of the output side
-            ri_ok_tab = ri_ok_tab_g[g]
             if adaptive:
+                ri_ok_tab = ri_ok_tab_g[g]
                 ri_q_o = {o: x[g] for o, x in ri_q_og.items()}
                 ri_avail_o = {o: x[g] for o, x in ri_avail_og.items()}
             elig = Signal(V, name=f"ri_elig_ip_{p}")
@@ -390,11 +393,16 @@ class HiradixStages:
                 new_ok = Signal(name=f"view_new_ok_{tag}")
                 if adaptive:
                     m.d.comb += new_ok.eq(ri_ok_tab.bit_select(Cat(cls[:kb], port), 1))
-                else:   # a lookup per front register, then the view's choice of the two (shallower)
+                else:
+                    # per front register, its head's bit of RI's copy, looked up a cycle early: the view of the
+                    # cycle before at the register's next entry (the copy is that view, registered), so RI
+                    # reads a register and the view's choice of the two
                     looks = []
-                    for e in (iu.front0_ivc[v], iu.front1_ivc[v]):
-                        sd = data.View(side_lay, e[fw:])
-                        looks.append(ri_ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
+                    for e, nxt in enumerate((iu.front0_next_ivc[v], iu.front1_next_ivc[v])):
+                        sd = data.View(side_lay, nxt[fw:])
+                        ok_e = Signal(name=f"ri_front{e}_new_ok_{tag}")
+                        m.d.sync += ok_e.eq(ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
+                        looks.append(ok_e)
                     m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
                 bound = active[p][v]
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,

@@ -142,7 +142,12 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
             ctx.set(dut.in_flit.as_value(), flit if flit is not None else bits)
             assert ctx.get(dut.credit_ret_ivc) == pop_mask  # one credit per pop, in the same cycle
             assert ctx.get(dut.error) == 0
+            if front:   # the front registers' next entries (what a reader registers a cycle early)
+                nxt = [(ctx.get(dut.front0_next_ivc[v]), ctx.get(dut.front1_next_ivc[v])) for v in range(n_vcs)]
             await ctx.tick()
+            if front:
+                for v in range(n_vcs):
+                    assert (ctx.get(dut.front0_ivc[v]), ctx.get(dut.front1_ivc[v])) == nxt[v], v
             # end of the cycle: pops leave, the arrival is written, credits reach upstream
             for v in pops:
                 fifo[v].popleft()
