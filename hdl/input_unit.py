@@ -378,12 +378,12 @@ class FrontInputUnit(wiring.Component):
             # the front registers' next entries: a pop shifts (front1, then the RAM's head or the arriving flit);
             # else the arriving flit lands in the first free one (in_entry is a don't-care without a push)
             n0, n1 = self.front0_next_ivc[v], self.front1_next_ivc[v]
-            if ram_data is not None:
-                popped1 = Mux(nge[2], ram_data, in_entry)
-            else:   # used only if it lands there (count 2 and a push)
-                popped1 = in_entry if depth >= 2 else r1
-            m.d.comb += [n0.eq(Mux(pop, Mux(nge[1], r1, in_entry), Mux(nge[0], r0, in_entry))),
-                         n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1) if depth >= 2 else r1))]
+            m.d.comb += n0.eq(Mux(pop, Mux(nge[1], r1, in_entry), Mux(nge[0], r0, in_entry)))
+            if depth < 2:   # front1 is never written
+                m.d.comb += n1.eq(r1)
+            else:   # without a RAM the arriving flit, used only if it lands there (count 2 and a push)
+                popped1 = Mux(nge[2], ram_data, in_entry) if ram_data is not None else in_entry
+                m.d.comb += n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1)))
             m.d.sync += [r0.eq(n0), r1.eq(n1)]
         m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
         violation = Signal()

@@ -157,19 +157,19 @@ class HiradixStages:
         go_red = {o: [{x: Signal(name=f"go_{x}_op_{o}_ovc_{w}") for x in DEFER_TERMS} for w in range(len(st_take[o]))]
                   for o in range(P)} if defer else {}
         go_use = {o: Signal(name=f"go_use_op_{o}") for o in range(P)} if defer else {}
-        st_hold = {o: [Signal(name=f"st_hold_op_{o}_ovc_{w}") for w in range(len(st_take[o]))] for o in range(P)}
-        st_rel = {o: [Signal(name=f"st_release_op_{o}_ovc_{w}") for w in range(len(st_take[o]))] for o in range(P)}
-        busy_reg = busy
         if defer:
+            busy_reg = busy   # the holds' registers; ``busy`` is the view from here on
             busy = {o: Signal(len(busy_reg[o]), name=f"view_busy_op_{o}_ovc") for o in range(P)}
             for o in range(P):
                 for w, d in enumerate(go_red[o]):
+                    st_hold, st_rel = Signal(name=f"st_hold_op_{o}_ovc_{w}"), Signal(name=f"st_release_op_{o}_ovc_{w}")
                     u, take_a = go_use[o], (d["head_on"] & d["head_take"]) | d["body_take_a"]
                     m.d.comb += [st_take[o][w].eq(Mux(u, take_a, d["body_take_b"])),
-                                 st_hold[o][w].eq(u & d["head_on"] & d["head_hold"]),
-                                 st_rel[o][w].eq(Mux(u, d["body_release_a"], d["body_release_b"])),
-                                 busy[o][w].eq(st_hold[o][w] | (busy_reg[o][w] & ~st_rel[o][w]))]
-                    m.d.sync += busy_reg[o][w].eq(st_hold[o][w] | (busy_reg[o][w] & ~st_rel[o][w]))
+                                 st_hold.eq(u & d["head_on"] & d["head_hold"]),
+                                 st_rel.eq(Mux(u, d["body_release_a"], d["body_release_b"]))]
+                    held = st_hold | (busy_reg[o][w] & ~st_rel)   # the hold after ST's grant
+                    m.d.comb += busy[o][w].eq(held)
+                    m.d.sync += busy_reg[o][w].eq(held)
         # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before)
         in_pop = [Signal(V, name=f"in_pop_ip_{p}") for p in range(P)]
         # u(v) of §R11.2: the VCs RI requested in the cycle before (GO decides them now) and two cycles ago
