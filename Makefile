@@ -2,6 +2,9 @@
 SHELL   := /bin/bash
 PYTHON  ?= python3
 VENV    ?= .venv
+# where `make setup` creates the default .venv, a link to it left in the clone: the clone's tree holds only the
+# project's files, so that grep, ruff and find walk no third-party code
+VENV_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/radixnet/venvs
 PY      := $(VENV)/bin/python
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # tool:package pairs installed from apt when the tool is missing
@@ -48,7 +51,12 @@ setup:
 	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing ) \
 	    > build/setup-apt.log 2>&1 & apt_pid=$$!; \
 	else echo "setup: system packages present (verilator, iverilog, yosys, g++, ccache, z3, python3-venv, python3-dev)"; fi; \
-	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV); \
+	if [ ! -x $(PY) ]; then \
+	  if [ "$(VENV)" = .venv ] && [ ! -d .venv ]; then \
+	    real="$(VENV_HOME)/$$(basename "$$PWD")-$$(pwd -P | sha1sum | cut -c1-8)"; \
+	    rm -f .venv; mkdir -p "$(VENV_HOME)"; $(PYTHON) -m venv "$$real"; ln -s "$$real" .venv; \
+	    echo "setup: .venv -> $$real"; \
+	  else $(PYTHON) -m venv $(VENV); fi; fi; \
 	{ read -r kreqs; read -r reqs; } < <($(PYTHON) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  every = p["dependencies"] + p["optional-dependencies"]["test"] + p["optional-dependencies"]["device"]; \
 	  print(" ".join(repr(r) for r in every if r.startswith(("numpy", "numba")))); print(" ".join(map(repr, every)))'); \
@@ -64,7 +72,8 @@ setup:
 	else $(MAKE) --no-print-directory kernels; fi; \
 	if [ -n "$$apt_pid" ]; then wait $$apt_pid || { cat build/setup-apt.log; echo "setup: apt-get install failed"; exit 1; }; fi; \
 	$(PY) -c 'import radixnet.gen, amaranth, cocotb; from radixnet.cosim.run import use_verilator; print("setup: radixnet", "amaranth", amaranth.__version__, "cocotb", cocotb.__version__, "co-simulation on", use_verilator())'; \
-	echo "setup: numba kernels compiled"
+	$(PY) -c 'import sys; from radixnet.golden.native import STATE; print("setup: golden kernels:", STATE.mode, "-", STATE.reason); sys.exit(STATE.mode != "native")' \
+	  || { echo "setup: the compiled golden kernels do not load"; exit 1; }
 
 # the golden model's native kernels (golden/__pycache__/native_kernels*.so), rebuilt when a kernel source,
 # numpy, Python or the CPU changed (the stamp in native_kernels.json; about 100 CPU seconds, more when a golden

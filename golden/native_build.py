@@ -230,6 +230,12 @@ def build(record: bool = False) -> None:
               f"{SIGNATURES.name}", flush=True)
     stamp = native.stamp()
     cc = CC(native.NATIVE_NAME)
+    # numpy's headers before Python's: Debian's /usr/include/python3.11 holds a ``numpy`` link to the system
+    # numpy's (1.x) headers when python3-numpy is installed, and a module built on them fails to load under the
+    # venv's numpy 2 ("_ARRAY_API not found")
+    import numpy
+    tc = cc._toolchain
+    tc._py_include_dirs = [numpy.get_include(), *tc._py_include_dirs]
     native.NATIVE_DIR.mkdir(exist_ok=True)
     tmpdir = Path(tempfile.mkdtemp(prefix=".build-", dir=native.NATIVE_DIR))
     cc.output_dir = str(tmpdir)
