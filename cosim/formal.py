@@ -518,19 +518,27 @@ def input_unit_top(n_vcs: int = 2, depth: int = 3, front: bool = False, width: i
     ``nge`` bits of the front unit) follow the occupancy at the start of the cycle, so an arriving
     flit is at the front from the next cycle on, never in its arrival cycle; ``credit_ret == pop``;
     the tracked flit stays in the buffer (``pos < count``), moves up one place per pop, and is the
-    front flit when ``pos == 0`` (with ``front``: ``front1`` when ``pos == 1``); no ``error``.
+    front flit when ``pos == 0`` (with ``front``: ``front1`` when ``pos == 1``); no ``error``. With
+    ``front`` the entries carry a 2-bit side-band, tracked with the flit (the third entry's is a register
+    of its own).
     Covered per VC: a full buffer; the tracked flit popped after the buffer was full.
     """
     layout = data.StructLayout({"vc": ptr_width(n_vcs), "data": width})
 
     def body(m):
-        u = (FrontInputUnit if front else InputUnit)(n_vcs, depth, layout)
+        u = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(2)) if front else
+             InputUnit(n_vcs, depth, layout))
         m.submodules.dut = u
         _reset_first(m)
         in_valid = _free(m, 1, "in_valid")
         flit = _free(m, layout.size, "in_flit")
         pop = _free(m, n_vcs, "pop")
         m.d.comb += [u.in_valid.eq(in_valid), u.in_flit.eq(flit), u.pop_ivc.eq(pop)]
+        entry = flit
+        if front:
+            side = _free(m, 2, "in_side")
+            m.d.comb += u.in_side.eq(side)
+            entry = Cat(flit, side)
         vc = flit[:ptr_width(n_vcs)]
         m.d.comb += Assume(~in_valid | (vc < n_vcs))
         m.d.comb += Assert(~u.error, "iu: no error under the protocol")
@@ -542,12 +550,12 @@ def input_unit_top(n_vcs: int = 2, depth: int = 3, front: bool = False, width: i
             occ = Signal(range(depth + 2), name=f"occ_{v}")
             m.d.sync += occ.eq(occ + arrive - pop[v])
             tracking, pos = Signal(name=f"tracking_{v}"), Signal(range(depth + 1), name=f"pos_{v}")
-            val = Signal(layout.size, name=f"val_{v}")
+            val = Signal(len(entry), name=f"val_{v}")
             if front:
-                head = u.front0_ivc[v][:layout.size]
+                head = u.front0_ivc[v]
                 m.d.comb += [Assert(u.nge_ivc[v][k - 1] == (occ >= k), f"iu: VC {v} nge[{k - 1}] == (count >= {k})")
                              for k in range(1, 4)]
-                m.d.comb += Assert(~(tracking & (pos == 1)) | (u.front1_ivc[v][:layout.size] == val),
+                m.d.comb += Assert(~(tracking & (pos == 1)) | (u.front1_ivc[v] == val),
                                    f"iu: VC {v} second flit in order")
             else:
                 head = u.front_flit_ivc[v].as_value()
@@ -565,7 +573,7 @@ def input_unit_top(n_vcs: int = 2, depth: int = 3, front: bool = False, width: i
             with m.Elif(tracking & pop[v]):
                 m.d.sync += pos.eq(pos - 1)
             with m.If(~tracking & arrive & pick[v]):
-                m.d.sync += [tracking.eq(1), val.eq(flit), pos.eq(occ - pop[v])]
+                m.d.sync += [tracking.eq(1), val.eq(entry), pos.eq(occ - pop[v])]
             was_full = Signal(name=f"was_full_{v}")
             with m.If(count == depth):
                 m.d.sync += was_full.eq(1)

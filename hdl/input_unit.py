@@ -257,7 +257,9 @@ class FrontInputUnit(wiring.Component):
     RAM: a pop moves ``front1`` into ``front0`` and the RAM's head (or the arriving flit) into
     ``front1``, through a register. The occupancy tests ``count >= 1, 2, 3`` are registered bits
     (``nge_ivc``). ``pop_ivc`` comes from registers in ``hiradix`` (its ST stage), so the RAM read and
-    the shift are on a register-to-register path of their own.
+    the shift are on a register-to-register path of their own. With a side-band and a RAM of two or more
+    slots, the third entry's side-band is a register too (``side2_ivc_<v>``), so that ``front1_next_ivc``'s
+    side-band (a head's stored route, which ``hiradix`` looks up a cycle early) reads no RAM.
 
     Parameters
     ----------
@@ -338,6 +340,7 @@ class FrontInputUnit(wiring.Component):
             m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3, nxt >= 4))]
             ram_data = None
             fifth = None   # the fifth oldest entry (the RAM's slot after its head's next), for the kinds
+            fourth = None  # the fourth oldest entry (the RAM's slot after its head), for the third's side-band
             if rd:
                 # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
                 to_ram = Signal(name=f"to_ram_ivc_{v}")
@@ -358,6 +361,10 @@ class FrontInputUnit(wiring.Component):
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
                     m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    if self.side_bits:   # the fourth entry's side-band, read where only side2's update sees it
+                        rp3 = mem.read_port(domain="comb")
+                        m.d.comb += rp3.addr.eq(inc(head))
+                        fourth = rp3.data
                     if rd >= 3:   # the fifth entry's kind, read where only the kind registers' update sees it
                         rp2 = mem.read_port(domain="comb")
                         m.d.comb += rp2.addr.eq(inc(inc(head)))
@@ -375,6 +382,14 @@ class FrontInputUnit(wiring.Component):
             m.d.comb += at.eq(count - pop)
             for k in range(min(depth, 4)):
                 m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(pop, behind[k], kinds[k])))
+            # the third entry's side-band (a head's stored route) in a register, shifted as the kinds are, so
+            # that front1's next side-band, which a reader looks up a cycle early, reads no RAM
+            third = ram_data
+            if fourth is not None:
+                fw = self.flit_layout.size
+                side2 = Signal(self.side_bits, name=f"side2_ivc_{v}", reset_less=True)
+                m.d.sync += side2.eq(Mux(push & (at == 2), in_entry[fw:], Mux(pop, fourth[fw:], side2)))
+                third = Cat(ram_data[:fw], side2)
             # the front registers' next entries: a pop shifts (front1, then the RAM's head or the arriving flit);
             # else the arriving flit lands in the first free one (in_entry is a don't-care without a push)
             n0, n1 = self.front0_next_ivc[v], self.front1_next_ivc[v]
@@ -382,7 +397,7 @@ class FrontInputUnit(wiring.Component):
             if depth < 2:   # front1 is never written
                 m.d.comb += n1.eq(r1)
             else:   # without a RAM the arriving flit, used only if it lands there (count 2 and a push)
-                popped1 = Mux(nge[2], ram_data, in_entry) if ram_data is not None else in_entry
+                popped1 = Mux(nge[2], third, in_entry) if ram_data is not None else in_entry
                 m.d.comb += n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1)))
             m.d.sync += [r0.eq(n0), r1.eq(n1)]
         m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)

@@ -8,6 +8,7 @@ from collections import deque
 
 import numpy as np
 import pytest
+from amaranth import unsigned
 from amaranth.sim import Simulator
 from hypothesis import given, settings, strategies as st
 
@@ -104,10 +105,15 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     Returns the number of flits that went through.
 
     ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the kinds (tail and
-    head bits) of the four oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too.
+    head bits) of the four oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too; its
+    entries carry a 3-bit side-band (a function of the flit's bits), checked with the flit.
     """
     layout = unit_layout(n_vcs)
-    dut = (FrontInputUnit if front else InputUnit)(n_vcs, depth, layout)
+    dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3)) if front else
+           InputUnit(n_vcs, depth, layout))
+
+    def side(bits):
+        return (bits * 5 + 3) % 8 if front else 0
     fifo = [deque() for _ in range(n_vcs)]
     upstream = [depth] * n_vcs  # credits held by the upstream router
     moved = [0]
@@ -140,6 +146,8 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
             ctx.set(dut.pop_ivc, pop_mask)
             ctx.set(dut.in_valid, flit is not None)
             ctx.set(dut.in_flit.as_value(), flit if flit is not None else bits)
+            if front:
+                ctx.set(dut.in_side, side(bits))
             assert ctx.get(dut.credit_ret_ivc) == pop_mask  # one credit per pop, in the same cycle
             assert ctx.get(dut.error) == 0
             if front:   # the front registers' next entries (what a reader registers a cycle early)
@@ -154,7 +162,7 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
                 upstream[v] += 1
                 moved[0] += 1
             if flit is not None:
-                fifo[send].append(flit)
+                fifo[send].append(flit | side(bits) << layout.size)
                 assert len(fifo[send]) <= depth
         assert ctx.get(dut.error) == 0
 
@@ -188,6 +196,16 @@ def test_front_input_unit_matches_fifo_model(case):
     """The hiradix input unit: the same FIFO, its first four entries readable (two from registers)."""
     n_vcs, depth, speedup, steps = case
     input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True)
+
+
+@pytest.mark.parametrize("depth", [4, 5])
+def test_front_input_unit_fill_then_drain(depth):
+    """The hiradix input unit filled to its depth, then drained a flit per cycle while flits arrive: each entry
+    behind the front two reaches ``front1`` with its own side-band (the third entry's is a register, shifted
+    from the RAM's next slot)."""
+    fill = [(0, 0, 10 + i) for i in range(depth)]
+    drain = [(0, 1, 40 + i) for i in range(3 * depth)]
+    assert input_unit_run(1, depth, fill + drain + [(1, 1, 0)] * depth, front=True) == 4 * depth - 1   # the first drain cycle has no credit upstream
 
 
 def test_input_unit_full_rate_and_wrap():
