@@ -6,16 +6,15 @@ switch at once), split into two registered stages, and the grant is registered b
 any state:
 
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
-  VC, eligible or not on the **view** (below) with the output side from **RI's copy**
-  (``ri_*_g<k>``: the view's output-side bits registered a cycle earlier, §R11.1; one copy per group
-  of :data:`RI_GROUP` inputs, marked ``keep`` so that synthesis leaves the equal registers apart; a bound
-  VC's own output VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by
-  the binding's next value; with a route table, the bit of each front register's head,
-  ``ri_front<e>_new_ok_ip_<p>_ivc_<v>``, registered from the view at the register's next entry),
-  §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
-  a register: ``v`` has a request GO is deciding this cycle); a head's routing decision (the stored
-  lookahead route with a route table, or the decision unit of a greedy adaptive routing on the
-  copy's queue lengths). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
+  VC, eligible or not on the **view** (below) with the output side from **RI's copy** (the view's
+  output-side bits registered a cycle earlier, §R11.1), kept where it is read: a bound VC's own output
+  VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by the binding's
+  next value; for the head of each of a VC's two front registers, its decision and the copy's bit for the
+  output and class it names, ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's
+  next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
+  the view's queue lengths and availability); the sequential allocator's queue lengths,
+  ``ri_qlen_op_<o>``), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
+  a register: ``v`` has a request GO is deciding this cycle). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
   **one-hot output vector** ``rq_ooh`` (bit ``o``: a request for output ``o``), and the header an
   adaptive decision commits (with a route table ST writes the head's ``hops`` from its buffer entry).
@@ -90,6 +89,7 @@ from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data
+from amaranth.lib.wiring import Out
 
 from .alloc import InputSelect, OutputArbiter, OutputChain
 from .arbiter import mux_onehot, next_ptr, onehot_index, or_all, ptr_width
@@ -98,9 +98,6 @@ from .vc_select import OutputVCSelect, QueueLength
 
 __all__ = ["HiradixStages"]
 
-#: inputs per copy of RI's view of the output side (router-spec §R11.1): a register per group, placed by
-#: its readers
-RI_GROUP = 4
 #: outputs per copy of the request register's fields GO reads (:data:`GO_FIELDS`): a register per group of
 #: outputs, placed by its readers (Kim, Dally, Towles & Gupta's sub-switches: each group's GO reads its own copy)
 GO_GROUP = 4
@@ -322,35 +319,20 @@ class HiradixStages:
             cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
             return 1 if cc is None else int(cc.depth >= k)
 
-        def copy(x, name, init=0):
-            # one register per group of RI_GROUP inputs, kept apart (``keep``: synthesis would merge the
-            # equal flip-flops), so that each group's copy can be placed beside its readers
-            cs = []
-            for g in range((P + RI_GROUP - 1) // RI_GROUP):
-                c = Signal(len(x), name=f"{name}_g{g}", init=init, attrs={"keep": 1})
-                m.d.sync += c.eq(x)
-                cs.append(c)
-            return cs
-
-        ok_init = 0
-        for i, b in enumerate(ok_bits):
-            if not (isinstance(b, Const) and b.value == 0):
-                ok_init |= 1 << i
         h_init = {1: 0, 2: 0, 3: 0}
         for o in range(P):
             for w in range(len(st_take[o])):
                 for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
-        # an adaptive head's route is decided in RI, so RI looks it up in its copy; a table's is stored with the
-        # flit, so each front register's bit is registered (below)
-        ri_ok_tab_g = copy(ok_tab, "ri_new_ok_op_cls", ok_init) if adaptive else []
         # a bound input VC reads only its own output VC's bits of the copy: the select is made where the copy is
         # registered, by the binding's next value (written in ST, below), one register per input VC beside RI
         bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
                      for v in range(V)] for p in range(P)]
-        if adaptive:
-            ri_q_og = {o: copy(q_o[o], f"ri_qlen_op_{o}") for o in q_o}
-            ri_avail_og = {o: copy(avail_o[o], f"ri_avail_op_{o}_cls", (1 << K) - 1) for o in avail_o}
+        # the sequential allocator's queue lengths (§R11.2, §R11.2a): RI's copy, a register per output
+        ri_q_o = {}
+        for o in (q_o if self.sequential else ()):
+            ri_q_o[o] = Signal(len(q_o[o]), name=f"ri_qlen_op_{o}")
+            m.d.sync += ri_q_o[o].eq(q_o[o])
 
         # ------------------------------------------------ RI (§R11.2)
         eject_tab = Const(sum(1 << o for o in range(P) if is_eject[o]), 1 << pw)
@@ -358,11 +340,6 @@ class HiradixStages:
         seq_lanes = []   # sequential: per input, per lane, the selected VC's candidates
         for p in range(P):
             iu = ius[p]
-            g = p // RI_GROUP   # this input's copy of the output side
-            if adaptive:
-                ri_ok_tab = ri_ok_tab_g[g]
-                ri_q_o = {o: x[g] for o, x in ri_q_og.items()}
-                ri_avail_o = {o: x[g] for o, x in ri_avail_og.items()}
             elig = Signal(V, name=f"ri_elig_ip_{p}")
             per_v = []
             for v in range(V):
@@ -379,31 +356,41 @@ class HiradixStages:
                 kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(3)]
                 tl = [x[0] for x in kv]
                 oks = bound_ok[p][v]   # the bound output VC holds >= 1, 2, 3 credits (copy)
-                if adaptive:
-                    rc = self._decider()
-                    m.submodules[f"route_{tag}"] = rc
-                    self._connect_decider(m, rc, f, p, ri_q_o, ri_avail_o)
-                    port, rvalid, cls = rc.port, rc.valid, rc.cls
-                    hops_out = self._hops_out(m, rc.eject, f.hops, tag)
-                    if self.fault == "eject_hops":
-                        hops_out = self._hops_out(m, Const(0, 1), f.hops, f"fault_{tag}")
+                # per front register, what RI reads of its head, made a cycle early from the view of the cycle
+                # before at the register's next entry (the copy is that view, registered), so RI reads registers
+                # and the view's choice of the two (§R11.1): the copy's bit for the head's output and class, and
+                # an adaptive head's decision (its unit reads the head, the input port and the view)
+                looks, decs = [], []
+                for e, nxt in enumerate((iu.front0_next_ivc[v], iu.front1_next_ivc[v])):
+                    if adaptive:
+                        rc_e = self._decider()
+                        m.submodules[f"route_{tag}_front{e}"] = rc_e
+                        self._connect_decider(m, rc_e, data.View(lay, nxt[:fw]), p, q_o, avail_o)
+                        d = {}
+                        for name, mem in rc_e.signature.members.items():
+                            if mem.flow == Out:
+                                d[name] = Signal.like(getattr(rc_e, name), name=f"ri_front{e}_{name}_{tag}")
+                                m.d.sync += d[name].eq(getattr(rc_e, name))
+                        hops_e = self._hops_out(m, Const(0, 1) if self.fault == "eject_hops" else rc_e.eject,
+                                                data.View(lay, nxt[:fw]).hops, f"front{e}_{tag}")
+                        d["hops_out"] = Signal.like(hops_e, name=f"ri_front{e}_hops_out_{tag}")
+                        m.d.sync += d["hops_out"].eq(hops_e)
+                        decs.append(d)
+                        e_cls, e_port = rc_e.cls, rc_e.port
+                    else:
+                        sd = data.View(side_lay, nxt[fw:])
+                        e_cls, e_port = sd.cls, sd.port
+                    ok_e = Signal(name=f"ri_front{e}_new_ok_{tag}")
+                    m.d.sync += ok_e.eq(ok_tab.bit_select(Cat(e_cls[:kb], e_port), 1))
+                    looks.append(ok_e)
+                new_ok = Signal(name=f"view_new_ok_{tag}")
+                m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
+                if adaptive:   # the view's front's decision
+                    rc = SimpleNamespace(**{k: Mux(pop, decs[1][k], decs[0][k]) for k in decs[0]})
+                    port, rvalid, cls, hops_out = rc.port, rc.valid, rc.cls, rc.hops_out
                 else:   # the head's hops are written at ST from its entry (below)
                     side = data.View(side_lay, fe[fw:])
                     port, rvalid, cls = side.port, side.valid, side.cls
-                new_ok = Signal(name=f"view_new_ok_{tag}")
-                if adaptive:
-                    m.d.comb += new_ok.eq(ri_ok_tab.bit_select(Cat(cls[:kb], port), 1))
-                else:
-                    # per front register, its head's bit of RI's copy, looked up a cycle early: the view of the
-                    # cycle before at the register's next entry (the copy is that view, registered), so RI
-                    # reads a register and the view's choice of the two
-                    looks = []
-                    for e, nxt in enumerate((iu.front0_next_ivc[v], iu.front1_next_ivc[v])):
-                        sd = data.View(side_lay, nxt[fw:])
-                        ok_e = Signal(name=f"ri_front{e}_new_ok_{tag}")
-                        m.d.sync += ok_e.eq(ok_tab.bit_select(Cat(sd.cls[:kb], sd.port), 1))
-                        looks.append(ok_e)
-                    m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
                 bound = active[p][v]
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
@@ -459,10 +446,10 @@ class HiradixStages:
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
-            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_og, commit_lay)
+            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay)
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
-            m.d.comb += [self._line.q_op[o].eq(ri_q_og[o][0] if o in ri_q_og else 0) for o in range(P)]
+            m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
         for p in range(P):
             m.d.sync += pending2[p].eq(pending[p])
 
@@ -801,7 +788,7 @@ class HiradixStages:
         return {"ok0": ok0, "ok1": ok1, "o0": o0, "o1": rc.nm_port, "h0": h0, "h1": rc.nm_hops, "cls0": cls0,
                 "ov0": ov0, "cm0": cm0.as_value(), "cm1": cm1.as_value()}
 
-    def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_og, commit_lay):
+    def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_o, commit_lay):
         """§R11.2's chain: the selected lanes, served from input ``ptr_seq`` (every cycle one on) in lane
         order, through :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``q0``: RI's copy of the
         queue lengths; ejection ports 0); a lane is registered iff the allocator grants it. Under the decision
@@ -825,7 +812,7 @@ class HiradixStages:
                 m.d.sync += ptr_seq.eq(next_ptr(m, ptr_seq, None, P, "ptr_seq_next"))
             m.d.comb += alloc.start.eq(ptr_seq * S)
             for o in range(P):
-                m.d.comb += alloc.q_op[o].eq(0 if o not in ri_q_og else ri_q_og[o][0])
+                m.d.comb += alloc.q_op[o].eq(ri_q_o.get(o, 0))
             for i, x in enumerate(lanes):
                 m.d.comb += [alloc.valid_rq_cd[i].eq(Cat(x["ok0"], x["ok1"])),
                              alloc.op_rq_cd[i][0].eq(x["o0"]), alloc.op_rq_cd[i][1].eq(x["o1"]),
