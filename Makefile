@@ -15,8 +15,8 @@ JOBS    ?= auto
 .PHONY: setup kernels lint test test-slow clean help synth-report timing-report formal study-docs
 
 help:
-	@echo "make setup          install system packages (apt) and .venv with radixnet and its test extras"
-	@echo "make test           make lint, then the default test run (15-28 min from a fresh clone on 2 cores; prints its 25 slowest tests)"
+	@echo "make setup          install system packages (apt) and .venv (a link into ~/.cache/radixnet/venvs) with radixnet and its test extras"
+	@echo "make test           make lint, then the default test run (about 10 min from a fresh clone on 2 cores; prints its 25 slowest tests)"
 	@echo "make lint           ruff: pyflakes and import order over the package, tests and benchmarks ([tool.ruff])"
 	@echo "make kernels        compile the golden kernels ahead of time (make setup and make test do it when stale)"
 	@echo "make test-slow      full-size paper reproductions and large builds (-m slow)"
