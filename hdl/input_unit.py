@@ -259,7 +259,8 @@ class FrontInputUnit(wiring.Component):
     (``nge_ivc``). ``pop_ivc`` comes from registers in ``hiradix`` (its ST stage), so the RAM read and
     the shift are on a register-to-register path of their own. With a side-band and a RAM of two or more
     slots, the third entry's side-band is a register too (``side2_ivc_<v>``), so that ``front1_next_ivc``'s
-    side-band (a head's stored route, which ``hiradix`` looks up a cycle early) reads no RAM.
+    side-band (a head's stored route, which ``hiradix`` looks up a cycle early) reads no RAM; the RAM's
+    side-band is then a LUT-RAM of its own, read at the slot after the head (into that register).
 
     Parameters
     ----------
@@ -355,16 +356,22 @@ class FrontInputUnit(wiring.Component):
                 else:
                     head = Signal(range(rd), name=f"ram_head_ivc_{v}")
                     tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
-                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(self.entry_bits), depth=rd, init=[])
+                    # with a side-band, the flits and the side-band in two LUT-RAMs of one read port each: the
+                    # flits read at the head (into front1), the side-band at the slot after it (into side2)
+                    fw = self.flit_layout.size if self.side_bits else self.entry_bits
+                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(fw), depth=rd, init=[])
                     wp, rp = mem.write_port(), mem.read_port(domain="comb")
 
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
-                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:fw]), wp.en.eq(to_ram), rp.addr.eq(head)]
                     if self.side_bits:   # the fourth entry's side-band, read where only side2's update sees it
-                        rp3 = mem.read_port(domain="comb")
-                        m.d.comb += rp3.addr.eq(inc(head))
-                        fourth = rp3.data
+                        m.submodules[f"side_ivc_{v}"] = smem = Memory(shape=unsigned(self.side_bits), depth=rd,
+                                                                      init=[])
+                        swp, srp = smem.write_port(), smem.read_port(domain="comb")
+                        m.d.comb += [swp.addr.eq(tail), swp.data.eq(in_entry[fw:]), swp.en.eq(to_ram),
+                                     srp.addr.eq(inc(head))]
+                        fourth = srp.data
                     if rd >= 3:   # the fifth entry's kind, read where only the kind registers' update sees it
                         rp2 = mem.read_port(domain="comb")
                         m.d.comb += rp2.addr.eq(inc(inc(head)))
@@ -388,8 +395,8 @@ class FrontInputUnit(wiring.Component):
             if fourth is not None:
                 fw = self.flit_layout.size
                 side2 = Signal(self.side_bits, name=f"side2_ivc_{v}", reset_less=True)
-                m.d.sync += side2.eq(Mux(push & (at == 2), in_entry[fw:], Mux(pop, fourth[fw:], side2)))
-                third = Cat(ram_data[:fw], side2)
+                m.d.sync += side2.eq(Mux(push & (at == 2), in_entry[fw:], Mux(pop, fourth, side2)))
+                third = Cat(ram_data, side2)
             # the front registers' next entries: a pop shifts (front1, then the RAM's head or the arriving flit);
             # else the arriving flit lands in the first free one (in_entry is a don't-care without a push)
             n0, n1 = self.front0_next_ivc[v], self.front1_next_ivc[v]
