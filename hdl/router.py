@@ -202,7 +202,7 @@ from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
 __all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "HIRADIX_SEQUENTIAL", "SEQ_IMPLS",
-           "DECIDED", "DECISION_FIELDS", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
+           "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
 #: every routing the router decides in logic (router-spec §R7, §R7b): routing name -> (decision unit class name in
 #: hdl/route_adaptive.py, its ``routing`` argument)
@@ -216,9 +216,6 @@ SEQUENTIAL = {k: v for k, v in DECIDED.items() if _ROUTINGS[k].allocator == "seq
 #: the sequential routings ``hiradix`` builds: its RI composes :class:`~radixnet.hdl.seq_alloc.SequentialAllocator`,
 #: whose requester chooses its least-cost candidate (UGAL-S's comparison, router-spec §R11.2)
 HIRADIX_SEQUENTIAL = ("ugal-s",)
-#: the header fields a decision unit (hdl/route_adaptive.py) reads: ``hiradix`` stores them beside the flit
-#: (router-spec §R11.1)
-DECISION_FIELDS = ("dest", "phase", "inter", "decided", "h1", "hops")
 #: structures of that allocator (:data:`radixnet.hdl.seq_alloc.IMPLS`)
 SEQ_IMPLS = ("prefix", "ripple")
 
@@ -539,12 +536,9 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
 
         # ---- input units; iq: the credit of a freed slot leaves through the credit register (§R10)
         self._rom = None   # the route ROM (_route_decoder), added on its first read
-        # lookahead (§R10.4): the route of each arriving flit, stored with it; hiradix with an adaptive routing
-        # (§R11.1): the header fields a decision reads, stored beside the flit, so that the input unit keeps the
-        # third entry's in a register and RI's decision, made a cycle early, reads no buffer RAM
+        # lookahead (§R10.4): the route of each arriving flit, stored with it
         side = data.StructLayout({"port": pw, "valid": 1, "cls": ptr_width(K), "hops_out": HOPS_BITS}) \
-            if self.lookahead else \
-            data.StructLayout({k: lay[k].shape for k in DECISION_FIELDS}) if split else None
+            if self.lookahead else None
         self._side_layout = side
         ius = []
         # §R11.2a: the injection ports' flits reach their input units through the decision line
@@ -563,8 +557,6 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                 m.d.comb += [iu.in_flit.eq(line.out_flit_ln[i]), iu.in_valid.eq(line.out_valid_ln[i])]
             else:
                 m.d.comb += [iu.in_flit.eq(self.in_flit_ip[p]), iu.in_valid.eq(self.in_valid_ip[p])]
-            if split and not self.lookahead:
-                m.d.comb += [iu.in_side[k].eq(iu.in_flit[k]) for k in DECISION_FIELDS]
             if self.lookahead:
                 ext = (self.route_addr_ip[p], self.route_word_ip[p]) if self.external_rom else None
                 rc = self._route_decoder(m, f"ip_{p}", self.in_flit_ip[p], ext)

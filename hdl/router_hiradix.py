@@ -12,9 +12,7 @@ any state:
   next value; for the head of each of a VC's two front registers, its decision and the copy's bit for the
   output and class it names, ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's
   next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
-  the view's queue lengths and availability, reading the header fields stored beside the flit,
-  :data:`~radixnet.hdl.router.DECISION_FIELDS`, so that the third entry's are a register of the input unit);
-  the sequential allocator's queue lengths,
+  the view's queue lengths and availability); the sequential allocator's queue lengths,
   ``ri_qlen_op_<o>``), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
@@ -364,18 +362,17 @@ class HiradixStages:
                 # an adaptive head's decision (its unit reads the head, the input port and the view)
                 looks, decs = [], []
                 for e, nxt in enumerate((iu.front0_next_ivc[v], iu.front1_next_ivc[v])):
-                    if adaptive:   # the decision's header fields, from the side-band (the third entry's a register)
-                        hdr = data.View(side_lay, nxt[fw:])
+                    if adaptive:
                         rc_e = self._decider()
                         m.submodules[f"route_{tag}_front{e}"] = rc_e
-                        self._connect_decider(m, rc_e, hdr, p, q_o, avail_o)
+                        self._connect_decider(m, rc_e, data.View(lay, nxt[:fw]), p, q_o, avail_o)
                         d = {}
                         for name, mem in rc_e.signature.members.items():
                             if mem.flow == Out:
                                 d[name] = Signal.like(getattr(rc_e, name), name=f"ri_front{e}_{name}_{tag}")
                                 m.d.sync += d[name].eq(getattr(rc_e, name))
                         hops_e = self._hops_out(m, Const(0, 1) if self.fault == "eject_hops" else rc_e.eject,
-                                                hdr.hops, f"front{e}_{tag}")
+                                                data.View(lay, nxt[:fw]).hops, f"front{e}_{tag}")
                         d["hops_out"] = Signal.like(hops_e, name=f"ri_front{e}_hops_out_{tag}")
                         m.d.sync += d["hops_out"].eq(hops_e)
                         decs.append(d)
