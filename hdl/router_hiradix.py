@@ -363,16 +363,17 @@ class HiradixStages:
                 looks, decs = [], []
                 for e, nxt in enumerate((iu.front0_next_ivc[v], iu.front1_next_ivc[v])):
                     if adaptive:
+                        hdr = data.View(lay, nxt[:fw])
                         rc_e = self._decider()
                         m.submodules[f"route_{tag}_front{e}"] = rc_e
-                        self._connect_decider(m, rc_e, data.View(lay, nxt[:fw]), p, q_o, avail_o)
+                        self._connect_decider(m, rc_e, hdr, p, q_o, avail_o)
                         d = {}
                         for name, mem in rc_e.signature.members.items():
                             if mem.flow == Out:
                                 d[name] = Signal.like(getattr(rc_e, name), name=f"ri_front{e}_{name}_{tag}")
                                 m.d.sync += d[name].eq(getattr(rc_e, name))
                         hops_e = self._hops_out(m, Const(0, 1) if self.fault == "eject_hops" else rc_e.eject,
-                                                data.View(lay, nxt[:fw]).hops, f"front{e}_{tag}")
+                                                hdr.hops, f"front{e}_{tag}")
                         d["hops_out"] = Signal.like(hops_e, name=f"ri_front{e}_hops_out_{tag}")
                         m.d.sync += d["hops_out"].eq(hops_e)
                         decs.append(d)

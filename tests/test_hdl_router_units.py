@@ -205,7 +205,8 @@ def test_front_input_unit_fill_then_drain(depth):
     from the RAM's next slot)."""
     fill = [(0, 0, 10 + i) for i in range(depth)]
     drain = [(0, 1, 40 + i) for i in range(3 * depth)]
-    assert input_unit_run(1, depth, fill + drain + [(1, 1, 0)] * depth, front=True) == 4 * depth - 1   # the first drain cycle has no credit upstream
+    # every flit goes through but one: the first drain cycle has no credit upstream
+    assert input_unit_run(1, depth, fill + drain + [(1, 1, 0)] * depth, front=True) == 4 * depth - 1
 
 
 def test_input_unit_full_rate_and_wrap():
