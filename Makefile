@@ -114,7 +114,8 @@ TOPO    ?=
 ARGS    ?=
 VCS     ?=
 DEPTH   ?=
-# a deterministic table routing: sp (default), dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag, min;
+# min (default, as in radixnet sim and cosim: the family's own minimal routing), or a deterministic table
+# routing: sp, dor (dateline classes on a torus), hdor (ttn/tesh), dest-tag;
 # or, on the HyperX families, one decided in logic: min-ad, val, ugal (greedy), ugal-s, clos-ad, 2dfb-adaptive
 # (sequential allocator); ARGS="--ugal-threshold X" sets UGAL's theta, ARGS="--threshold X" the 2DFB's T_h;
 # VCS and DEPTH default to the router's (radixnet.gen.router_config: the golden model's too)

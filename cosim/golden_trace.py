@@ -18,36 +18,44 @@ True
 
 from __future__ import annotations
 
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import RouterConfig
+from ..gen.routing import DEFAULT_ROUTING
 from ..golden.sim import SimConfig, Simulator, trace_record
+from ..golden.traffic import DEFAULT_TRAFFIC
+from . import DEFAULT_CYCLES, DEFAULT_LOAD, DEFAULT_VC_DEPTH
 
-__all__ = ["golden_packets", "golden_config"]
+__all__ = ["golden_packets", "golden_config", "cosim_router_config"]
 
 
-def golden_config(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None, vc_depth: int = 4,
-                  packet_length: int = 1, seed: int = 0, speedup: int = ROUTER_DEFAULTS["speedup"],
-                  vc_classes: int | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
-                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
-                  egress_depth: int = ROUTER_DEFAULTS["egress_depth"], sink_stall: float = 0.0,
-                  group: int = ROUTER_DEFAULTS["group"],
-                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> SimConfig:
+def cosim_router_config(config: RouterConfig | None = None, **router) -> RouterConfig:
+    """The routers' parameters of a co-simulation: ``config`` (the defaults when not given) with ``router``'s
+    values changed, checked (:func:`radixnet.gen.router_config.router_config`), and ``vc_depth``
+    :data:`~radixnet.cosim.DEFAULT_VC_DEPTH` when neither gives one.
+
+    >>> cosim_router_config(vcs=2).vc_depth, cosim_router_config(RouterConfig(vc_depth=5)).vc_depth
+    (2, 5)
+    """
+    cfg = (config or RouterConfig()).replace(**router)
+    return cfg if cfg.vc_depth is not None else cfg.replace(vc_depth=DEFAULT_VC_DEPTH)
+
+
+def golden_config(net, config: RouterConfig | None = None, *, routing: str = DEFAULT_ROUTING,
+                  traffic: str = DEFAULT_TRAFFIC, packet_length: int = SimConfig.packet_length,
+                  seed: int = SimConfig.seed, traffic_opts: dict | None = None,
+                  sink_stall: float = SimConfig.sink_stall, **router) -> SimConfig:
     """The validated :class:`~radixnet.golden.sim.SimConfig` the RTL implements (``Tl = 1``, §R1).
 
-    Parameters are those of :class:`~radixnet.golden.sim.SimConfig`; ``speedup`` defaults to 1 (the
-    RTL builds 1 and 2); ``router_model`` is the pipeline (§R10); ``egress_depth`` and ``sink_stall`` the
-    terminals' egress FIFOs and their sinks' stalls (§R3a); ``group`` the ``subswitch`` groups (§R12);
-    ``seq_wavefront`` the decision lines of ``hiradix`` with ``ugal-s`` (§R11.2a).
+    ``config`` and ``router`` are the routers' parameters (:func:`cosim_router_config`: a
+    :class:`~radixnet.gen.router_config.RouterConfig`, single values changed by keyword, ``vc_depth``
+    :data:`~radixnet.cosim.DEFAULT_VC_DEPTH` unless given); the rest are :class:`~radixnet.golden.sim.SimConfig`'s
+    (``sink_stall``: the terminals' sinks' stall probability, §R3a).
     """
-    return SimConfig(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
-                     packet_length=packet_length, speedup=speedup, link_latency=1, seed=seed,
-                     vc_classes=vc_classes, traffic_opts=dict(traffic_opts or {}),
-                     ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                     egress_depth=egress_depth, sink_stall=sink_stall, group=group,
-                     seq_wavefront=seq_wavefront).validate()
+    rc = cosim_router_config(config, **router)
+    return SimConfig(net, routing=routing, traffic=traffic, packet_length=packet_length, link_latency=1, seed=seed,
+                     traffic_opts=dict(traffic_opts or {}), sink_stall=sink_stall, **rc.as_dict()).validate()
 
 
-def golden_packets(net, *, load: float = 0.3, cycles: int = 200, batch: int | None = None,
+def golden_packets(net, *, load: float = DEFAULT_LOAD, cycles: int = DEFAULT_CYCLES, batch: int | None = None,
                    max_drain: int = 100_000, **kw) -> list[dict]:
     """Run the golden model and return every packet it created, delivered (§R9 records).
 

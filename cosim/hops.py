@@ -600,9 +600,10 @@ def expected_paths(packets: list, *, routing: str | None, axis: bool) -> dict:
     ``j`` on the ejection), and the §R9 ``headers[j]`` ``(phase, decided, inter)`` -- for ``2dfb-adaptive``
     the golden ``phase`` is the priority flag ``h1`` (§R7b) and the RTL's ``phase`` stays 0. With AXI4-Stream
     terminals (``axis``) the ingress injects a zero header (hdl/axis.py), so a routing that never writes
-    ``inter`` (the table routings and ``min-ad``) carries 0 there instead of the golden draw at creation.
+    ``inter`` (the table routings, ``min`` and ``min-ad``) carries 0 there instead of the golden draw at
+    creation.
     """
-    keep_inter = axis and routing in (None, "min-ad")
+    keep_inter = axis and routing in (None, "min", "min-ad")
     out = {}
     for p in packets:
         rows = []

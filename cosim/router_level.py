@@ -48,6 +48,9 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 
+from ..gen.router_config import DATA_WIDTH
+from . import DEFAULT_CYCLES, DEFAULT_LOAD
+
 __all__ = ["router_events", "cosim_router"]
 
 
@@ -59,7 +62,7 @@ def _pack(lay, **values) -> int:
     return x
 
 
-def router_events(net, *, router: int | None = None, data_width: int = 32, packets=None, table=None,
+def router_events(net, *, router: int | None = None, data_width: int = DATA_WIDTH, packets=None, table=None,
                   fault=None, **kw) -> dict:
     """Golden stimulus and expected responses of one router (see the module docstring).
 
@@ -100,7 +103,7 @@ def router_events(net, *, router: int | None = None, data_width: int = 32, packe
     if table is None:
         table, routing, threshold = rtl_route(cfg)
     if packets is None:
-        packets = golden_packets(net, load=kw.get("load", 0.3), cycles=kw.get("cycles", 200),
+        packets = golden_packets(net, load=kw.get("load", DEFAULT_LOAD), cycles=kw.get("cycles", DEFAULT_CYCLES),
                                  batch=kw.get("batch"), **{**gkw, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth})
     V = cfg.vcs
     # SA grant -> credit register (§R10); hiradix frees the slot at IN, a cycle after ST (§R11.4)

@@ -35,7 +35,11 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from ..gen.progress import report
-from ..gen.router_config import ROUTER_DEFAULTS, decision_threshold
+from ..gen.router_config import DATA_WIDTH, RouterConfig, decision_threshold
+from ..gen.routing import DEFAULT_ROUTING
+from ..golden.sim import SimConfig
+from ..golden.traffic import DEFAULT_TRAFFIC
+from . import DEFAULT_CYCLES, DEFAULT_LOAD
 from .progress import build_files, read_progress, watch
 
 __all__ = ["check_network", "cosim_network", "replay", "describe_mismatch", "CosimError", "SUPPORTED_ROUTINGS",
@@ -469,16 +473,16 @@ def rtl_route(cfg):
 
     Kim's adaptive routings on the HyperX families -- ``min-ad``, ``val`` and ``ugal`` with the greedy
     allocator, ``ugal-s`` and ``clos-ad`` with the sequential one (§R7) -- and the 2DFB's
-    ``2dfb-adaptive`` (§R7b, sequential) are decided in logic (hdl/route_adaptive.py)
-    (table None); the rest are route tables (:func:`_rtl_table`, routing None). ``threshold`` is the
+    ``2dfb-adaptive`` (§R7b, sequential), and ``min`` on parallel lanes, are decided in logic
+    (hdl/route_adaptive.py) (table None); the rest are route tables (:func:`_rtl_table`, routing None). ``threshold`` is the
     decision units' bias: ``--threshold`` (T_h) for ``2dfb-adaptive``, ``--ugal-threshold`` otherwise.
     """
-    from ..hdl.router import DECIDED, RTL_SPEEDUPS, SEQUENTIAL
+    from ..hdl.router import RTL_SPEEDUPS, SEQUENTIAL, decided_in_logic
 
     if cfg.speedup not in RTL_SPEEDUPS:
         raise ValueError(f"--speedup: the RTL router is built with speedup "
                          f"{' or '.join(map(str, RTL_SPEEDUPS))} (router-spec §R1), got {cfg.speedup}")
-    if cfg.routing in DECIDED and cfg._table is None:
+    if decided_in_logic(cfg.routing, cfg.net) and cfg._table is None:
         assert (cfg.routing in SEQUENTIAL) == cfg._sequential, cfg.routing
         thr = decision_threshold(cfg, cfg.routing)
         return None, cfg.routing, thr
@@ -492,32 +496,27 @@ def _rtl_table(cfg):
     ``min`` where it means one of them; router-spec §R7a, §R7d) use the golden model's own table, class
     table included. ``min`` on a HyperX-family network is Kim's dimension-order routing (§R7): one VC
     class, the lowest differing dimension first, which is exactly the one-class table
-    ``compile_dor_table`` -- the VC choice (§R5) is the same rule on both sides. Parallel lanes (the 2DFB)
-    choose a lane by queue length, which no table holds.
+    ``compile_dor_table`` -- the VC choice (§R5) is the same rule on both sides. On parallel lanes (the 2DFB)
+    ``min`` chooses a lane by queue length, which no table holds: it is decided in logic there
+    (:func:`radixnet.hdl.router.decided_in_logic`).
     """
-    from ..gen.routing import HYPERX_FAMILIES, TABLE, compile_dor_table, compile_hyperx
+    from ..gen.routing import HYPERX_FAMILIES, TABLE, compile_dor_table
 
     net = cfg.net
     if cfg._table is not None and cfg._code == TABLE:
         return cfg._table
-    if cfg.routing == "min" and net.family in HYPERX_FAMILIES and cfg._table is None:
-        if compile_hyperx(net).port_lanes.shape[-1] > 1:
-            raise ValueError("--routing: min on parallel lanes (2dfb) picks a lane by queue length; the RTL "
-                             "router holds route tables only so far (use sp)")
+    if cfg.routing == "min" and net.family in HYPERX_FAMILIES and cfg._table is None:   # one lane per neighbour
         return compile_dor_table(net)
     raise ValueError(f"--routing: the RTL router implements the table routings (sp, dor, hdor, dest-tag), min, "
                      f"and on the HyperX families min-ad, val, ugal, ugal-s, clos-ad and 2dfb-adaptive "
                      f"(router-spec §R7, §R7a, §R7b, §R7d), got {cfg.routing!r} on {net.family}")
 
 
-def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: int | None = None, vc_depth: int = 4,
-                  packet_length: int = 1, seed: int = 0, data_width: int = 32, terminals: str = "axis",
+def check_network(net, config: RouterConfig | None = None, *, routing: str = DEFAULT_ROUTING,
+                  traffic: str = DEFAULT_TRAFFIC, packet_length: int = SimConfig.packet_length,
+                  seed: int = SimConfig.seed, data_width: int = DATA_WIDTH, terminals: str = "axis",
                   sim: str = "verilator", fault: str | None = None, traffic_opts: dict | None = None,
-                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
-                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
-                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
-                  sink_stall: float = 0.0, router_level: bool = False, group: int = ROUTER_DEFAULTS["group"],
-                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> tuple:
+                  sink_stall: float = SimConfig.sink_stall, router_level: bool = False, **router) -> tuple:
     """Every check :func:`cosim_network` (or, with ``router_level``, the router-level co-simulation) makes before
     any work: cheap, it runs neither the golden model nor the simulator.
 
@@ -525,10 +524,10 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
     ----------
     net : radixnet.gen.Network
         The topology.
-    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts : various
-        The configuration, as for :func:`cosim_network`.
-    ugal_threshold, threshold, router_model, speedup, egress_depth, sink_stall, group, seq_wavefront : various
-        The rest of it, as for :func:`cosim_network`.
+    config, router : RouterConfig, keywords
+        The routers' parameters, as for :func:`cosim_network`.
+    routing, traffic, packet_length, seed, traffic_opts, sink_stall : various
+        The rest of the configuration, as for :func:`cosim_network`.
     data_width : int
         ``tdata`` bits (``axis``) or flit payload bits.
     terminals : str
@@ -568,11 +567,8 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
                          data_width)
     check_option("fault", fault in FAULTS,
                  "one of " + ", ".join(str(f) for f in FAULTS if f is not None) + " (or none)", fault)
-    cfg = golden_config(net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth,
-                        packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
-                        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model,
-                        speedup=speedup, egress_depth=egress_depth, sink_stall=sink_stall, group=group,
-                        seq_wavefront=seq_wavefront)
+    cfg = golden_config(net, config, routing=routing, traffic=traffic, packet_length=packet_length, seed=seed,
+                        traffic_opts=traffic_opts, sink_stall=sink_stall, **router)
     table, rtl_routing, rtl_threshold = rtl_route(cfg)
     if cfg.model.split and rtl_routing in SEQUENTIAL and rtl_routing not in HIRADIX_SEQUENTIAL:
         raise ValueError(f"--routing: {routing} is not built in the RTL under --router-model hiradix (its sequential "
@@ -585,24 +581,31 @@ def check_network(net, *, routing: str = "sp", traffic: str = "uniform", vcs: in
     return cfg, table, rtl_routing, rtl_threshold
 
 
-def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: float = 0.3, cycles: int = 200,
-                  batch: int | None = None, vcs: int | None = None, vc_depth: int = 4, packet_length: int = 1,
-                  seed: int = 0, data_width: int = 32, terminals: str = "axis", sim: str = "verilator",
-                  waves: bool = False, fault: str | None = None, build_root: str | os.PathLike = "build/cosim",
-                  traffic_opts: dict | None = None, verbose: bool = False,
-                  ugal_threshold: int = ROUTER_DEFAULTS["ugal_threshold"],
-                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
-                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
-                  sink_stall: float = 0.0, progress=None, group: int = ROUTER_DEFAULTS["group"],
-                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> dict:
+def cosim_network(net, config: RouterConfig | None = None, *, routing: str = DEFAULT_ROUTING,
+                  traffic: str = DEFAULT_TRAFFIC, load: float = DEFAULT_LOAD, cycles: int = DEFAULT_CYCLES,
+                  batch: int | None = None, packet_length: int = SimConfig.packet_length,
+                  seed: int = SimConfig.seed, data_width: int = DATA_WIDTH, terminals: str = "axis",
+                  sim: str = "verilator", waves: bool = False, fault: str | None = None,
+                  build_root: str | os.PathLike = "build/cosim", traffic_opts: dict | None = None,
+                  verbose: bool = False, sink_stall: float = SimConfig.sink_stall, progress=None, **router) -> dict:
     """Co-simulate one configuration: golden model against the generated network RTL.
 
     Parameters
     ----------
     net : radixnet.gen.Network
         The topology.
-    routing, traffic, vcs, vc_depth, packet_length, seed, traffic_opts, ugal_threshold, threshold
-        The configuration, as for the golden model (:func:`radixnet.cosim.golden_trace.golden_config`).
+    config : RouterConfig, optional
+        The routers' parameters (:mod:`radixnet.gen.router_config`), golden model and RTL alike: ``vcs``,
+        ``vc_depth``, ``speedup``, ``router_model`` (router-spec §R10), ``egress_depth`` (§R3a), ``group``
+        (``subswitch``, §R12), ``seq_wavefront`` (``hiradix`` with ``ugal-s``, §R11.2a), the thresholds ...;
+        the defaults when not given, but ``vc_depth``
+        :data:`~radixnet.cosim.DEFAULT_VC_DEPTH` (small buffers, so the run exercises
+        backpressure).
+    **router
+        Single values of ``config`` changed (``vcs=2, router_model="hiradix"``), checked alike.
+    routing, traffic, packet_length, seed, traffic_opts
+        The rest of the configuration, as for the golden model
+        (:func:`radixnet.cosim.golden_trace.golden_config`).
     load, cycles, batch
         The traffic: Bernoulli at ``load`` for ``cycles`` cycles, or ``batch`` packets per terminal.
     data_width : int
@@ -622,20 +625,9 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
         catches it.
     build_root : path
         Where builds are cached.
-    router_model : str
-        The router pipeline (router-spec §R10), golden model and RTL alike: ``single-cycle``, ``iq``,
-        ``hiradix`` or ``subswitch``.
-    speedup : int
-        The routers' speedup ``S`` (§R1), golden model and RTL alike: 1 or 2.
-    egress_depth, sink_stall : int, float
-        The terminals' egress FIFOs and their sinks' stall probability (§R3a), golden model and RTL
-        alike: the testbench drives each sink's ``tready`` (``axis``) or takes flits (``flit``) by the
-        golden kernel's ``sink_ready`` hash.
-    group : int
-        ``subswitch``: ports per row and column group (§R12), golden model and RTL alike (default 4).
-    seq_wavefront : int
-        ``hiradix`` with ``ugal-s``: the decision lines' decisions per wavefront stage (§R11.2a), golden model
-        and RTL alike (default 0: none).
+    sink_stall : float
+        The terminals' sinks' stall probability (§R3a), golden model and RTL alike: the testbench drives each
+        sink's ``tready`` (``axis``) or takes flits (``flit``) by the golden kernel's ``sink_ready`` hash.
 
     Returns
     -------
@@ -656,33 +648,30 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
     from .golden_trace import golden_packets
 
     cfg, table, rtl_routing, rtl_threshold = check_network(
-        net, routing=routing, traffic=traffic, vcs=vcs, vc_depth=vc_depth, packet_length=packet_length, seed=seed,
-        data_width=data_width, terminals=terminals, sim=sim, fault=fault, traffic_opts=traffic_opts,
-        ugal_threshold=ugal_threshold, threshold=threshold, router_model=router_model, speedup=speedup,
-        egress_depth=egress_depth, sink_stall=sink_stall, group=group, seq_wavefront=seq_wavefront)
+        net, config, routing=routing, traffic=traffic, packet_length=packet_length, seed=seed, data_width=data_width,
+        terminals=terminals, sim=sim, fault=fault, traffic_opts=traffic_opts, sink_stall=sink_stall, **router)
+    rc = cfg.router          # the routers' parameters, vcs and vc_depth resolved
     t0 = time.perf_counter()
     report(progress, "golden model", 0, None, f"{net.num_terminals} terminals")
-    packets = golden_packets(net, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
-                             vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=packet_length, seed=seed,
-                             traffic_opts=traffic_opts, ugal_threshold=ugal_threshold, threshold=threshold,
-                             router_model=router_model, speedup=speedup, egress_depth=egress_depth,
-                             sink_stall=sink_stall, group=group, seq_wavefront=seq_wavefront)
+    packets = golden_packets(net, config=rc, load=load, cycles=cycles, batch=batch, routing=routing, traffic=traffic,
+                             packet_length=packet_length, seed=seed, traffic_opts=traffic_opts,
+                             sink_stall=sink_stall)
     t1 = time.perf_counter()
     top_name, tb = TOPS[terminals]
     # observe=True: the tops bring out every router's links, credits and decision grants, so the testbench
     # compares every hop (radixnet.cosim.hops); the routers' own logic is the default one
     if terminals == "axis":
         from ..hdl.switch import AxisSwitchTop
-        top = AxisSwitchTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                            routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                            speedup=speedup, egress_depth=egress_depth, observe=True, group=group,
-                            seq_wavefront=seq_wavefront)
+        top = AxisSwitchTop(net, rc.vcs, rc.vc_depth, data_width, table=table, fault=fault,
+                            routing=rtl_routing, threshold=rtl_threshold, router_model=rc.router_model,
+                            speedup=rc.speedup, egress_depth=rc.egress_depth, observe=True, group=rc.group,
+                            seq_wavefront=rc.seq_wavefront)
         routers = top.network.routers
     else:
-        top = NetworkTop(net, cfg.vcs, cfg.vc_depth, data_width, table=table, fault=fault,
-                         routing=rtl_routing, threshold=rtl_threshold, router_model=router_model,
-                         speedup=speedup, egress_depth=egress_depth, observe=True, group=group,
-                         seq_wavefront=seq_wavefront)
+        top = NetworkTop(net, rc.vcs, rc.vc_depth, data_width, table=table, fault=fault,
+                         routing=rtl_routing, threshold=rtl_threshold, router_model=rc.router_model,
+                         speedup=rc.speedup, egress_depth=rc.egress_depth, observe=True, group=rc.group,
+                         seq_wavefront=rc.seq_wavefront)
         routers = top.routers
     report(progress, "Verilog", 0, None, f"{net.num_routers} routers")
     verilog = flat_verilog(top, top_name)
@@ -696,7 +685,7 @@ def cosim_network(net, *, routing: str = "sp", traffic: str = "uniform", load: f
             "fields": {f: [lay[f].offset, lay[f].width] for f in lay.members},
             "obs_widths": top.obs_widths,
             "topo": observe_topology(net, V=cfg.vcs, B=cfg.vc_depth, E=cfg.egress_depth, K=routers[0].n_classes,
-                                     S=speedup, model=cfg.model, routing=rtl_routing)}
+                                     S=rc.speedup, model=cfg.model, routing=rtl_routing)}
     paths = expected_paths(packets, routing=rtl_routing, axis=terminals == "axis")
     spec["paths"] = [paths[p["id"]] for p in packets]
     if terminals == "axis":

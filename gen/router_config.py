@@ -38,8 +38,13 @@ from typing import Any
 from .params import Param, ParamError, validate
 from .router_model import ROUTER_MODELS
 
-__all__ = ["ROUTER_PARAMS", "ROUTER_DEFAULTS", "ROUTER_LIMITS", "RouterConfig", "router_config", "router_param",
+__all__ = ["DATA_WIDTH", "ROUTER_PARAMS", "ROUTER_DEFAULTS", "ROUTER_LIMITS", "RouterConfig", "router_config", "router_param",
            "default_help", "derive", "with_router_fields", "decision_threshold"]
+
+#: Payload bits of the RTL's flits when none are given (``--data-width``; with ``--axis`` the AXI4-Stream ``tdata``
+#: width): ``radixnet rtl``, ``radixnet cosim`` and the HDL units' constructors. Not a field of
+#: :class:`RouterConfig`: the golden model carries no payload, so the width changes no cycle of a run.
+DATA_WIDTH = 64
 
 #: Every router parameter: name (the CLI's ``--name``), type, default (``None``: derived, as the help says),
 #: one line of doc, bounds or choices. The RTL builds a subset of some ranges (``speedup`` 1 or 2, four of the

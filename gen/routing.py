@@ -36,7 +36,7 @@ __all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_r
            "is_acyclic", "uniform_channel_load", "TABLE_CODES", "compile_dor", "DOR_FAMILIES", "compile_hdor",
            "HDOR_FAMILIES", "HDOR_ASSIGNMENTS", "compile_dest_tag", "compile_clos_adaptive", "clos_up_ports", "check_clos_adaptive",
            "clos_adaptive_dependencies", "Plan", "resolve", "accepted_routings", "default_vcs",
-           "default_vc_depth"]
+           "default_vc_depth", "DEFAULT_ROUTING", "parallel_lanes", "TABLE_COMPILERS"]
 
 # kernel codes
 MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6
@@ -108,6 +108,12 @@ ROUTINGS: dict[str, Routing] = {r.name: r for r in (
     Routing("ugal-g", TUGAL_G, "greedy", None, True,
             "UGAL with global knowledge: the queues along the whole route (Slim Fly UGAL-G), any topology"),
 )}
+
+#: The routing every tool takes when none is given (``radixnet sim``, ``sweep``, ``cosim``, ``rtl`` and their
+#: Python entry points): ``min``, which every family takes and which is the family's own minimal routing --
+#: Kim's dimension order on the HyperX families, ``dor`` on tori and meshes, ``sp`` where there are no
+#: dimensions (:func:`resolve`) -- the papers' baseline.
+DEFAULT_ROUTING = "min"
 
 #: Kernel codes that read the route tables (which routing runs how on a network: :func:`resolve`).
 TABLE_CODES = (TABLE, TVAL, TUGAL_L, TUGAL_G, TCLOS)
@@ -212,6 +218,17 @@ class Plan:
     routing: Routing
     code: int
     table: str | None
+
+
+def parallel_lanes(net: Network) -> bool:
+    """Whether a HyperX-family ``net`` reaches some neighbour over parallel lanes (the 2-dilated flattened
+    butterfly's two channels), where ``min`` and ``min-ad`` pick a lane by queue length (router-spec §R7).
+
+    >>> from radixnet.gen import build
+    >>> parallel_lanes(build("2dfb", k=4, n=1)), parallel_lanes(build("fbfly", k=4, n=2))
+    (True, False)
+    """
+    return net.family in HYPERX_FAMILIES and compile_hyperx(net).port_lanes.shape[-1] > 1
 
 
 def resolve(name: str, net: Network) -> Plan:
@@ -1158,7 +1175,12 @@ def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
 DETERMINISTIC = ("sp", "dor", "hdor", "dest-tag", "min")
 
 
-def deterministic_table(net: Network, routing: str = "sp", classes: int | None = None) -> RouteTable:
+#: The compiler of each deterministic route table (:attr:`Plan.table` -> ``fn(net, classes)``): the one dispatch
+#: the golden model (:class:`~radixnet.golden.sim.SimConfig`) and the RTL (:func:`deterministic_table`) share.
+TABLE_COMPILERS = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor, "dest-tag": compile_dest_tag}
+
+
+def deterministic_table(net: Network, routing: str = DEFAULT_ROUTING, classes: int | None = None) -> RouteTable:
     """The route table of a deterministic routing on ``net``, checked deadlock-free.
 
     ``sp``, ``dor``, ``hdor`` and ``dest-tag`` as the simulator compiles them (``resolve`` decides whether
@@ -1190,12 +1212,14 @@ def deterministic_table(net: Network, routing: str = "sp", classes: int | None =
                                     f"{net.family} takes: {', '.join(takes)})")
     plan = resolve(routing, net)
     if plan.table is None:        # min on a HyperX: Kim's DOR
+        if routing == "min" and parallel_lanes(net):
+            raise ParamError("routing", f"min on {net.family}'s parallel lanes picks a lane by queue length "
+                                        "(router-spec §R7), which no route table holds")
         table = compile_dor_table(net)
     else:
-        fn = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor, "dest-tag": compile_dest_tag}
-        if plan.table not in fn:
+        if plan.table not in TABLE_COMPILERS:
             raise ParamError("routing", f"{routing} on {net.family} is not a deterministic table routing")
-        table = fn[plan.table](net, classes)
+        table = TABLE_COMPILERS[plan.table](net, classes)
     check_deadlock_free(net, table)
     return table
 

@@ -30,33 +30,35 @@ from ..gen.resources import effective_limit, format_bytes, memory_limit
 from ..gen.router_config import ROUTER_DEFAULTS, ROUTER_LIMITS, RouterConfig, router_config, with_router_fields
 from ..gen.router_model import get_router_model, line_latency, zero_load_latency
 from ..gen.routing import (
+    DEFAULT_ROUTING,
     HYPERX_FAMILIES,
+    MIN,
     PRIO,
     TABLE,
+    TABLE_COMPILERS,
     TUGAL_G,
     TUGAL_L,
     TVAL,
     UGAL,
     HyperXTables,
+    Plan,
     check_clos_adaptive,
     check_deadlock_free,
     compile_clos_adaptive,
-    compile_dest_tag,
-    compile_dor,
     compile_dor_table,
-    compile_hdor,
     compile_hyperx,
     compile_table,
     default_vc_depth,
     default_vcs,
     get_routing,
+    parallel_lanes,
     resolve,
 )
 from . import kernel
 from .held import HeldRows, held_put, held_take, held_widen, within_quota
 from .sources import PacketDraws, Sources, reused
 from .tally import latency_tally
-from .traffic import make_pattern
+from .traffic import DEFAULT_TRAFFIC, make_pattern
 
 __all__ = ["SimConfig", "Simulator", "HeldPackets", "SimulationError", "TraceWriter", "trace_record", "PacketStats",
            "MEASUREMENT", "SAT_SIGMAS", "SAT_LATENCY", "TAIL_P99", "TAIL_MAX", "wheel_slots", "RECORD_FIELDS",
@@ -171,8 +173,8 @@ class SimConfig:
     """
 
     net: Network
-    routing: str = "min"
-    traffic: str = "uniform"
+    routing: str = DEFAULT_ROUTING
+    traffic: str = DEFAULT_TRAFFIC
     # here: a field per router parameter (radixnet.gen.router_config.ROUTER_PARAMS), with its default
     packet_length: int = 1
     link_latency: int = 1
@@ -203,6 +205,10 @@ class SimConfig:
         self.model = get_router_model(self.router_model)
         plan = resolve(self.routing, self.net)  # refuses a routing the network does not take (ParamError)
         if self.model.allocation == "subswitch":
+            if plan.code == MIN and not parallel_lanes(self.net):
+                # Kim's dimension order on a HyperX is the one-class route table of compile_dor_table (§R7), the
+                # table the sub-switch model reads (§R12), as the RTL's table routers hold it
+                plan = Plan(plan.routing, TABLE, "kim-dor")
             if plan.code != TABLE:
                 raise ParamError("routing", f"{self.routing!r} under --router-model subswitch: route-table routings "
                                             f"only (router-spec §R12), e.g. sp, dor, hdor, dest-tag")
@@ -340,7 +346,7 @@ class SimConfig:
         r, net = plan.routing, self.net
         self._up = None
         self._table = None
-        if plan.table is None:
+        if plan.table in (None, "kim-dor"):
             if self.vc_classes is not None:
                 raise ParamError("vc-classes", f"only the table routings take --vc-classes ({self.routing} on "
                                                f"{net.family} fixes its classes)")
@@ -353,6 +359,8 @@ class SimConfig:
             if net.num_routers <= 1024:
                 check_deadlock_free(net, compile_dor_table(net))
             ncls = r.classes(net)
+            if plan.table == "kim-dor":
+                self._table = compile_dor_table(net)
         elif plan.table == "two-phase":
             # two phases of shortest routes: at most 2 x diameter hops; hop-index classes keep the
             # class rising on every hop, so the dependency graph is acyclic (router-spec §R7c)
@@ -368,9 +376,7 @@ class SimConfig:
             check_clos_adaptive(net, self._table, self._up)  # refuse before any work (DeadlockError)
             ncls = self._table.classes
         else:
-            compile_fn = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor,
-                          "dest-tag": compile_dest_tag}[plan.table]
-            self._table = compile_fn(net, self.vc_classes)
+            self._table = TABLE_COMPILERS[plan.table](net, self.vc_classes)
             check_deadlock_free(net, self._table)  # refuse before any work (raises DeadlockError)
             ncls = self._table.classes
         return ncls

@@ -54,7 +54,11 @@ from ..gen.network import Network
 from ..gen.params import Param, ParamError
 from .sources import PacketDraws
 
-__all__ = ["Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern", "integers_below"]
+__all__ = ["DEFAULT_TRAFFIC", "Pattern", "PATTERNS", "PATTERN_OPTIONS", "GRID_FAMILIES", "make_pattern", "integers_below"]
+
+#: The traffic every tool takes when none is given (``radixnet sim``, ``sweep``, ``cosim``, the golden model's
+#: :class:`~radixnet.golden.sim.SimConfig` and the co-simulation's entry points).
+DEFAULT_TRAFFIC = "uniform"
 
 #: Families whose routers sit on a full grid given by ``net.coords``.
 GRID_FAMILIES = frozenset({"fbfly", "hyperx", "2dfb", "torus", "mesh", "hypercube"})

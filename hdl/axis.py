@@ -146,6 +146,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..gen.router_config import DATA_WIDTH
 from .arbiter import check_int, onehot_index, ptr_width, reject
 from .credits import CreditCounter
 from .flit import HOPS_BITS, flit_layout as _flit_layout
@@ -491,7 +492,7 @@ class AxisIngress(_AxisPort):
         Sticky: malformed input or a credit counter violation (module docstring).
     """
 
-    def __init__(self, n_terminals: int, n_vcs: int, vc_depth: int, data_width: int = 64, *,
+    def __init__(self, n_terminals: int, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *,
                  port_encoding: str | None = None, user_bits: int = 0, flit_layout=None, check: bool = True):
         self._setup(n_terminals, n_vcs, data_width, port_encoding, user_bits, flit_layout)
         self.vc_depth = check_int(self, "vc_depth", "flits per router input VC buffer", vc_depth, 1)
@@ -653,7 +654,7 @@ class AxisEgress(_AxisPort):
         Sticky: ``overflow`` or a malformed flit stream (module docstring).
     """
 
-    def __init__(self, n_terminals: int, n_vcs: int, data_width: int = 64, *, depth: int = 1,
+    def __init__(self, n_terminals: int, n_vcs: int, data_width: int = DATA_WIDTH, *, depth: int = 1,
                  port_encoding: str | None = None, user_bits: int = 0, flit_layout=None):
         self._setup(n_terminals, n_vcs, data_width, port_encoding, user_bits, flit_layout)
         self.depth = check_int(self, "depth", "beats buffered toward m_axis", depth, 1)

@@ -33,7 +33,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from ..gen.router_model import LINE_S, line_latency
 from .arbiter import check_int, next_ptr, ptr_width, reject
 from .flit import flit_widths
@@ -78,7 +78,7 @@ class DecisionLine(wiring.Component):
     """
 
     def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, ports, *, per_stage: int,
-                 threshold: int = ROUTER_DEFAULTS["ugal_threshold"], data_width: int = 64):
+                 threshold: int = ROUTER_DEFAULTS["ugal_threshold"], data_width: int = DATA_WIDTH):
         self.per_stage = check_int(self, "per_stage", "decisions per serve stage of the wavefront", per_stage, 1)
         self.threshold = check_int(self, "threshold", "UGAL bias theta in flit-hops", threshold, 0)
         self.net, self.router_id = net, router_id

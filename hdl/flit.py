@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 from amaranth.lib import data
 
+from ..gen.router_config import DATA_WIDTH
 from .arbiter import ptr_width
 
 __all__ = ["HOPS_BITS", "FlitWidths", "flit_layout", "flit_widths"]
@@ -144,7 +145,7 @@ class FlitWidths:
         return self.layout().size
 
 
-def flit_widths(network, n_vcs: int, data_width: int = 64, *, with_src: bool = False) -> FlitWidths:
+def flit_widths(network, n_vcs: int, data_width: int = DATA_WIDTH, *, with_src: bool = False) -> FlitWidths:
     """Field widths of the flit for a :class:`radixnet.gen.Network` with ``n_vcs`` VCs per port.
 
     Parameters

@@ -64,7 +64,7 @@ from amaranth import Cat, Const, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from .arbiter import check_int, ptr_width, reject
 from .router import Router
 
@@ -129,7 +129,7 @@ class NetworkTop(wiring.Component):
         ``flit`` (``F``), ``vw`` and ``pw`` (input VC and output fields of a decision lane), ``S``.
     """
 
-    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None, fault: str | None = None,
+    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *, table=None, fault: str | None = None,
                  check: bool = True, routing: str | None = None, threshold: int = ROUTER_DEFAULTS["threshold"],
                  router_model: str = ROUTER_DEFAULTS["router_model"], speedup: int = ROUTER_DEFAULTS["speedup"],
                  egress_depth: int = ROUTER_DEFAULTS["egress_depth"], observe: bool = False,

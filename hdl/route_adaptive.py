@@ -1,9 +1,10 @@
 """Adaptive route decisions of one HyperX-family router (router-spec §R7, §R7b).
 
-Four combinational units, one per routing family, each the route computation
+Five combinational units, one per routing family, each the route computation
 of **one requester** (an input VC with a head flit) at one router:
 
 * :class:`MinAdDecide` -- ``min-ad`` (Kim, Dally & Abts 2007 §3.1 "MIN AD");
+* :class:`MinDecide` -- ``min`` where a neighbour is reached over parallel lanes (§R7);
 * :class:`UgalDecide` -- ``ugal`` / ``ugal-s`` (Kim §3.1 "UGAL, UGAL-S"), and ``val``;
 * :class:`ClosAdDecide` -- ``clos-ad`` (Kim §3.1 "CLOS AD");
 * :class:`PriorityFlagDecide` -- ``2dfb-adaptive`` (Thamarakuzhi & Chandy §III, Algorithm 1;
@@ -70,7 +71,7 @@ from .arbiter import check_int, lowest_one, ptr_width, reject
 from .flit import HOPS_BITS
 from .route_hyperx import hyperx_logic, hyperx_router, select_onehot
 
-__all__ = ["MinAdDecide", "UgalDecide", "ClosAdDecide", "PriorityFlagDecide"]
+__all__ = ["MinAdDecide", "MinDecide", "UgalDecide", "ClosAdDecide", "PriorityFlagDecide"]
 
 
 def _argmin(m: Module, items, key_bits: int, payload_bits: int, name: str, *, ties_high: bool = False):
@@ -265,6 +266,79 @@ class MinAdDecide(_Decide):
         m.d.comb += [
             self.port.eq(Mux(rt.eject, rt.dor_port, best_port)),
             self.cls.eq(cls),
+            self.eject.eq(rt.eject),
+            self.valid.eq(rt.eject | (rt.dest_ok & found)),
+            self.phase_out.eq(self.phase),
+            self.decided_out.eq(self.decided),
+            self.inter_out.eq(self.inter),
+            self.h1_out.eq(self.h1),
+        ]
+        return m
+
+
+class MinDecide(_Decide):
+    """``min`` on parallel lanes: dimension order, the lane by queue length (router-spec §R7 "Parallel lanes").
+
+    Kim's dimension-order routing takes the lowest differing dimension; where a neighbour is reached over
+    parallel lanes (the 2-dilated flattened butterfly's two channels), of that neighbour's lanes the one with
+    an available VC and the shortest ``q``, ties to the lowest lane (``_decide`` ``MIN``, ``_best_lane``). One
+    VC class. With one lane per neighbour ``min`` is the route table of
+    :func:`radixnet.gen.routing.compile_dor_table` and the router holds that table instead
+    (:func:`radixnet.hdl.router.decided_in_logic`). At the destination router: its ejection port. The header
+    passes through unchanged.
+
+    Parameters
+    ----------
+    net, router_id, n_vcs, depth, threshold
+        As :class:`MinAdDecide` (``threshold`` unused).
+    fault : None or "ties_high"
+        ``"ties_high"``: ties go to the highest lane -- a deliberate bug.
+
+    Examples
+    --------
+    Router 3 of the 8-ary 1-dim 2DFB toward router 5 (terminal 40): the two lanes, ports 16 and 17; the
+    lighter one wins, and with equal queues the lower one.
+
+    >>> from amaranth.sim import Simulator
+    >>> from radixnet.gen import build
+    >>> u = MinDecide(build("2dfb", k=8, n=1), 3, n_vcs=1, depth=4)
+    >>> async def bench(ctx):
+    ...     ctx.set(u.dest, 40)
+    ...     for qs in ({16: 3, 17: 2}, {16: 2, 17: 2}):
+    ...         for i, p in enumerate(u.net_ports):
+    ...             ctx.set(u.q_np[i], qs.get(p, 0))
+    ...             ctx.set(u.avail_np_cls[i], 1)
+    ...         print(ctx.get(u.valid), ctx.get(u.port), ctx.get(u.cls))
+    >>> sim = Simulator(u)
+    >>> sim.add_testbench(bench)
+    >>> sim.run()
+    1 17 0
+    1 16 0
+    """
+
+    FAULTS = (None, "ties_high")
+    ROUTINGS = ("min",)
+    _threshold_what = "unused by min"
+
+    def _classes(self) -> int:
+        return 1
+
+    def elaborate(self, platform):
+        m = Module()
+        rt = self._route(m, intermediate=False)
+        lane0 = {self.port_info[p][:2]: p for p in self.net_ports if self.port_info[p][2] == 0}
+        order = sorted(self.net_ports, key=lambda p: (self.port_info[p][0], self.port_info[p][2],
+                                                       self.port_info[p][1]))
+        pw = ptr_width(self.n_ports)
+        items = []
+        for p in order:   # a lane of the dimension-order neighbour: its lane 0 is the DOR port
+            i, i0 = self.np_index[p], self.np_index[lane0[self.port_info[p][:2]]]
+            items.append((rt.dor_np[i0] & self._avail(i, 0), self.q_np[i], Const(p, pw)))
+        found, _, best_port = _argmin(m, items, self.q_bits, pw, "lane",
+                                      ties_high=self.fault == "ties_high")
+        m.d.comb += [
+            self.port.eq(Mux(rt.eject, rt.dor_port, best_port)),
+            self.cls.eq(0),
             self.eject.eq(rt.eject),
             self.valid.eq(rt.eject | (rt.dest_ok & found)),
             self.phase_out.eq(self.phase),

@@ -174,7 +174,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from ..gen.routing import ROUTINGS as _ROUTINGS
 from .arbiter import (
     RoundRobinArbiter,
@@ -202,13 +202,31 @@ from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
 __all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "HIRADIX_SEQUENTIAL", "SEQ_IMPLS",
-           "DECIDED", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
+           "DECIDED", "LANE_MIN", "decided_in_logic", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
 #: every routing the router decides in logic (router-spec §R7, §R7b): routing name -> (decision unit class name in
 #: hdl/route_adaptive.py, its ``routing`` argument)
 DECIDED = {"min-ad": ("MinAdDecide", None), "val": ("UgalDecide", "val"), "ugal": ("UgalDecide", "ugal"),
            "ugal-s": ("UgalDecide", "ugal-s"), "clos-ad": ("ClosAdDecide", None),
            "2dfb-adaptive": ("PriorityFlagDecide", None)}
+#: ``min`` where a neighbour is reached over parallel lanes: dimension order, the lane by queue length (§R7), decided
+#: in logic (:func:`decided_in_logic`); with one lane per neighbour ``min`` is a route table
+LANE_MIN = ("MinDecide", None)
+
+
+def decided_in_logic(routing: str | None, net) -> bool:
+    """Whether the router decides ``routing`` on ``net`` in logic (a decision unit per input VC, no route table):
+    the routings of :data:`DECIDED`, and ``min`` on parallel lanes (:data:`LANE_MIN`).
+
+    >>> from radixnet.gen import build
+    >>> decided_in_logic("min", build("2dfb", k=4, n=1)), decided_in_logic("min", build("fbfly", k=4, n=2))
+    (True, False)
+    """
+    from ..gen.routing import parallel_lanes
+
+    return routing in DECIDED or (routing == "min" and parallel_lanes(net))
+
+
 #: those the greedy allocator serves, and those the sequential one serves (§R6): which is the routing's own
 #: attribute, ``radixnet.gen.routing.ROUTINGS[name].allocator``, stated there once
 ADAPTIVE = {k: v for k, v in DECIDED.items() if _ROUTINGS[k].allocator == "greedy"}
@@ -363,7 +381,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ROM address and word widths.
     """
 
-    def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = 64, *, table=None,
+    def __init__(self, net, router_id: int, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *, table=None,
                  check: bool = True, fault: str | None = None, external_rom: bool = False, routing: str | None = None,
                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
@@ -424,9 +442,9 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         if not isinstance(external_rom, bool):
             reject(self, f"external_rom (route ROMs outside the router) must be a bool, got {external_rom!r}")
         self.external_rom = external_rom
-        if routing is not None and routing not in DECIDED:
+        if routing is not None and not decided_in_logic(routing, net):
             reject(self, f"routing (an adaptive routing decided in logic; None: the route table) must be one of "
-                          f"{', '.join(DECIDED)}, got {routing!r}")
+                          f"{', '.join(DECIDED)}, or min on parallel lanes, got {routing!r}")
         if fault in ALLOCATOR_FAULTS and (ALLOCATOR_FAULTS[fault] == "sequential") != (routing in SEQUENTIAL):
             reject(self, f"fault: {fault!r} plants a bug in the {ALLOCATOR_FAULTS[fault]} allocator, which routing "
                           f"{routing or 'table'!r} does not use")
@@ -513,7 +531,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         """A decision unit of the adaptive routing (hdl/route_adaptive.py) for one input VC."""
         from . import route_adaptive
 
-        cls_name, arg = DECIDED[self.routing]
+        cls_name, arg = DECIDED.get(self.routing, LANE_MIN)
         kw = {"routing": arg} if arg else {}
         if self.model.split and self.routing in SEQUENTIAL:   # hiradix's sequential RI reads both candidates
             kw["candidates"] = True

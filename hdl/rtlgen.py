@@ -102,7 +102,8 @@ from amaranth.back import rtlil
 
 from ..gen.params import replacing
 from ..gen.progress import Progress, report
-from ..gen.router_config import ROUTER_LIMITS, RouterConfig, decision_threshold
+from ..gen.router_config import DATA_WIDTH, ROUTER_LIMITS, RouterConfig, decision_threshold
+from ..gen.routing import DEFAULT_ROUTING
 
 __all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
 
@@ -171,9 +172,9 @@ def _core_key(router, ports) -> tuple:
             router.model.name)
 
 
-def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: int = 64, scheme: str = "flat",
+def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: int = DATA_WIDTH, scheme: str = "flat",
              top: bool | None = None, axis: bool = False, port_encoding: str | None = None, log=None,
-             routing: str = "sp", seq_impl: str = "prefix", progress=None, **router) -> dict:
+             routing: str = DEFAULT_ROUTING, seq_impl: str = "prefix", progress=None, **router) -> dict:
     """Write the Verilog of ``net`` and ``manifest.json`` into ``out_dir``; return the manifest.
 
     Parameters
@@ -194,8 +195,10 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
         The routers' payload bits; with ``axis``, the ``tdata`` width ``W`` (the routers then
         carry ``payload_layout(W, T).size`` bits).
     routing : str
-        A deterministic table routing (:func:`radixnet.gen.routing.deterministic_table`): ``sp``
-        (default), ``dor`` (dateline classes on a torus), ``hdor``, ``dest-tag``, or ``min``; or, on
+        A deterministic table routing (:func:`radixnet.gen.routing.deterministic_table`): ``min``
+        (default, :data:`radixnet.gen.routing.DEFAULT_ROUTING`: the family's own minimal routing, Kim's
+        dimension order on the HyperX families), ``sp``, ``dor`` (dateline classes on a torus), ``hdor``,
+        ``dest-tag``; or, on
         the HyperX families, a routing decided in logic (:data:`radixnet.hdl.router.DECIDED`):
         ``min-ad``, ``val``, ``ugal`` (greedy allocator), ``ugal-s``, ``clos-ad``, ``2dfb-adaptive``
         (sequential allocator). Those routers hold no table and differ router by router (their
@@ -251,7 +254,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
     from ..gen.routing import HYPERX_FAMILIES, ROUTINGS, default_vc_depth, default_vcs, deterministic_table, resolve
     from . import topgen
     from .decision_line import line_latency
-    from .router import DECIDED, SEQUENTIAL, Router
+    from .router import SEQUENTIAL, Router, decided_in_logic
 
     cfg = (config or RouterConfig()).replace(**router)   # checked, with or without changes
     classes, router_model, speedup = cfg.vc_classes, cfg.router_model, cfg.speedup
@@ -259,7 +262,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
     threshold = decision_threshold(cfg, routing)
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-    decided = routing in DECIDED
+    decided = decided_in_logic(routing, net)
     if decided:
         if net.family not in HYPERX_FAMILIES:
             raise ValueError(f"--routing: {routing} is decided in logic on the HyperX families "
@@ -576,12 +579,14 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
         ap.add_argument("--" + prm.name.replace("_", "-"), dest=prm.name, default=None, metavar="V",
                         help=f"{prm.help} [{prm.allowed()}]")
     from ..gen.router_config import ROUTER_PARAMS, default_help
-    ap.add_argument("--data-width", type=positive_arg("data-width", 1, RTL_LIMITS["data-width"]), default=64,
-                    metavar="W", help=f"payload bits of a flit; with --axis the tdata width, a multiple of 8 "
-                                      f"[default 64; <= {RTL_LIMITS['data-width']}]")
-    ap.add_argument("--routing", default="sp", metavar="R",
-                    help="a deterministic table routing (sp, dor, hdor, dest-tag, min) or, on the HyperX families, "
-                         f"one decided in logic ({', '.join(DECIDED)}) [default sp; docs/router-spec.md §R7]")
+    ap.add_argument("--data-width", type=positive_arg("data-width", 1, RTL_LIMITS["data-width"]),
+                    default=DATA_WIDTH, metavar="W",
+                    help=f"payload bits of a flit; with --axis the tdata width, a multiple of 8 "
+                         f"[default {DATA_WIDTH}; <= {RTL_LIMITS['data-width']}]")
+    ap.add_argument("--routing", default=DEFAULT_ROUTING, metavar="R",
+                    help="a deterministic table routing (sp, dor, hdor, dest-tag, min: the family's own minimal "
+                         "routing) or, on the HyperX families, one decided in logic "
+                         f"({', '.join(DECIDED)}) [default {DEFAULT_ROUTING}; docs/router-spec.md §R7]")
     for prm in ROUTER_PARAMS:   # the router's parameters: one table (radixnet.gen.router_config)
         flag = "--" + prm.name.replace("_", "-")
         if prm.name == "router_model":

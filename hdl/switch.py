@@ -47,7 +47,7 @@ from amaranth import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from .axis import TUSER_WIDTH, AxisEgress, AxisIngress, payload_layout, tuser_layout
 from .network import NetworkTop
 
@@ -89,7 +89,7 @@ class AxisSwitchTop(wiring.Component):
         ``hiradix`` with ``ugal-s``: the routers' decision lines (router-spec §R11.2a; default 0: none).
     """
 
-    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = 64, *, port_encoding: str | None = None,
+    def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *, port_encoding: str | None = None,
                  table=None, fault: str | None = None, routing: str | None = None,
                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],

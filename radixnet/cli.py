@@ -167,20 +167,19 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------- simulation
-SIM_DEFAULTS = dict(routing="min", traffic="uniform")
-
-
 def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
     """Arguments shared by ``radixnet sim`` and ``radixnet sweep``: topology, router and traffic."""
-    from radixnet.gen.routing import ROUTINGS
-    from radixnet.golden.traffic import PATTERN_OPTIONS, PATTERNS
+    from radixnet.gen.routing import DEFAULT_ROUTING, ROUTINGS
+    from radixnet.golden.traffic import DEFAULT_TRAFFIC, PATTERN_OPTIONS, PATTERNS
     p.add_argument("--topo", default="fbfly", help="topology family [default fbfly]")
     for prm in get_family(family).params:
         p.add_argument("--" + prm.name.replace("_", "-"), dest="topo_" + prm.name, default=None, metavar="V",
                        help=f"{family}: {prm.help} [{prm.allowed()}]")
-    p.add_argument("--routing", default="min", help="one of " + ", ".join(ROUTINGS) + " [default min; which "
-                   "ones a topology takes: docs/router-spec.md §R7-§R7d, radixnet.gen.routing.resolve]")
-    p.add_argument("--traffic", default="uniform", help="one of " + ", ".join(PATTERNS) + " [default uniform]")
+    p.add_argument("--routing", default=DEFAULT_ROUTING,
+                   help=f"one of {', '.join(ROUTINGS)} [default {DEFAULT_ROUTING}; which ones a topology takes: "
+                        "docs/router-spec.md §R7-§R7d, radixnet.gen.routing.resolve]")
+    p.add_argument("--traffic", default=DEFAULT_TRAFFIC,
+                   help=f"one of {', '.join(PATTERNS)} [default {DEFAULT_TRAFFIC}]")
     from radixnet.gen.router_config import ROUTER_PARAMS, default_help, router_param
     from radixnet.gen.router_model import ROUTER_MODELS
     rm = router_param("router_model")

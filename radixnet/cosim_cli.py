@@ -27,6 +27,8 @@ import json
 import sys
 from typing import Sequence
 
+from radixnet.cosim import DEFAULT_CYCLES, DEFAULT_LOAD, DEFAULT_VC_DEPTH
+
 __all__ = ["cmd_cosim", "check_configuration", "cosim_parser", "topo_parser", "normal_form", "outcome", "parse_cosim",
            "run_configuration", "run_cosim", "verdict_ok", "MAX_CYCLES", "MAX_BATCH", "MAX_WIDTH", "DEFAULT_LOAD",
            "DEFAULT_VC_DEPTH", "EXIT_IDLE", "NOT_CONFIGURATION", "NOT_IN_MATRIX", "matrix_entry"]
@@ -37,11 +39,6 @@ MAX_CYCLES = 100_000_000
 MAX_BATCH = 100_000
 #: ``--data-width`` bits at most
 MAX_WIDTH = 4096
-#: ``--load`` by default: near saturation, so sources stall and buffers fill (the vacuity rule, radixnet.cosim.hops)
-DEFAULT_LOAD = 0.8
-#: ``--vc-depth`` by default: small buffers, so output VCs run out of credits (the golden model's own default
-#: is 32 flits per port, which a 200-cycle run at moderate load never fills)
-DEFAULT_VC_DEPTH = 2
 #: exit status of a run that matched but never exercised backpressure (without ``--allow-idle``)
 EXIT_IDLE = 3
 
@@ -70,9 +67,8 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
                                       "and cycle and every hop of its path; refuse a run that never "
                                       "exercised backpressure (exit 3) unless --allow-idle.")
     add_sim_args(p, topo)
-    p.set_defaults(routing="sp")
     p.set_defaults(vc_depth=DEFAULT_VC_DEPTH)
-    from radixnet.gen.router_config import ROUTER_DEFAULTS
+    from radixnet.gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
     from radixnet.hdl.router import RTL_SPEEDUPS
     for a in p._actions:
         if a.dest == "speedup":   # the RTL builds 1 and 2 (router-spec §R1)
@@ -83,13 +79,13 @@ def cosim_parser(topo: str, prog: str = "radixnet cosim"):
                                                                   f"and output VCs run out of credits")
     p.add_argument("--load", type=float, default=None,
                    help=f"offered load during --cycles [default {DEFAULT_LOAD}: near saturation]")
-    p.add_argument("--cycles", type=int, default=200,
-                   help=f"cycles with packet creation, in [1, {MAX_CYCLES}] [default 200]")
+    p.add_argument("--cycles", type=int, default=DEFAULT_CYCLES,
+                   help=f"cycles with packet creation, in [1, {MAX_CYCLES}] [default {DEFAULT_CYCLES}]")
     p.add_argument("--batch", type=int, default=None,
                    help=f"instead: packets per terminal at cycle 0, in [1, {MAX_BATCH}]")
-    p.add_argument("--data-width", type=int, default=32,
+    p.add_argument("--data-width", type=int, default=DATA_WIDTH,
                    help=f"axis: tdata bits (multiple of 8, >= 32); flit: payload bits; at most {MAX_WIDTH} "
-                        f"[default 32]")
+                        f"[default {DATA_WIDTH}]")
     p.add_argument("--terminals", default=None,
                    help="axis (AXI4-Stream switch top) or flit (bare network top) [default axis; flit for val "
                         "and ugal, whose head flits carry the golden model's intermediate router]")
@@ -202,12 +198,10 @@ def parse_cosim(argv: Sequence[str]):
     if args.terminals is None:
         args.terminals = "flit" if cfg.routing in NEEDS_INTER else "axis"
     try:   # the RTL's own refusals (a routing it does not build, AXI terminals for val/ugal, ...), before any work
-        check_network(cfg.net, routing=cfg.routing, traffic=cfg.traffic, vcs=cfg.vcs, vc_depth=cfg.vc_depth,
+        check_network(cfg.net, cfg.router, routing=cfg.routing, traffic=cfg.traffic,
                       packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width,
                       terminals=args.terminals, sim=args.sim, fault=args.fault, traffic_opts=cfg.traffic_opts,
-                      ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, router_model=cfg.model.name,
-                      speedup=cfg.speedup, egress_depth=cfg.egress_depth, sink_stall=cfg.sink_stall,
-                      router_level=args.router is not None, group=cfg.group, seq_wavefront=cfg.seq_wavefront)
+                      sink_stall=cfg.sink_stall, router_level=args.router is not None)
     except ParamError:
         raise
     except ValueError as e:
@@ -284,16 +278,14 @@ def cmd_cosim(argv: Sequence[str]) -> int:
 def run_cosim(args, cfg, progress) -> dict:
     """Run the co-simulation the parsed arguments ask for (router level with ``--router``) and return its verdict."""
     common = dict(routing=cfg.routing, traffic=cfg.traffic, load=args.load or DEFAULT_LOAD, cycles=args.cycles,
-                  vcs=cfg.vcs, vc_depth=cfg.vc_depth, packet_length=cfg.packet_length, seed=cfg.seed,
-                  data_width=args.data_width, sim=args.sim, waves=args.waves, fault=args.fault,
-                  build_root=args.build_dir, traffic_opts=cfg.traffic_opts, ugal_threshold=cfg.ugal_threshold,
-                  threshold=cfg.threshold, router_model=cfg.model.name, speedup=cfg.speedup, progress=progress,
-                  group=cfg.group, seq_wavefront=cfg.seq_wavefront)
+                  packet_length=cfg.packet_length, seed=cfg.seed, data_width=args.data_width, sim=args.sim,
+                  waves=args.waves, fault=args.fault, build_root=args.build_dir, traffic_opts=cfg.traffic_opts,
+                  progress=progress)
     if args.router is not None:
         from radixnet.cosim.router_level import cosim_router
-        return cosim_router(cfg.net, router=None if args.router < 0 else args.router, **common)
+        return cosim_router(cfg.net, router=None if args.router < 0 else args.router, config=cfg.router, **common)
     from radixnet.cosim.run import cosim_network
-    return cosim_network(cfg.net, batch=args.batch, terminals=args.terminals, egress_depth=cfg.egress_depth,
+    return cosim_network(cfg.net, cfg.router, batch=args.batch, terminals=args.terminals,
                          sink_stall=cfg.sink_stall, **common)
 
 

@@ -147,7 +147,7 @@ def _plan(argv: list[str]) -> RtlPlan | None:
     """The estimate of ``radixnet rtl ARGV``, or None when the generator refuses the arguments itself."""
     from radixnet.gen import build, family_names, get_family
     from radixnet.gen.routing import HYPERX_FAMILIES, ROUTINGS, deterministic_table
-    from radixnet.hdl.router import DECIDED
+    from radixnet.hdl.router import decided_in_logic
     from radixnet.hdl.rtlgen import arg_parser
     if not argv or argv[0] not in family_names():
         return None
@@ -155,7 +155,7 @@ def _plan(argv: list[str]) -> RtlPlan | None:
     args = arg_parser("radixnet rtl", fam).parse_args(argv[1:])
     values = {p.name: getattr(args, p.name) for p in fam.params if getattr(args, p.name) is not None}
     net = build(argv[0], **values)  # past the memory limit: refused here (ParamError naming --max-memory)
-    decided = args.routing in DECIDED
+    decided = decided_in_logic(args.routing, net)
     if decided:
         if net.family not in HYPERX_FAMILIES:
             return None  # refused by the generator

@@ -28,13 +28,13 @@ __all__ = ["cmd_sweep"]
 
 
 def _parser(topo: str) -> Parser:
-    from radixnet.gen.routing import ROUTINGS
+    from radixnet.gen.routing import DEFAULT_ROUTING, ROUTINGS
     p = Parser(prog="radixnet sweep",
                description="Sweep offered load for one or more routings (radixnet sim's arguments otherwise); "
                            "resumable: finished points are kept in DIR/points.jsonl.")
     add_sim_args(p, topo)
     p._option_string_actions["--routing"].help = (  # a list here, one routing in `radixnet sim`
-        "comma-separated routings, each one of " + ", ".join(ROUTINGS) + " [default min]")
+        "comma-separated routings, each one of " + ", ".join(ROUTINGS) + f" [default {DEFAULT_ROUTING}]")
     p.add_argument("--loads", default="0.05:0.95:0.05", metavar="SPEC",
                    help="start:stop:step (stop included when on the grid) or a comma list; each in (0, 1], "
                         "at most 100000 loads [default 0.05:0.95:0.05]")

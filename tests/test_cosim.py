@@ -258,6 +258,27 @@ def test_flit_level_network_top():
     assert v["stall_cycles"] > 50
 
 
+def test_min_on_parallel_lanes_is_decided_in_logic():
+    """``min``, every tool's default routing, on the 2DFB's parallel lanes (router-spec §R7): the router decides
+    it in logic (the dimension-order neighbour's lighter lane, no route table), the network matches the golden
+    model hop for hop, and both lanes of some neighbour carry packets."""
+    from radixnet.cosim.golden_trace import golden_packets
+    from radixnet.gen.routing import DEFAULT_ROUTING, compile_hyperx
+    from radixnet.hdl.router import decided_in_logic
+
+    params = {"k": 4, "n": 1}
+    v = run("2dfb", params, load=0.8, cycles=150, vcs=2, vc_depth=2, seed=3)
+    assert_match(v)
+    net = build("2dfb", **params)
+    assert decided_in_logic(DEFAULT_ROUTING, net) and not decided_in_logic(DEFAULT_ROUTING, build(*TINY[:1], **TINY[1]))
+    lanes = compile_hyperx(net).port_lanes
+    lane_of = {(r, int(o)): ln for r in range(net.num_routers) for ln in range(lanes.shape[3])
+               for o in lanes[r, ..., ln].ravel() if o >= 0}
+    used = {lane_of[(h[0], h[1])] for p in golden_packets(net, load=0.8, cycles=150, vcs=2, vc_depth=2, seed=3)
+            for h in p["hops"] if (h[0], h[1]) in lane_of}
+    assert used == {0, 1}
+
+
 def test_batch_mode():
     v = run(*TINY, batch=20, vcs=2, vc_depth=3, packet_length=2)
     assert_match(v)

@@ -54,7 +54,7 @@ BAD = [
     ("[[config]]\n" + TINY + "vc-depth = 3\n", "entry 1: key vc_depth given twice"),
     ("[[config]]\nname = \"x\"\n" + TINY + "[[config]]\nname = \"x\"\n" + TINY + "load = 0.5\n",
      "entry 2 (x): name: 'x' is the name of entry 1 too"),
-    ("[[config]]\n" + TINY + "[[config]]\nk = 2\nn = 2\nvcs = 1\nrouting = \"sp\"\nseed = 0\ncycles = 200\n",  # defaults
+    ("[[config]]\n" + TINY + "[[config]]\nk = 2\nn = 2\nvcs = 1\nrouting = \"min\"\nseed = 0\ncycles = 200\n",  # defaults
      "entry 2: the same configuration as entry 1 (#1)"),
     ("[[config]]\n" + TINY + "router = 0\npacket_length = 2\n", "entry 1: key packet_length: --packet-length: the "
                                                                  "router-level co-simulation takes single-flit"),
@@ -155,7 +155,7 @@ def test_matrix_on_a_dask_cluster_and_resume(dask_cluster, tmp_path, capsys):
     assert table["scheduler"] == addr and table["counts"] == {"MATCH": 2} and table["exit_status"] == 0
     assert [v["name"] for v in table["verdicts"]] == ["load-0.4", "load-0.6"]   # the file's order
     md = (out / "verdicts.md").read_text()
-    assert md.count("| MATCH |") == 2 and "| load-0.6 | fbfly k=2 n=2, sp, uniform, load 0.6 x 100 cycles" in md
+    assert md.count("| MATCH |") == 2 and "| load-0.6 | fbfly k=2 n=2, min, uniform, load 0.6 x 100 cycles" in md
     before = (out / "verdicts.jsonl").read_bytes()
     assert main(args) == 0   # resume: nothing runs, nothing is appended
     assert "0 configurations to run, 2 already" in capsys.readouterr().err

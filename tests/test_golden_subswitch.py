@@ -68,7 +68,7 @@ def test_a_vc_streams_at_full_rate_under_load():
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--routing", "min"], "route-table routings only"),
+    (["--routing", "min-ad"], "route-table routings only"),
     (["--routing", "sp", "--speedup", "2"], "must be 1 under --router-model subswitch"),
     (["--routing", "sp", "--speedup", "1", "--group", "0"], "--group"),
 ])

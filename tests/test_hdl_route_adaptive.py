@@ -16,10 +16,10 @@ from amaranth import Cat, Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
 from radixnet.gen import build
-from radixnet.gen.routing import CLOS_AD, MIN_AD, PRIO, UGAL, VAL, compile_hyperx
+from radixnet.gen.routing import CLOS_AD, MIN, MIN_AD, PRIO, UGAL, VAL, compile_hyperx
 from radixnet.golden import kernel
 from radixnet.hdl.arbiter import ptr_width
-from radixnet.hdl.route_adaptive import ClosAdDecide, MinAdDecide, PriorityFlagDecide, UgalDecide
+from radixnet.hdl.route_adaptive import ClosAdDecide, MinAdDecide, MinDecide, PriorityFlagDecide, UgalDecide
 from radixnet.hdl.route_hyperx import HyperXRoute
 from radixnet.hdl.rtlgen import flat_verilog
 from radixnet.hdl.vc_select import OutputVCSelect, QueueLength
@@ -43,6 +43,7 @@ STATES = 400    # random router states per (unit, network)
 
 UNITS = {  # name -> (class, routing, golden algorithm code)
     "min-ad": (MinAdDecide, "min-ad", MIN_AD),
+    "min": (MinDecide, "min", MIN),   # dimension order, the lane by queue (§R7 "Parallel lanes")
     "ugal": (UgalDecide, "ugal", UGAL),
     "val": (UgalDecide, "val", VAL),
     "clos-ad": (ClosAdDecide, "clos-ad", CLOS_AD),
@@ -156,7 +157,7 @@ def config(unit_name, net_name):
     """(V, B) of a test instance: two VCs per class up to 2 classes, one per class beyond; few flits so
     that queue lengths tie often."""
     D = network(net_name)[0].coords.shape[1]
-    K = {"min-ad": D, "2dfb-adaptive": 2 * D}.get(unit_name, 2)
+    K = {"min-ad": D, "2dfb-adaptive": 2 * D, "min": 1}.get(unit_name, 2)
     V = 2 * K if K <= 2 else K
     return V, (3 if V <= 2 else 2)
 
@@ -219,7 +220,7 @@ def golden_decisions(unit_name, net_name, states):
     net, tables, pt, r, thr = network(net_name)
     V, B = config(unit_name, net_name)
     D = tables.coords.shape[1]
-    K = {MIN_AD: D, PRIO: 2 * D}.get(algo, 2)
+    K = {MIN_AD: D, PRIO: 2 * D, MIN: 1}.get(algo, 2)
     R, P = net.num_routers, net.max_radix
     ports = network_ports(net_name)
     out = []
@@ -321,6 +322,8 @@ def test_decision_matches_golden(unit_name, net_name):
     ("clos-ad", "strict", "fbfly3x3"),         # non-minimal on '>=' instead of '>'
     ("min-ad", "ties_high", "fbfly3x3"),       # ties to the highest dimension
     ("min-ad", "ties_high", "2dfb8x1"),        # ... and the highest lane
+    ("min", "ties_high", "2dfb8x1"),           # min's lane: ties to the highest
+    ("min", "ties_high", "2dfb4x2"),
     ("2dfb-adaptive", "strict", "2dfb4x2"),    # q < T_h instead of q <= T_h
 ])
 def test_wrong_variant_is_caught(unit_name, fault, net_name):

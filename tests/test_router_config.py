@@ -32,18 +32,70 @@ def test_router_config_validates_each_value():
 
 def test_each_default_comes_from_the_table():
     """The golden model's fields, the RTL's and the co-simulation's keyword defaults are the table's."""
+    from radixnet.cosim.golden_trace import golden_config
     from radixnet.cosim.run import check_network, cosim_network
     from radixnet.hdl.network import NetworkTop
     from radixnet.hdl.router import Router
+    from radixnet.hdl.rtlgen import generate
     from radixnet.hdl.switch import AxisSwitchTop
 
     fields = SimConfig.__dataclass_fields__
     assert all(fields[p.name].default == p.default for p in ROUTER_PARAMS)
-    for fn in (Router.__init__, NetworkTop.__init__, AxisSwitchTop.__init__, cosim_network, check_network):
+    for fn in (Router.__init__, NetworkTop.__init__, AxisSwitchTop.__init__):
         sig = inspect.signature(fn).parameters
         for name, default in ROUTER_DEFAULTS.items():
-            if name in sig and name not in ("vcs", "vc_depth"):   # the co-simulation's buffers: its own choice
+            if name in sig and name not in ("vcs", "vc_depth"):   # required there
                 assert sig[name].default == default, (fn.__qualname__, name)
+    for fn in (cosim_network, check_network, golden_config, generate):   # a RouterConfig, single values by keyword
+        sig = inspect.signature(fn).parameters
+        assert sig["config"].default is None and inspect.Parameter.VAR_KEYWORD in {q.kind for q in sig.values()}
+        assert not set(sig) & set(ROUTER_DEFAULTS), fn.__qualname__
+
+
+def _default(parser, dest):
+    return next(a.default for a in parser._actions if a.dest == dest)
+
+
+def test_one_default_for_routing_traffic_and_width():
+    """The routing, the traffic and the RTL's payload width have one default each, which every tool and entry
+    point takes; the co-simulation's buffers are its one documented departure (DEFAULT_VC_DEPTH)."""
+    from radixnet.cli import Parser, add_sim_args
+    from radixnet.cosim import DEFAULT_CYCLES, DEFAULT_LOAD, DEFAULT_VC_DEPTH
+    from radixnet.cosim.golden_trace import golden_config, golden_packets
+    from radixnet.cosim.run import check_network, cosim_network
+    from radixnet.cosim_cli import cosim_parser
+    from radixnet.gen import get_family
+    from radixnet.gen.router_config import DATA_WIDTH
+    from radixnet.gen.routing import DEFAULT_ROUTING
+    from radixnet.golden.traffic import DEFAULT_TRAFFIC
+    from radixnet.hdl.rtlgen import arg_parser, generate
+    from radixnet.sweep_cli import _parser as sweep_parser
+
+    sim = Parser(prog="t")
+    add_sim_args(sim, "fbfly")
+    parsers = {"sim": sim, "sweep": sweep_parser("fbfly"), "cosim": cosim_parser("fbfly")}
+    for name, p in parsers.items():
+        assert (_default(p, "routing"), _default(p, "traffic")) == (DEFAULT_ROUTING, DEFAULT_TRAFFIC), name
+    rtl = arg_parser("rtl", get_family("fbfly"))
+    assert _default(rtl, "routing") == DEFAULT_ROUTING
+    assert _default(rtl, "data_width") == _default(parsers["cosim"], "data_width") == DATA_WIDTH
+    assert _default(parsers["cosim"], "vc_depth") == DEFAULT_VC_DEPTH
+    assert _default(parsers["cosim"], "cycles") == DEFAULT_CYCLES
+    for fn in (cosim_network, golden_packets):
+        sig = inspect.signature(fn).parameters
+        assert (sig["load"].default, sig["cycles"].default) == (DEFAULT_LOAD, DEFAULT_CYCLES), fn.__qualname__
+    fields = SimConfig.__dataclass_fields__
+    assert (fields["routing"].default, fields["traffic"].default) == (DEFAULT_ROUTING, DEFAULT_TRAFFIC)
+    for fn in (cosim_network, check_network, golden_config, generate):
+        sig = inspect.signature(fn).parameters
+        assert sig["routing"].default == DEFAULT_ROUTING, fn.__qualname__
+        assert sig.get("traffic", sig["routing"]).default in (DEFAULT_TRAFFIC, DEFAULT_ROUTING)
+        assert sig.get("data_width", sig["routing"]).default in (DATA_WIDTH, DEFAULT_ROUTING)
+    # the co-simulation's API and its command line run the same configuration when given nothing
+    net = build("fbfly", k=2, n=2)
+    _, cfg = parse_cosim(["--topo", "fbfly", "--k", "2", "--n", "2"])
+    api = check_network(net)[0]
+    assert (api.routing, api.traffic, api.router) == (cfg.routing, cfg.traffic, cfg.router)
 
 
 @pytest.mark.parametrize("routing", ["sp", "ugal", "min-ad"])

@@ -569,7 +569,7 @@ def test_ttn_small_generates_fast(tmp_path, capsys):
 def test_cli_refuses_deadlock_in_one_line(tmp_path, capsys):
     assert rtlgen_main(["torus", "--dims", "6", "--vc-classes", "1", "--axis", "--out", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("rtlgen: error: sp with 1 VC class on torus has a cyclic") and "\n" not in err
+    assert err.startswith("rtlgen: error: dor with 1 VC class on torus has a cyclic") and "\n" not in err
     assert not (tmp_path / "t").exists()
 
 
