@@ -82,6 +82,9 @@ class Family:
     terminals : callable(params, routers) -> int, optional
         Terminals of the network, for the memory estimate; default ``c`` per router when the family
         has a ``c`` parameter, else one per router.
+    tables : dict of str to callable(Network, classes=None) -> RouteTable
+        The family's own deterministic route tables (router-spec §R7d), by routing name (``dor``, ``hdor``,
+        ``dest-tag``): their compilers live with the family (:func:`radixnet.gen.routing.table_compiler`).
     """
 
     name: str
@@ -93,6 +96,7 @@ class Family:
     knowledge: Callable[[Network], Knowledge] | None = None
     reference: str = ""
     terminals: Callable[[dict[str, Any], int], int] | None = None
+    tables: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     def count_terminals(self, params: dict[str, Any], routers: int) -> int:
         """Terminals of the network of ``params``, without building it.

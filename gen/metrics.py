@@ -390,7 +390,7 @@ def routed_distances(net: Network, progress=None) -> dict[str, Any]:
     >>> r["routed_diameter"], round(r["routed_avg_distance"], 4), round(r["routed_avg_distance_all_pairs"], 4)
     (15, 7.4667, 7.4375)
     """
-    from .routing import compile_hdor
+    from .families.ttn import compile_hdor
     routing = ROUTED_FAMILIES[net.family]
     R = net.num_routers
     out: dict[str, Any] = {"routed_by": f"{routing} (the paper's routing, Rahman et al. Fig. 4)"}

@@ -5,12 +5,15 @@ VC classes and the allocator it needs; :func:`compile_hyperx` turns a
 HyperX-family Network (fbfly, hyperx, 2dfb, hypercube) into the port tables
 the golden kernel and the RTL route computation read. :func:`resolve` decides
 which routings a network takes and how they run; the other families route on
-tables: ``sp`` (:func:`compile_table`, §R7a), ``dor`` on tori, meshes and
-hypercubes (:func:`compile_dor`), the TTN paper's ``hdor`` (:func:`compile_hdor`),
-the butterfly's ``dest-tag`` (:func:`compile_dest_tag`) and the folded Clos's
-``clos-adaptive`` (:func:`compile_clos_adaptive`), router-spec §R7d. Every table
-routing is checked for an acyclic channel-dependency graph
-(:func:`check_deadlock_free`, :func:`check_clos_adaptive`).
+tables: ``sp`` (:func:`compile_table`, §R7a) on every family, and each family's own
+(router-spec §R7d), compiled in the family's module and named by its
+:attr:`~radixnet.gen.family.Family.tables`: ``dor`` on tori, meshes and hypercubes
+(:func:`radixnet.gen.families.torus.compile_dor`), the TTN paper's ``hdor``
+(:func:`radixnet.gen.families.ttn.compile_hdor`), the butterfly's ``dest-tag``
+(:func:`radixnet.gen.families.butterfly.compile_dest_tag`); the folded Clos's ``clos-adaptive``
+is :mod:`radixnet.gen.families.clos`'s. :func:`table_compiler` finds a table's compiler. Every table
+routing is checked for an acyclic channel-dependency graph (:func:`check_deadlock_free`;
+the Clos's :func:`radixnet.gen.families.clos.check_clos_adaptive`).
 
 Examples
 --------
@@ -31,12 +34,12 @@ import numpy as np
 from .network import Network
 from .params import ParamError
 
-__all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_routing", "HyperXTables", "compile_hyperx", "HYPERX_FAMILIES", "RouteTable",
-           "compile_table", "compile_dor_table", "channel_dependencies", "check_deadlock_free", "DeadlockError",
-           "is_acyclic", "uniform_channel_load", "TABLE_CODES", "compile_dor", "DOR_FAMILIES", "compile_hdor",
-           "HDOR_FAMILIES", "HDOR_ASSIGNMENTS", "compile_dest_tag", "compile_clos_adaptive", "clos_up_ports", "check_clos_adaptive",
-           "clos_adaptive_dependencies", "Plan", "resolve", "accepted_routings", "default_vcs",
-           "default_vc_depth", "DEFAULT_ROUTING", "parallel_lanes", "TABLE_COMPILERS"]
+__all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_routing", "HyperXTables",
+           "compile_hyperx", "HYPERX_FAMILIES", "RouteTable", "compile_table", "compile_dor_table",
+           "channel_dependencies", "check_deadlock_free", "DeadlockError", "is_acyclic", "check_acyclic",
+           "uniform_channel_load", "TABLE_CODES", "route_lengths", "cap_classes", "pair_chunks", "table_routers", "Plan", "resolve",
+           "accepted_routings", "default_vcs", "default_vc_depth", "DEFAULT_ROUTING", "parallel_lanes",
+           "table_compiler"]
 
 # kernel codes
 MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6
@@ -331,7 +334,7 @@ def accepted_routings(net: Network) -> list[str]:
 MAX_TABLE_ROUTERS = 4096
 
 
-def _table_routers(net: Network, what: str) -> int:
+def table_routers(net: Network, what: str) -> int:
     """The router count of ``net``; ParamError above :data:`MAX_TABLE_ROUTERS` (``what`` builds a R x R table)."""
     R = net.num_routers
     if R > MAX_TABLE_ROUTERS:
@@ -393,7 +396,7 @@ def compile_table(net: Network, classes: int | None = None) -> RouteTable:
     """
     from scipy.sparse import csgraph
 
-    R = _table_routers(net, "sp")
+    R = table_routers(net, "sp")
     A = net.adjacency()
     dist = csgraph.shortest_path(A, method="D", unweighted=True, directed=True)
     src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
@@ -582,7 +585,7 @@ def check_deadlock_free(net: Network, table: RouteTable) -> int:
         if shortcut is not None:
             return shortcut
     u, v, n = channel_dependencies(net, table)
-    return _check_acyclic(net, u, v, n, table.classes, table.routing)
+    return check_acyclic(net, u, v, n, table.classes, table.routing)
 
 
 #: Route hops (summed over the pairs of terminal routers) up to which :func:`check_deadlock_free` walks
@@ -617,7 +620,7 @@ def _table_route_lengths(net: Network, table: RouteTable, dst_r: np.ndarray) -> 
     """Hops of the table's route from every router to each router of ``dst_r`` (R x len(dst_r)).
 
     ``table.dist`` when every next hop is a minimal one (then routes are shortest paths), else by
-    pointer doubling (:func:`_route_lengths`), which refuses routes that loop.
+    pointer doubling (:func:`route_lengths`), which refuses routes that loop.
     """
     R = net.num_routers
     out_ch = net.port_table()["out_channel"]
@@ -638,7 +641,7 @@ def _table_route_lengths(net: Network, table: RouteTable, dst_r: np.ndarray) -> 
             break
     if minimal:
         return np.maximum(table.dist[:, dst_r], 0)
-    return _route_lengths(net, table.next_port, table.routing)[:, dst_r]
+    return route_lengths(net, table.next_port, table.routing)[:, dst_r]
 
 
 def is_acyclic(u: np.ndarray, v: np.ndarray, n: int) -> bool:
@@ -671,7 +674,7 @@ def is_acyclic(u: np.ndarray, v: np.ndarray, n: int) -> bool:
     return left == 0
 
 
-def _check_acyclic(net: Network, u: np.ndarray, v: np.ndarray, n: int, K: int, what: str) -> int:
+def check_acyclic(net: Network, u: np.ndarray, v: np.ndarray, n: int, K: int, what: str) -> int:
     """Raise :class:`DeadlockError` naming one cycle of the dependency graph (u, v) over ``channel * K + class``."""
     if is_acyclic(u, v, n):
         return int(u.size)
@@ -718,7 +721,7 @@ def compile_dor_table(net: Network) -> RouteTable:
 
 
 # ------------------------------------------------------- deterministic tables per family (§R7d)
-def _route_lengths(net: Network, next_port: np.ndarray, what: str) -> np.ndarray:
+def route_lengths(net: Network, next_port: np.ndarray, what: str) -> np.ndarray:
     """Hops of every table route (R x R), by pointer doubling; refuses a table whose routes loop."""
     R = net.num_routers
     out_ch = net.port_table()["out_channel"]
@@ -745,7 +748,7 @@ def _route_lengths(net: Network, next_port: np.ndarray, what: str) -> np.ndarray
     return dist
 
 
-def _cap_classes(cls: np.ndarray, need: int, classes: int | None, what: str) -> tuple[np.ndarray, int]:
+def cap_classes(cls: np.ndarray, need: int, classes: int | None, what: str) -> tuple[np.ndarray, int]:
     """Apply ``--vc-classes``: fewer classes than the routing uses map the upper ones onto the last."""
     K = need if classes is None else int(classes)
     if K < 1:
@@ -753,7 +756,7 @@ def _cap_classes(cls: np.ndarray, need: int, classes: int | None, what: str) -> 
     return np.where(cls >= 0, np.minimum(cls, K - 1), cls).astype(np.int32), K
 
 
-def _pair_chunks(R: int):
+def pair_chunks(R: int):
     step = max(1, (1 << 20) // max(R, 1))
     for r0 in range(0, R, step):
         r = np.arange(r0, min(R, r0 + step))
@@ -761,423 +764,29 @@ def _pair_chunks(R: int):
         yield rr.ravel(), dd.ravel()
 
 
-def _ring_step(x, t, k, wrap: bool):
-    """Direction (+1/-1) and dateline class of one ring (torus) or line (mesh) dimension, x != t.
-
-    Torus (router-spec §R7d): the shorter way round, ties (offset exactly k/2) going ``+``; class 0
-    while the wrap-around link (k-1 -> 0 going ``+``, 0 -> k-1 going ``-``) still lies ahead, else 1.
-    Mesh: toward ``t``, class 0.
-    """
-    if wrap:
-        o = (t - x) % k
-        plus = 2 * o <= k
-        ahead = np.where(plus, t < x, t > x)
-        return np.where(plus, 1, -1), np.where(ahead, 0, 1)
-    return np.where(t > x, 1, -1), np.zeros(np.shape(x), np.int64)
-
-
-def _ring_dist(x, t, k, wrap: bool):
-    o = np.abs(t - x)
-    return np.minimum(o, k - o) if wrap else o
-
-
-#: families with the dimension-order routing ``dor`` (router-spec §R7d)
-DOR_FAMILIES = ("torus", "mesh", "hypercube")
-
-
-def compile_dor(net: Network, classes: int | None = None) -> RouteTable:
-    """Dimension-order routing with dateline VC classes on a torus, mesh or hypercube (router-spec §R7d).
-
-    Dimension order (Dally & Towles ch. 14; Kim et al. §3.1 "DOR"): the lowest dimension in which
-    the current and the destination router differ is corrected first. In a torus each dimension is
-    a ring, taken the shorter way round (offset exactly ``k/2``: ``+``), with two VC classes: class 0
-    while the ring's wrap-around link still lies ahead on the packet's way, class 1 once it is
-    behind (or never on it); the class restarts in every dimension. That is the dateline scheme of
-    Dally & Seitz (1987) that the TTN paper's Lemma 4 uses (Rahman et al. 2009 §3.2, Fig. 6): class
-    0 channels never close a ring because the channel leaving coordinate 0 (``+``) or ``k-1``
-    (``-``) is never used in class 0, class 1 never crosses the wrap-around link, and dimensions are
-    only entered in increasing order. A mesh needs one class (no ring); the hypercube's dimension
-    order is e-cube routing (one class; Kim §3.3).
-
-    Parameters
-    ----------
-    net : Network
-        A ``torus``, ``mesh`` or ``hypercube`` network.
-    classes : int, optional
-        VC classes (``--vc-classes``); default 2 on a torus, 1 otherwise. Fewer than the routing
-        uses fold the upper classes onto the last one, which :func:`check_deadlock_free` refuses on a
-        torus (it names a ring of the channel-dependency graph).
-
-    Returns
-    -------
-    RouteTable
-        ``next_port``, ``dist`` (= hops of the dimension-order route, minimal) and the per-(router,
-        destination) class table ``cls``.
-
-    Examples
-    --------
-    >>> from radixnet.gen import build
-    >>> ring = build("torus", dims=[5])
-    >>> t = compile_dor(ring)
-    >>> t.classes, t.dist[0].tolist(), t.cls[3].tolist()   # only 3 -> 0 (+, via 4 -> 0) crosses the wrap
-    (2, [0, 1, 2, 2, 1], [0, 1, 1, -1, 1])
-    >>> check_deadlock_free(ring, compile_dor(ring, classes=1))
-    Traceback (most recent call last):
-    ...
-    radixnet.gen.routing.DeadlockError: dor with 1 VC class on torus has a cyclic channel-dependency graph: 0->1 (class 0) -> 1->2 (class 0) -> 2->3 (class 0) -> 3->4 (class 0) -> 4->0 (class 0) -> back to the start
-    """
-    if net.family not in DOR_FAMILIES or net.coords is None or net.coords.shape[1] == 0:
-        raise ParamError("routing", f"dor is dimension-order routing on {', '.join(DOR_FAMILIES)} (got "
-                                    f"{net.family}; fbfly/hyperx/2dfb use min, any network sp)")
-    R = _table_routers(net, "dor")
-    coords = net.coords
-    dims = (coords.max(0) + 1).astype(np.int64)
-    D = dims.size
-    nxt = np.full((R, R), -1, np.int32)
-    cls = np.full((R, R), -1, np.int32)
-    if net.family == "hypercube":
-        t = compile_hyperx(net)
-        for r, d in _pair_chunks(R):
-            diff = coords[r] != coords[d]
-            dim = np.argmax(diff, axis=1)
-            go = diff.any(axis=1)
-            nxt[r[go], d[go]] = t.port_to[r[go], dim[go], coords[d[go], dim[go]]]
-            cls[r[go], d[go]] = 0
-        need = 1
-    else:
-        wrap = net.family == "torus"
-        tpr = net.terminals_per_router()
-        local = net.src_port - tpr[net.src]                     # network port index (torus.py layout)
-        plus = np.full((R, D), -1, np.int64)
-        minus = np.full((R, D), -1, np.int64)
-        sel = local == 2 * net.tag
-        plus[net.src[sel], net.tag[sel]] = net.src_port[sel]
-        sel = local == 2 * net.tag + 1
-        minus[net.src[sel], net.tag[sel]] = net.src_port[sel]
-        for r, d in _pair_chunks(R):
-            diff = coords[r] != coords[d]
-            go = diff.any(axis=1)
-            r, d, dim = r[go], d[go], np.argmax(diff[go], axis=1)
-            x, tt = coords[r, dim], coords[d, dim]
-            sign, c = _ring_step(x, tt, dims[dim], wrap)
-            nxt[r, d] = np.where(sign > 0, plus[r, dim], minus[r, dim])
-            cls[r, d] = c
-        need = 2 if wrap else 1
-    if np.any((nxt < 0) & (np.arange(R)[:, None] != np.arange(R)[None, :])):
-        raise ParamError("topo", f"dor: a {net.family} router lacks a port toward its dimension-order neighbour")
-    cls, K = _cap_classes(cls, need, classes, "dor")
-    table = RouteTable(nxt, np.zeros((R, R), np.int32), K, net.ej_port.copy(), net.ej_router.copy(), cls, "dor")
-    table.dist = _route_lengths(net, nxt, "dor")
-    return table
-
-
-#: families with the TTN paper's hierarchical dimension-order routing ``hdor`` (router-spec §R7d)
-HDOR_FAMILIES = ("ttn", "tesh")
-
-#: VC-class assignments of ``hdor`` (router-spec §R7d): ``auto`` takes ``four`` when its channel-dependency
-#: graph is acyclic, else ``ranked``; ``literal`` is Theorem 1 read literally (cyclic; kept to show it).
-HDOR_ASSIGNMENTS = ("auto", "four", "ranked", "literal")
-
-
-def _hdor_routes(net: Network, r: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Next port and the VC class under each assignment of ``hdor`` for router pairs (r, d), r != d.
-
-    See :func:`compile_hdor`; returns ``(port, {assignment: class})``.
-    """
-    from .families.ttn import outlets
-
-    p = net.params
-    m, L, q = p["m"], p["L"], p["q"]
-    k = 2 ** m
-    bm = "torus" if net.family == "ttn" else "mesh"
-    wrap = bm == "torus"
-    base = int(p["c"])                                   # terminal ports come first (NetworkBuilder)
-    co = net.coords
-    cr, cd = co[r], co[d]
-    hi = 2 * L - 2                                       # columns yL, xL, ..., y2, x2 come first (Eq. 1)
-    y, x = cr[:, hi], cr[:, hi + 1]
-    diff = cr[:, :hi] != cd[:, :hi]
-    up = diff.any(axis=1)                                # the destination is in another BM
-    j = np.argmax(diff, axis=1)                          # stage: column of the highest differing digit
-    rows = np.arange(r.size)
-    ty, tx = cd[:, hi].copy(), cd[:, hi + 1].copy()      # target inside this BM: destination or outlet
-    port = np.full(r.size, -1, np.int64)
-    a = np.zeros(r.size, np.int64)                       # dateline class of the stage's higher-level ring
-    edge = np.zeros(r.size, bool)                        # the outlet is an edge slot (transit crosses BM links)
-    if np.any(up):
-        xs, ts = cr[rows, j], cd[rows, j]
-        off = (ts - xs) % k
-        # Fig. 4: (d_i - s_i) mod 2^m <= 2^m / 2 -> positive, else negative; q = 0 has + links only
-        sign = np.where((q == 0) | (2 * off <= k), 1, -1)
-        a = np.where(np.where(sign > 0, ts < xs, ts > xs), 0, 1)
-        best = np.full(r.size, np.iinfo(np.int64).max)
-        for o in outlets(m, L, q, bm):
-            col = 2 * (L - o.level) + (0 if o.dim == "y" else 1)
-            mine = up & (j == col) & (sign == o.sign)
-            dist = _ring_dist(y, o.out_node[0], k, wrap) + _ring_dist(x, o.out_node[1], k, wrap)
-            take = mine & (dist < best)                  # nearest lane, ties: the lowest (get_group_number)
-            best = np.where(take, dist, best)
-            ty = np.where(take, o.out_node[0], ty)
-            tx = np.where(take, o.out_node[1], tx)
-            port = np.where(take, base + o.out_port, port)
-            edge = np.where(take, o.in_node != o.out_node, edge)
-    at_outlet = up & (y == ty) & (x == tx)               # take the higher-level link
-    # BM_Routing (Fig. 4): y first, then x; the shorter way round a TTN's torus BM (ties +)
-    move_y = y != ty
-    sy, by = _ring_step(y, ty, k, wrap)
-    sx, bx = _ring_step(x, tx, k, wrap)
-    b = np.where(move_y, by, bx)                         # BM dateline class (always 0 in a TESH mesh BM)
-    port = np.where(at_outlet, port, base + np.where(move_y, np.where(sy > 0, 2, 3), np.where(sx > 0, 0, 1)))
-    S = 2 * L - 2
-    return port, {
-        "four": np.where(at_outlet, a, np.where(up, np.where(edge, a, j % 2), 2 + b)),
-        "ranked": np.where(at_outlet, a, np.where(up, 2 * j + a, 2 * S + b)),
-        # Theorem 1 read literally: BM links VC 0/1 by Lemma 4 whatever the phase, higher levels VC 2/3
-        "literal": np.where(at_outlet, 2 + a, b),
-    }
-
-
-def compile_hdor(net: Network, classes: int | None = None, assignment: str = "auto") -> RouteTable:
-    """The TTN paper's hierarchical dimension-order routing on ``ttn``/``tesh`` (router-spec §R7d).
-
-    Routes (Rahman et al. 2009 §3.1, Fig. 4): "Routing of messages in the TTN is performed from top to
-    bottom ... first done at the highest level network; then, after the packet reaches its highest level
-    sub-destination, routing continues within the subnetwork to the next lower level sub-destination";
-    "at each level, vertical routing is performed first ... then the horizontal routing". Stage ``j``
-    (``j = 0`` level L, y; ``1`` level L, x; ``2`` level L-1, y; ...) is the highest address digit in
-    which the BM of the current router and of the destination differ. The packet goes inside its BM to
-    the stage's *outlet* (``outlets`` of :mod:`radixnet.gen.families.ttn`; direction ``+`` iff the
-    offset ``(d_i - s_i) mod 2^m <= 2^m/2`` or q = 0, lane = the nearest outlet, ties to the lowest, the
-    paper's ``get_group_number``) and takes the higher-level link; after the last stage it routes to
-    the destination inside the BM (``BM_Routing``: y then x, the shorter way round a TTN's torus BM,
-    offset exactly 2^m/2 going +). The hop is a function of the current and the destination router, so
-    this is a table. Its hop counts are the routed distances of docs/ttn-metrics.md (Table 1).
-
-    VC classes (Theorem 1: "A TTN with 4 virtual channels is deadlock free"), functions of the current
-    and the destination router:
-
-    * a higher-level hop: ``a`` = 0 while the level's ring wrap-around link lies ahead on the packet's
-      way (the dateline of Lemma 4 / Corollary 1, Eq. 3-4), else 1;
-    * ``four`` (4 classes): a BM hop toward an outlet takes ``a`` when the outlet is an edge slot (its
-      transit crosses BM links) and the dimension's parity (y 0, x 1) at a corner slot; a BM hop in the
-      destination BM takes ``2 + b``, ``b`` the BM ring's dateline (0 in a TESH mesh BM);
-    * ``ranked`` (``4L - 2`` classes): toward an outlet of stage j ``2j + a``, in the destination BM
-      ``2(2L-2) + b``;
-    * ``auto`` (default): ``four`` when its channel-dependency graph is acyclic, else ``ranked``.
-    * ``literal`` reads Theorem 1 literally (BM links VC 0/1 by Lemma 4 in every phase, the paper's
-      "phase-1 and phase-3 can share", higher levels VC 2/3); its dependency graph is cyclic (a packet
-      leaving a BM and one entering it share BM channels in the same class), so it is refused.
-
-    Parameters
-    ----------
-    net : Network
-        A ``ttn`` or ``tesh`` network (at most :data:`MAX_TABLE_ROUTERS` routers).
-    classes : int, optional
-        ``--vc-classes``: fewer classes than the assignment uses fold the upper ones onto the last.
-    assignment : str
-        One of :data:`HDOR_ASSIGNMENTS`.
-
-    Examples
-    --------
-    >>> from radixnet.gen import build
-    >>> net = build("ttn", m=2, L=2, q=0)
-    >>> t = compile_hdor(net)
-    >>> t.classes, int(t.dist.max()), check_deadlock_free(net, t) > 0   # Table 1: diameter 15
-    (4, 15, True)
-    """
-    if net.family not in HDOR_FAMILIES:
-        raise ParamError("routing", f"hdor is the TTN/TESH hierarchical dimension-order routing (Rahman et al. "
-                                    f"2009 §3.1); got {net.family}")
-    if assignment not in HDOR_ASSIGNMENTS:
-        raise ParamError("routing", f"hdor VC assignment must be one of {', '.join(HDOR_ASSIGNMENTS)} "
-                                    f"(got {assignment!r})")
-    R = _table_routers(net, "hdor")
-    names = ("four", "ranked") if assignment == "auto" else (assignment,)
-    nxt = np.full((R, R), -1, np.int32)
-    cls = {n: np.full((R, R), -1, np.int8) for n in names}
-    for r, d in _pair_chunks(R):
-        go = r != d
-        r, d = r[go], d[go]
-        nxt[r, d], by = _hdor_routes(net, r, d)
-        for n in names:
-            cls[n][r, d] = by[n]
-    dist = _route_lengths(net, nxt, "hdor")
-
-    def table(name: str) -> RouteTable:
-        need = 4 if name in ("four", "literal") else 4 * net.params["L"] - 2
-        c, K = _cap_classes(cls[name].astype(np.int32), need, classes, "hdor")
-        return RouteTable(nxt, dist, K, net.ej_port.copy(), net.ej_router.copy(), c, "hdor")
-
-    if assignment != "auto":
-        return table(assignment)
-    four = table("four")
-    if classes is not None and classes <= 4:
-        return four          # at most 4 classes asked for: its own check refuses it if it is cyclic
-    try:
-        check_deadlock_free(net, four)
-        return four
-    except DeadlockError:
-        return table("ranked")
-
-
-def compile_dest_tag(net: Network, classes: int | None = None) -> RouteTable:
-    """Destination-tag routing on the butterfly (router-spec §R7d; Dally & Towles ch. 4, Kim et al. §2.1).
-
-    A k-ary n-fly packet for terminal ``t`` leaves stage ``i`` on output port ``t_(n-1-i)``, digit
-    ``n-1-i`` of ``t`` in base k (most significant first,
-    :func:`radixnet.gen.families.butterfly.butterfly_route_port`): the unique path of ``n - 1``
-    inter-router channels. Only digits ``n-1 .. 1`` are used between routers, and they are the row of
-    the destination router, so the port is a function of the destination *router*: entry
-    ``next_port[r, d]`` for a stage-``i`` router ``r`` that reaches ``d`` (``-1`` where it cannot). All
-    channels run from stage i to i + 1, so one VC class makes the channel-dependency graph acyclic.
-
-    Examples
-    --------
-    >>> from radixnet.gen import build
-    >>> net = build("butterfly", k=2, n=3)                  # routers 0-3 stage 0, 8-11 stage 2
-    >>> t = compile_dest_tag(net)
-    >>> t.classes, t.next_port[0, 8 + 3].item(), t.dist[0, 8 + 3].item()   # row 3 = digits 1,1: ports 1, 1
-    (1, 1, 2)
-    """
-    from .families.butterfly import butterfly_route_port
-
-    if net.family != "butterfly":
-        raise ParamError("routing", f"dest-tag is destination-tag routing on the butterfly (got {net.family})")
-    k, n = net.params["k"], net.params["n"]
-    R = net.num_routers
-    stage, row = net.coords[:, 0], net.coords[:, 1]
-    rr, dd = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
-    s, w, ds, dw = stage[rr], row[rr], stage[dd], row[dd]
-    # r reaches d iff d is in the last stage and r's row already carries d's row digits set before stage s:
-    # stage i sets digit n-2-i, so digits n-2 .. n-1-s agree and digits below n-1-s are r's own (Kim §2.1)
-    low = np.int64(k) ** np.maximum(n - 1 - s, 0)
-    reach = (ds == n - 1) & (s < n - 1) & ((w - w % low) == (dw - dw % low))
-    port = butterfly_route_port(k, n, np.minimum(s, n - 1), dw * k)
-    nxt = np.where(reach, port, -1).astype(np.int32)
-    cls, Kc = _cap_classes(np.where(reach, 0, -1), 1, classes, "dest-tag")
-    table = RouteTable(nxt, np.zeros((R, R), np.int32), Kc, net.ej_port.copy(), net.ej_router.copy(), cls,
-                       "dest-tag")
-    table.dist = np.where(reach, ds - s, 0).astype(np.int32)
-    return table
-
-
-# ---------------------------------------------------------------- adaptive folded Clos (§R7d)
-def clos_up_ports(net: Network) -> np.ndarray:
-    """Up ports of every router of a folded Clos, in port order, padded with -1: shape (R, max up ports).
-
-    A port is *up* when its output channel leads to a router of a higher level (``coords[:, 0]``,
-    :mod:`radixnet.gen.families.clos`).
-    """
-    if net.family != "clos":
-        raise ParamError("routing", f"clos-adaptive routes on the folded Clos (clos family); got {net.family}")
-    lev = net.coords[:, 0]
-    up = lev[net.dst] > lev[net.src]
-    R = net.num_routers
-    n_up = np.bincount(net.src[up], minlength=R)
-    out = np.full((R, max(1, int(n_up.max(initial=0)))), -1, np.int64)
-    s, p = net.src[up], net.src_port[up]
-    order = np.lexsort((p, s))
-    s, p = s[order], p[order]
-    rank = np.arange(s.size) - np.searchsorted(s, s, side="left")
-    out[s, rank] = p
-    return out
-
-
-def compile_clos_adaptive(net: Network, classes: int | None = None) -> tuple[RouteTable, np.ndarray]:
-    """The tables of ``clos-adaptive`` (router-spec §R7d): the down phase's table and the up ports.
-
-    Thamarakuzhi & Chandy §IV compare against "Adaptive Clos" (Kim, Dally, Abts, SC06): "In the forward
-    phase any of the output queue in the forward path is adaptively selected by considering the number of
-    packets in each output queue. In the reverse phase routing is deterministic as there exists only a
-    single path to the destination." The forward (up) phase lasts while the ``sp`` table's hop goes up
-    (the destination is not below the router); the kernel then picks the up port with the shortest queue.
-    The backward (down) phase follows the table. Up*/down* routes never turn up after going down, so one VC
-    class suffices; :func:`check_clos_adaptive` checks the dependency graph of every choice.
-
-    Returns
-    -------
-    (RouteTable, ndarray)
-        The table (one class, ``routing="clos-adaptive"``) and :func:`clos_up_ports`.
-    """
-    up = clos_up_ports(net)
-    t = compile_table(net, 1 if classes is None else classes)
-    t.routing = "clos-adaptive"
-    return t, up
-
-
-def clos_adaptive_dependencies(net: Network, table: RouteTable, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Channel-dependency graph of ``clos-adaptive`` over every route it may choose (one VC class).
-
-    From router x toward destination router d the routing may take every up port of x when the table's
-    hop goes up, else the table's (down) hop. Walks the reachable (channel, destination) states and adds
-    an edge from each channel to every channel the routing may take next.
-    """
-    pt = net.port_table()["out_channel"]
-    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
-    is_up = np.zeros(pt.shape, bool)
-    rr, cc = np.nonzero(up >= 0)
-    is_up[rr, up[rr, cc]] = True
-    K = table.classes
-
-    def choices(x, di):
-        """Channels the routing may take at routers x toward dst_r[di] (list of (index, channel))."""
-        d = dst_r[di]
-        port = table.next_port[x, d]
-        going_up = is_up[x, np.maximum(port, 0)] & (port >= 0)
-        res = [(np.flatnonzero(~going_up), pt[x[~going_up], port[~going_up]])]
-        for i in range(up.shape[1]):
-            u = up[x, i]
-            ok = going_up & (u >= 0)
-            res.append((np.flatnonzero(ok), pt[x[ok], u[ok]]))
-        return res
-
-    C, Dn = net.num_channels, dst_r.size
-    seen = np.zeros((C, Dn), bool)
-    S, Di = np.meshgrid(src_r, np.arange(Dn), indexing="ij")
-    x, di = S.ravel(), Di.ravel()
-    keep = x != dst_r[di]
-    x, di = x[keep], di[keep]
-    fc, fd = [], []
-    for idx, ch in choices(x, di):
-        fc.append(ch), fd.append(di[idx])
-    c, di = np.concatenate(fc), np.concatenate(fd)
-    seen[c, di] = True
-    us, vs = [], []
-    while c.size:
-        x = net.dst[c]
-        go = x != dst_r[di]
-        c, di, x = c[go], di[go], x[go]
-        nc, nd = [], []
-        for idx, ch in choices(x, di):
-            us.append(c[idx] * K), vs.append(ch * K)
-            nc.append(ch), nd.append(di[idx])
-        c, di = np.concatenate(nc), np.concatenate(nd)
-        new = ~seen[c, di]
-        c, di = c[new], di[new]
-        key = np.unique(c * Dn + di)
-        c, di = key // Dn, key % Dn
-        seen[c, di] = True
-    u = np.concatenate(us) if us else np.zeros(0, np.int64)
-    v = np.concatenate(vs) if vs else np.zeros(0, np.int64)
-    N = C * K
-    key = np.unique(u * N + v)
-    return key // N, key % N, N
-
-
-def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
-    """Raise :class:`DeadlockError` naming a cycle if ``clos-adaptive``'s dependency graph is cyclic."""
-    u, v, n = clos_adaptive_dependencies(net, table, up)
-    return _check_acyclic(net, u, v, n, table.classes, table.routing)
-
-
 #: the deterministic table routings (a next hop and a VC class per router and destination): what the RTL
 #: route ROMs hold (router-spec §R7a, §R7d)
 DETERMINISTIC = ("sp", "dor", "hdor", "dest-tag", "min")
 
 
-#: The compiler of each deterministic route table (:attr:`Plan.table` -> ``fn(net, classes)``): the one dispatch
-#: the golden model (:class:`~radixnet.golden.sim.SimConfig`) and the RTL (:func:`deterministic_table`) share.
-TABLE_COMPILERS = {"sp": compile_table, "dor": compile_dor, "hdor": compile_hdor, "dest-tag": compile_dest_tag}
+def table_compiler(name: str, net: Network):
+    """The compiler ``fn(net, classes=None) -> RouteTable`` of deterministic route table ``name``
+    (:attr:`Plan.table`) on ``net``: :func:`compile_table` for ``sp``, else the one ``net``'s family names in its
+    :attr:`~radixnet.gen.family.Family.tables`. The one dispatch the golden model
+    (:class:`~radixnet.golden.sim.SimConfig`) and the RTL (:func:`deterministic_table`) share.
+
+    >>> from radixnet.gen import build
+    >>> table_compiler("dor", build("torus", dims=[4, 4])).__module__
+    'radixnet.gen.families.torus'
+    """
+    if name == "sp":
+        return compile_table
+    from .family import get_family
+
+    fn = get_family(net.family).tables.get(name)
+    if fn is None:
+        raise ParamError("routing", f"{name} is not a route table of {net.family}")
+    return fn
 
 
 def deterministic_table(net: Network, routing: str = DEFAULT_ROUTING, classes: int | None = None) -> RouteTable:
@@ -1217,9 +826,7 @@ def deterministic_table(net: Network, routing: str = DEFAULT_ROUTING, classes: i
                                         "(router-spec §R7), which no route table holds")
         table = compile_dor_table(net)
     else:
-        if plan.table not in TABLE_COMPILERS:
-            raise ParamError("routing", f"{routing} on {net.family} is not a deterministic table routing")
-        table = TABLE_COMPILERS[plan.table](net, classes)
+        table = table_compiler(plan.table, net)(net, classes)
     check_deadlock_free(net, table)
     return table
 

@@ -35,16 +35,13 @@ from ..gen.routing import (
     MIN,
     PRIO,
     TABLE,
-    TABLE_COMPILERS,
     TUGAL_G,
     TUGAL_L,
     TVAL,
     UGAL,
     HyperXTables,
     Plan,
-    check_clos_adaptive,
     check_deadlock_free,
-    compile_clos_adaptive,
     compile_dor_table,
     compile_hyperx,
     compile_table,
@@ -53,6 +50,7 @@ from ..gen.routing import (
     get_routing,
     parallel_lanes,
     resolve,
+    table_compiler,
 )
 from . import kernel
 from .held import HeldRows, held_put, held_take, held_widen, within_quota
@@ -372,11 +370,13 @@ class SimConfig:
             self._table = compile_table(net, self.vc_classes or need)
             ncls = self._table.classes
         elif plan.table == "clos-adaptive":
+            from ..gen.families.clos import check_clos_adaptive, compile_clos_adaptive
+
             self._table, self._up = compile_clos_adaptive(net, self.vc_classes)
             check_clos_adaptive(net, self._table, self._up)  # refuse before any work (DeadlockError)
             ncls = self._table.classes
         else:
-            self._table = TABLE_COMPILERS[plan.table](net, self.vc_classes)
+            self._table = table_compiler(plan.table, net)(net, self.vc_classes)
             check_deadlock_free(net, self._table)  # refuse before any work (raises DeadlockError)
             ncls = self._table.classes
         return ncls

@@ -45,7 +45,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from radixnet.cosim import tuser_ref
 from radixnet.cosim.tuser_ref import decode_tuser, default_encoding, encode_tuser, high_bits
 from radixnet.gen import build, family_names
-from radixnet.gen.families.ttn import outlets
+from radixnet.gen.families.clos import clos_up_ports
+from radixnet.gen.families.ttn import compile_hdor, outlets
 from radixnet.gen.routing import (
     CLOS_AD,
     MIN_AD,
@@ -53,9 +54,7 @@ from radixnet.gen.routing import (
     UGAL,
     VAL,
     accepted_routings,
-    clos_up_ports,
     compile_dor_table,
-    compile_hdor,
     compile_hyperx,
     resolve,
 )

@@ -9,21 +9,17 @@ import pytest
 
 from radixnet.cli import main
 from radixnet.gen import ParamError, build, family_names
-from radixnet.gen.families.butterfly import butterfly_route_port
-from radixnet.gen.families.ttn import outlets
+from radixnet.gen.families.butterfly import butterfly_route_port, compile_dest_tag
+from radixnet.gen.families.clos import check_clos_adaptive, clos_adaptive_dependencies, compile_clos_adaptive
+from radixnet.gen.families.torus import compile_dor
+from radixnet.gen.families.ttn import compile_hdor, outlets
 from radixnet.gen.routing import (
     ROUTINGS,
     DeadlockError,
     accepted_routings,
     channel_dependencies,
-    check_clos_adaptive,
     check_deadlock_free,
-    clos_adaptive_dependencies,
-    compile_clos_adaptive,
-    compile_dest_tag,
-    compile_dor,
     compile_dor_table,
-    compile_hdor,
     compile_table,
     resolve,
 )
@@ -456,3 +452,17 @@ def test_single_router_network_takes_every_routing():
     for name in names:
         r = Simulator(SimConfig(net, routing=name, traffic="uniform", seed=1, speedup=2)).run_load(0.5)
         assert not r["saturated"] and abs(r["accepted_throughput"] - 0.5) < 0.03, name
+
+
+def test_a_family_compiles_its_own_route_tables():
+    """The table routings a family's module compiles (``Family.tables``) are the ones whose ``ROUTINGS`` entry
+    names that family, and the shared dispatch (``table_compiler``) finds them there."""
+    from radixnet.gen import get_family
+    from radixnet.gen.routing import table_compiler
+
+    own = {(f, r) for f in family_names() for r in get_family(f).tables}
+    named = {(f, r) for r in ("dor", "hdor", "dest-tag") for f in ROUTINGS[r].families}
+    assert own == named
+    for f, r in sorted(own):
+        fn = table_compiler(r, build(f))
+        assert fn is get_family(f).tables[r] and fn.__module__.startswith("radixnet.gen.families.")

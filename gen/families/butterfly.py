@@ -55,7 +55,8 @@ import numpy as np
 
 from ..family import Family, Knowledge, register
 from ..network import Network
-from ..params import Param
+from ..params import Param, ParamError
+from ..routing import RouteTable, cap_classes
 
 __all__ = ["butterfly_route_port"]
 
@@ -120,6 +121,47 @@ def _knowledge(net: Network) -> Knowledge:
     return kn
 
 
+# ---------------------------------------------------------------- route tables (router-spec §R7d)
+def compile_dest_tag(net: Network, classes: int | None = None) -> RouteTable:
+    """Destination-tag routing on the butterfly (router-spec §R7d; Dally & Towles ch. 4, Kim et al. §2.1).
+
+    A k-ary n-fly packet for terminal ``t`` leaves stage ``i`` on output port ``t_(n-1-i)``, digit
+    ``n-1-i`` of ``t`` in base k (most significant first,
+    :func:`radixnet.gen.families.butterfly.butterfly_route_port`): the unique path of ``n - 1``
+    inter-router channels. Only digits ``n-1 .. 1`` are used between routers, and they are the row of
+    the destination router, so the port is a function of the destination *router*: entry
+    ``next_port[r, d]`` for a stage-``i`` router ``r`` that reaches ``d`` (``-1`` where it cannot). All
+    channels run from stage i to i + 1, so one VC class makes the channel-dependency graph acyclic.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> net = build("butterfly", k=2, n=3)                  # routers 0-3 stage 0, 8-11 stage 2
+    >>> t = compile_dest_tag(net)
+    >>> t.classes, t.next_port[0, 8 + 3].item(), t.dist[0, 8 + 3].item()   # row 3 = digits 1,1: ports 1, 1
+    (1, 1, 2)
+    """
+
+    if net.family != "butterfly":
+        raise ParamError("routing", f"dest-tag is destination-tag routing on the butterfly (got {net.family})")
+    k, n = net.params["k"], net.params["n"]
+    R = net.num_routers
+    stage, row = net.coords[:, 0], net.coords[:, 1]
+    rr, dd = np.meshgrid(np.arange(R), np.arange(R), indexing="ij")
+    s, w, ds, dw = stage[rr], row[rr], stage[dd], row[dd]
+    # r reaches d iff d is in the last stage and r's row already carries d's row digits set before stage s:
+    # stage i sets digit n-2-i, so digits n-2 .. n-1-s agree and digits below n-1-s are r's own (Kim §2.1)
+    low = np.int64(k) ** np.maximum(n - 1 - s, 0)
+    reach = (ds == n - 1) & (s < n - 1) & ((w - w % low) == (dw - dw % low))
+    port = butterfly_route_port(k, n, np.minimum(s, n - 1), dw * k)
+    nxt = np.where(reach, port, -1).astype(np.int32)
+    cls, Kc = cap_classes(np.where(reach, 0, -1), 1, classes, "dest-tag")
+    table = RouteTable(nxt, np.zeros((R, R), np.int32), Kc, net.ej_port.copy(), net.ej_router.copy(), cls,
+                       "dest-tag")
+    table.dist = np.where(reach, ds - s, 0).astype(np.int32)
+    return table
+
+
 register(Family(
     name="butterfly",
     summary="butterfly k-ary n-fly: n stages of k^(n-1) radix-k routers, unidirectional, destination-tag",
@@ -131,5 +173,6 @@ register(Family(
     size=lambda p: (p["n"] * p["k"] ** (p["n"] - 1), (p["n"] - 1) * p["k"] ** p["n"]),
     terminals=lambda p, routers: p["k"] ** p["n"],
     knowledge=_knowledge,
+    tables={"dest-tag": compile_dest_tag},
     reference="Dally & Towles ch. 4; Kim, Dally, Abts ISCA 2007 §2.1 Fig. 1(a,c), §3.3 (2 stages of radix-32)",
 ))

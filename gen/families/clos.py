@@ -64,6 +64,7 @@ from ..builder import NetworkBuilder
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
+from ..routing import RouteTable, check_acyclic, compile_table
 
 __all__ = ["clos_shape"]
 
@@ -194,6 +195,115 @@ def _knowledge(net: Network) -> Knowledge:
         kn.bisection_note = ("full-bisection fat tree: pod-halves cut gives N/2, rearrangeability "
                              "(Slepian-Duguid) gives >= N/2")
     return kn
+
+
+# ---------------------------------------------------------------- route tables (router-spec §R7d)
+def clos_up_ports(net: Network) -> np.ndarray:
+    """Up ports of every router of a folded Clos, in port order, padded with -1: shape (R, max up ports).
+
+    A port is *up* when its output channel leads to a router of a higher level (``coords[:, 0]``,
+    :mod:`radixnet.gen.families.clos`).
+    """
+    if net.family != "clos":
+        raise ParamError("routing", f"clos-adaptive routes on the folded Clos (clos family); got {net.family}")
+    lev = net.coords[:, 0]
+    up = lev[net.dst] > lev[net.src]
+    R = net.num_routers
+    n_up = np.bincount(net.src[up], minlength=R)
+    out = np.full((R, max(1, int(n_up.max(initial=0)))), -1, np.int64)
+    s, p = net.src[up], net.src_port[up]
+    order = np.lexsort((p, s))
+    s, p = s[order], p[order]
+    rank = np.arange(s.size) - np.searchsorted(s, s, side="left")
+    out[s, rank] = p
+    return out
+
+
+def compile_clos_adaptive(net: Network, classes: int | None = None) -> tuple[RouteTable, np.ndarray]:
+    """The tables of ``clos-adaptive`` (router-spec §R7d): the down phase's table and the up ports.
+
+    Thamarakuzhi & Chandy §IV compare against "Adaptive Clos" (Kim, Dally, Abts, SC06): "In the forward
+    phase any of the output queue in the forward path is adaptively selected by considering the number of
+    packets in each output queue. In the reverse phase routing is deterministic as there exists only a
+    single path to the destination." The forward (up) phase lasts while the ``sp`` table's hop goes up
+    (the destination is not below the router); the kernel then picks the up port with the shortest queue.
+    The backward (down) phase follows the table. Up*/down* routes never turn up after going down, so one VC
+    class suffices; :func:`check_clos_adaptive` checks the dependency graph of every choice.
+
+    Returns
+    -------
+    (RouteTable, ndarray)
+        The table (one class, ``routing="clos-adaptive"``) and :func:`clos_up_ports`.
+    """
+    up = clos_up_ports(net)
+    t = compile_table(net, 1 if classes is None else classes)
+    t.routing = "clos-adaptive"
+    return t, up
+
+
+def clos_adaptive_dependencies(net: Network, table: RouteTable, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Channel-dependency graph of ``clos-adaptive`` over every route it may choose (one VC class).
+
+    From router x toward destination router d the routing may take every up port of x when the table's
+    hop goes up, else the table's (down) hop. Walks the reachable (channel, destination) states and adds
+    an edge from each channel to every channel the routing may take next.
+    """
+    pt = net.port_table()["out_channel"]
+    src_r, dst_r = np.unique(net.inj_router), np.unique(net.ej_router)
+    is_up = np.zeros(pt.shape, bool)
+    rr, cc = np.nonzero(up >= 0)
+    is_up[rr, up[rr, cc]] = True
+    K = table.classes
+
+    def choices(x, di):
+        """Channels the routing may take at routers x toward dst_r[di] (list of (index, channel))."""
+        d = dst_r[di]
+        port = table.next_port[x, d]
+        going_up = is_up[x, np.maximum(port, 0)] & (port >= 0)
+        res = [(np.flatnonzero(~going_up), pt[x[~going_up], port[~going_up]])]
+        for i in range(up.shape[1]):
+            u = up[x, i]
+            ok = going_up & (u >= 0)
+            res.append((np.flatnonzero(ok), pt[x[ok], u[ok]]))
+        return res
+
+    C, Dn = net.num_channels, dst_r.size
+    seen = np.zeros((C, Dn), bool)
+    S, Di = np.meshgrid(src_r, np.arange(Dn), indexing="ij")
+    x, di = S.ravel(), Di.ravel()
+    keep = x != dst_r[di]
+    x, di = x[keep], di[keep]
+    fc, fd = [], []
+    for idx, ch in choices(x, di):
+        fc.append(ch), fd.append(di[idx])
+    c, di = np.concatenate(fc), np.concatenate(fd)
+    seen[c, di] = True
+    us, vs = [], []
+    while c.size:
+        x = net.dst[c]
+        go = x != dst_r[di]
+        c, di, x = c[go], di[go], x[go]
+        nc, nd = [], []
+        for idx, ch in choices(x, di):
+            us.append(c[idx] * K), vs.append(ch * K)
+            nc.append(ch), nd.append(di[idx])
+        c, di = np.concatenate(nc), np.concatenate(nd)
+        new = ~seen[c, di]
+        c, di = c[new], di[new]
+        key = np.unique(c * Dn + di)
+        c, di = key // Dn, key % Dn
+        seen[c, di] = True
+    u = np.concatenate(us) if us else np.zeros(0, np.int64)
+    v = np.concatenate(vs) if vs else np.zeros(0, np.int64)
+    N = C * K
+    key = np.unique(u * N + v)
+    return key // N, key % N, N
+
+
+def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
+    """Raise :class:`DeadlockError` naming a cycle if ``clos-adaptive``'s dependency graph is cyclic."""
+    u, v, n = clos_adaptive_dependencies(net, table, up)
+    return check_acyclic(net, u, v, n, table.classes, table.routing)
 
 
 register(Family(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..family import Family, register
 from ..params import Param
 from .hyperx import build_hyperx, hyperx_knowledge, hyperx_size
+from .torus import compile_dor
 
 register(Family(
     name="hypercube",
@@ -19,5 +20,6 @@ register(Family(
     build=lambda p: build_hyperx("hypercube", p, [2] * p["n"], [1] * p["n"], p["c"]),
     size=lambda p: hyperx_size([2] * p["n"], [1] * p["n"], p["c"]),
     knowledge=lambda net: hyperx_knowledge([2] * net.params["n"], [1] * net.params["n"]),
+    tables={"dor": compile_dor},   # e-cube: dimension order, one class
     reference="Kim et al. 2007 §3.3, Table 1 (hypercube, e-cube)",
 ))

@@ -134,6 +134,16 @@ from ..builder import NetworkBuilder
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
+from ..routing import (
+    DeadlockError,
+    RouteTable,
+    cap_classes,
+    check_deadlock_free,
+    pair_chunks,
+    route_lengths,
+    table_routers,
+)
+from .torus import ring_dist, ring_step
 
 __all__ = ["Outlet", "outlets", "build_ttn", "ttn_size", "ttn_knowledge", "max_levels"]
 
@@ -336,6 +346,156 @@ _PARAMS = (
     Param("c", int, 1, "terminals per router", minimum=0),
 )
 
+# ---------------------------------------------------------------- route tables (router-spec §R7d)
+#: families with the TTN paper's hierarchical dimension-order routing ``hdor`` (router-spec §R7d)
+HDOR_FAMILIES = ("ttn", "tesh")
+
+
+#: VC-class assignments of ``hdor`` (router-spec §R7d): ``auto`` takes ``four`` when its channel-dependency
+#: graph is acyclic, else ``ranked``; ``literal`` is Theorem 1 read literally (cyclic; kept to show it).
+HDOR_ASSIGNMENTS = ("auto", "four", "ranked", "literal")
+
+
+def _hdor_routes(net: Network, r: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Next port and the VC class under each assignment of ``hdor`` for router pairs (r, d), r != d.
+
+    See :func:`compile_hdor`; returns ``(port, {assignment: class})``.
+    """
+
+    p = net.params
+    m, L, q = p["m"], p["L"], p["q"]
+    k = 2 ** m
+    bm = "torus" if net.family == "ttn" else "mesh"
+    wrap = bm == "torus"
+    base = int(p["c"])                                   # terminal ports come first (NetworkBuilder)
+    co = net.coords
+    cr, cd = co[r], co[d]
+    hi = 2 * L - 2                                       # columns yL, xL, ..., y2, x2 come first (Eq. 1)
+    y, x = cr[:, hi], cr[:, hi + 1]
+    diff = cr[:, :hi] != cd[:, :hi]
+    up = diff.any(axis=1)                                # the destination is in another BM
+    j = np.argmax(diff, axis=1)                          # stage: column of the highest differing digit
+    rows = np.arange(r.size)
+    ty, tx = cd[:, hi].copy(), cd[:, hi + 1].copy()      # target inside this BM: destination or outlet
+    port = np.full(r.size, -1, np.int64)
+    a = np.zeros(r.size, np.int64)                       # dateline class of the stage's higher-level ring
+    edge = np.zeros(r.size, bool)                        # the outlet is an edge slot (transit crosses BM links)
+    if np.any(up):
+        xs, ts = cr[rows, j], cd[rows, j]
+        off = (ts - xs) % k
+        # Fig. 4: (d_i - s_i) mod 2^m <= 2^m / 2 -> positive, else negative; q = 0 has + links only
+        sign = np.where((q == 0) | (2 * off <= k), 1, -1)
+        a = np.where(np.where(sign > 0, ts < xs, ts > xs), 0, 1)
+        best = np.full(r.size, np.iinfo(np.int64).max)
+        for o in outlets(m, L, q, bm):
+            col = 2 * (L - o.level) + (0 if o.dim == "y" else 1)
+            mine = up & (j == col) & (sign == o.sign)
+            dist = ring_dist(y, o.out_node[0], k, wrap) + ring_dist(x, o.out_node[1], k, wrap)
+            take = mine & (dist < best)                  # nearest lane, ties: the lowest (get_group_number)
+            best = np.where(take, dist, best)
+            ty = np.where(take, o.out_node[0], ty)
+            tx = np.where(take, o.out_node[1], tx)
+            port = np.where(take, base + o.out_port, port)
+            edge = np.where(take, o.in_node != o.out_node, edge)
+    at_outlet = up & (y == ty) & (x == tx)               # take the higher-level link
+    # BM_Routing (Fig. 4): y first, then x; the shorter way round a TTN's torus BM (ties +)
+    move_y = y != ty
+    sy, by = ring_step(y, ty, k, wrap)
+    sx, bx = ring_step(x, tx, k, wrap)
+    b = np.where(move_y, by, bx)                         # BM dateline class (always 0 in a TESH mesh BM)
+    port = np.where(at_outlet, port, base + np.where(move_y, np.where(sy > 0, 2, 3), np.where(sx > 0, 0, 1)))
+    S = 2 * L - 2
+    return port, {
+        "four": np.where(at_outlet, a, np.where(up, np.where(edge, a, j % 2), 2 + b)),
+        "ranked": np.where(at_outlet, a, np.where(up, 2 * j + a, 2 * S + b)),
+        # Theorem 1 read literally: BM links VC 0/1 by Lemma 4 whatever the phase, higher levels VC 2/3
+        "literal": np.where(at_outlet, 2 + a, b),
+    }
+
+
+def compile_hdor(net: Network, classes: int | None = None, assignment: str = "auto") -> RouteTable:
+    """The TTN paper's hierarchical dimension-order routing on ``ttn``/``tesh`` (router-spec §R7d).
+
+    Routes (Rahman et al. 2009 §3.1, Fig. 4): "Routing of messages in the TTN is performed from top to
+    bottom ... first done at the highest level network; then, after the packet reaches its highest level
+    sub-destination, routing continues within the subnetwork to the next lower level sub-destination";
+    "at each level, vertical routing is performed first ... then the horizontal routing". Stage ``j``
+    (``j = 0`` level L, y; ``1`` level L, x; ``2`` level L-1, y; ...) is the highest address digit in
+    which the BM of the current router and of the destination differ. The packet goes inside its BM to
+    the stage's *outlet* (``outlets`` of :mod:`radixnet.gen.families.ttn`; direction ``+`` iff the
+    offset ``(d_i - s_i) mod 2^m <= 2^m/2`` or q = 0, lane = the nearest outlet, ties to the lowest, the
+    paper's ``get_group_number``) and takes the higher-level link; after the last stage it routes to
+    the destination inside the BM (``BM_Routing``: y then x, the shorter way round a TTN's torus BM,
+    offset exactly 2^m/2 going +). The hop is a function of the current and the destination router, so
+    this is a table. Its hop counts are the routed distances of docs/ttn-metrics.md (Table 1).
+
+    VC classes (Theorem 1: "A TTN with 4 virtual channels is deadlock free"), functions of the current
+    and the destination router:
+
+    * a higher-level hop: ``a`` = 0 while the level's ring wrap-around link lies ahead on the packet's
+      way (the dateline of Lemma 4 / Corollary 1, Eq. 3-4), else 1;
+    * ``four`` (4 classes): a BM hop toward an outlet takes ``a`` when the outlet is an edge slot (its
+      transit crosses BM links) and the dimension's parity (y 0, x 1) at a corner slot; a BM hop in the
+      destination BM takes ``2 + b``, ``b`` the BM ring's dateline (0 in a TESH mesh BM);
+    * ``ranked`` (``4L - 2`` classes): toward an outlet of stage j ``2j + a``, in the destination BM
+      ``2(2L-2) + b``;
+    * ``auto`` (default): ``four`` when its channel-dependency graph is acyclic, else ``ranked``.
+    * ``literal`` reads Theorem 1 literally (BM links VC 0/1 by Lemma 4 in every phase, the paper's
+      "phase-1 and phase-3 can share", higher levels VC 2/3); its dependency graph is cyclic (a packet
+      leaving a BM and one entering it share BM channels in the same class), so it is refused.
+
+    Parameters
+    ----------
+    net : Network
+        A ``ttn`` or ``tesh`` network (at most :data:`MAX_TABLE_ROUTERS` routers).
+    classes : int, optional
+        ``--vc-classes``: fewer classes than the assignment uses fold the upper ones onto the last.
+    assignment : str
+        One of :data:`HDOR_ASSIGNMENTS`.
+
+    Examples
+    --------
+    >>> from radixnet.gen import build
+    >>> net = build("ttn", m=2, L=2, q=0)
+    >>> t = compile_hdor(net)
+    >>> t.classes, int(t.dist.max()), check_deadlock_free(net, t) > 0   # Table 1: diameter 15
+    (4, 15, True)
+    """
+    if net.family not in HDOR_FAMILIES:
+        raise ParamError("routing", f"hdor is the TTN/TESH hierarchical dimension-order routing (Rahman et al. "
+                                    f"2009 §3.1); got {net.family}")
+    if assignment not in HDOR_ASSIGNMENTS:
+        raise ParamError("routing", f"hdor VC assignment must be one of {', '.join(HDOR_ASSIGNMENTS)} "
+                                    f"(got {assignment!r})")
+    R = table_routers(net, "hdor")
+    names = ("four", "ranked") if assignment == "auto" else (assignment,)
+    nxt = np.full((R, R), -1, np.int32)
+    cls = {n: np.full((R, R), -1, np.int8) for n in names}
+    for r, d in pair_chunks(R):
+        go = r != d
+        r, d = r[go], d[go]
+        nxt[r, d], by = _hdor_routes(net, r, d)
+        for n in names:
+            cls[n][r, d] = by[n]
+    dist = route_lengths(net, nxt, "hdor")
+
+    def table(name: str) -> RouteTable:
+        need = 4 if name in ("four", "literal") else 4 * net.params["L"] - 2
+        c, K = cap_classes(cls[name].astype(np.int32), need, classes, "hdor")
+        return RouteTable(nxt, dist, K, net.ej_port.copy(), net.ej_router.copy(), c, "hdor")
+
+    if assignment != "auto":
+        return table(assignment)
+    four = table("four")
+    if classes is not None and classes <= 4:
+        return four          # at most 4 classes asked for: its own check refuses it if it is cyclic
+    try:
+        check_deadlock_free(net, four)
+        return four
+    except DeadlockError:
+        return table("ranked")
+
+
 for _name, _bm, _summary in (
         ("ttn", "torus", "TTN(m, L, q): 2D-torus basic modules joined by unidirectional higher-level 2D tori"),
         ("tesh", "mesh", "TESH(m, L, q): 2D-mesh basic modules joined by unidirectional higher-level 2D tori")):
@@ -347,6 +507,7 @@ for _name, _bm, _summary in (
         build=(lambda n: (lambda p: build_ttn(p, n)))(_name),
         size=(lambda bmk: (lambda p: ttn_size(p, bmk)))(_bm),
         knowledge=ttn_knowledge,
+        tables={"hdor": compile_hdor},
         reference="Rahman, Inoguchi, Sato, Horiguchi, IEICE Trans. E92-D(5) 2009, §2 (Lemmas 1-3, Eq. 1-2), "
                   "§4 Table 1, Eq. 5-6; TESH: Jain, Ghirmai, Horiguchi 1997 (ref. [12])",
     ))
