@@ -72,6 +72,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
@@ -82,6 +83,7 @@ from .network import Network
 from .params import Param, ParamError
 
 __all__ = ["CostParams", "COST_PARAMS", "CostReport", "Packaging", "PACKAGINGS", "NO_PACKAGING", "Placement",
+           "direct_placement", "cab_digits", "pack_groups",
            "evaluate", "floor_grid", "kim_design", "kim_network", "kim_lengths", "mean_hops", "memory_estimate",
            "ur_load_max", "packaging_names"]
 
@@ -383,7 +385,7 @@ def floor_grid(cabinets: int, params: CostParams, digits: list[int] | None = Non
     return sxy[:cabinets], np.zeros((0, 2)), cols, rows
 
 
-def _cab_digits(dims: list[int], per_cab: int) -> list[int] | None:
+def cab_digits(dims: list[int], per_cab: int) -> list[int] | None:
     """Mixed-radix digits of the cabinet index when ``per_cab`` consecutive routers share a cabinet."""
     dims = [int(d) for d in dims]
     i = 0
@@ -401,7 +403,7 @@ def _cab_digits(dims: list[int], per_cab: int) -> list[int] | None:
     return dims[i:]
 
 
-def _direct_placement(net: Network, params: CostParams, order: np.ndarray | None = None, group: int = 1,
+def direct_placement(net: Network, params: CostParams, order: np.ndarray | None = None, group: int = 1,
                       digits: list[int] | None = None) -> Placement:
     """Routers in ``order`` (default index order) with their nodes, ``nodes_per_cabinet // c`` to a cabinet.
 
@@ -424,82 +426,31 @@ def _direct_placement(net: Network, params: CostParams, order: np.ndarray | None
     starts = np.concatenate([[0], np.cumsum(tpr)[:-1]])
     pos[t_order] = np.arange(net.num_terminals) - np.repeat(starts, tpr)
     group = max(1, min(int(group), R))
-    cab_digits = None
+    cdig = None
     if c <= npc:
         per = npc // c
         if group <= per:
             gpc = per // group
             router_cab = (rank // group) // gpc
             if digits is not None:
-                cab_digits = _cab_digits(digits, gpc)
+                cdig = cab_digits(digits, gpc)
         else:
             cpg = -(-group // per)
             router_cab = (rank // group) * cpg + (rank % group) // per
             if digits is not None:
-                cab_digits = [cpg] + list(digits)
+                cdig = [cpg] + list(digits)
         term_cab = router_cab[net.inj_router]
     else:  # a router's nodes fill several cabinets; the router stands in the first
         cpr = -(-c // npc)
         router_cab = rank * cpr
         term_cab = router_cab[net.inj_router] + pos // npc
     C = int(max(router_cab.max(initial=0), term_cab.max(initial=0))) + 1
-    ok = cab_digits is not None and math.prod(cab_digits) == C
-    node_xy, _, cols, rows = floor_grid(C, params, cab_digits if ok else None)
+    ok = cdig is not None and math.prod(cdig) == C
+    node_xy, _, cols, rows = floor_grid(C, params, cdig if ok else None)
     return Placement(router_cab, term_cab, node_xy, C, 0, cols, rows)
 
 
-def _hyperx_dims(net: Network) -> list[int]:
-    p = net.params
-    if net.family == "fbfly":
-        return [p["k"]] * (p["n"] - 1)
-    if net.family == "2dfb":
-        return [p["k"]] * p["n"]
-    if net.family == "hypercube":
-        return [2] * p["n"]
-    return list(p["dims"])
-
-
-def _place_hyperx(net: Network, params: CostParams) -> Placement:
-    dims = _hyperx_dims(net)
-    if not dims:
-        return _direct_placement(net, params)
-    return _direct_placement(net, params, group=dims[0], digits=dims[1:])
-
-
-def _place_slimfly(net: Network, params: CostParams) -> Placement:
-    q = int(net.params["q"])
-    idx = np.arange(net.num_routers)
-    s, x, y = idx // (q * q), (idx // q) % q, idx % q
-    order = np.lexsort((y, s, x))  # column pairs: (0, x, .) then (1, x, .)
-    return _direct_placement(net, params, order=order, group=2 * q)
-
-
-def _place_dragonfly(net: Network, params: CostParams) -> Placement:
-    return _direct_placement(net, params, group=int(net.params["a"]), digits=[int(net.params["g"])])
-
-
-def _place_butterfly(net: Network, params: CostParams) -> Placement:
-    k, n = int(net.params["k"]), int(net.params["n"])
-    rows = k ** (n - 1)
-    row = np.arange(net.num_routers) % rows
-    npc = params.nodes_per_cabinet
-    if k <= npc:
-        per = npc // k
-        row_cab = np.arange(rows) // per
-        digits = _cab_digits([k] * (n - 1), per)
-    else:
-        per = 1
-        row_cab = np.arange(rows) * -(-k // npc)
-        digits = None
-    router_cab = row_cab[row]
-    t = np.arange(net.num_terminals)
-    term_cab = row_cab[t // k] + ((t % k) // npc if k > npc else 0)
-    C = int(max(router_cab.max(initial=0), term_cab.max(initial=0))) + 1
-    node_xy, _, cols, rows_ = floor_grid(C, params, digits if digits and math.prod(digits) == C else None)
-    return Placement(router_cab, term_cab, node_xy, C, 0, cols, rows_)
-
-
-def _pack_groups(groups: list[np.ndarray], cap: int) -> list[np.ndarray]:
+def pack_groups(groups: list[np.ndarray], cap: int) -> list[np.ndarray]:
     """Fill cabinets of ``cap`` routers with whole groups where a group fits, else split a group."""
     cabs: list[list[int]] = []
     cur: list[int] = []
@@ -521,80 +472,27 @@ def _pack_groups(groups: list[np.ndarray], cap: int) -> list[np.ndarray]:
     return [np.asarray(c, dtype=np.int64) for c in cabs]
 
 
-def _place_clos(net: Network, params: CostParams) -> Placement:
-    from .families.clos import clos_shape
-    s = clos_shape(net.params)
-    m, L, P, planes, per = s["m"], s["L"], s["P"], s["planes"], s["per_level"]
-    R = net.num_routers
-    npc = params.nodes_per_cabinet
-    cap = params.router_cabinet_routers
-    leaves_per_cab = max(1, npc // m)
-    if m > npc:
-        raise ParamError("nodes_per_cabinet", f"a leaf's {m} nodes do not fit a cabinet of {npc}")
-    router_cab = np.full(R, -1, dtype=np.int64)
-    idx = np.arange(R)
-    level = np.minimum(idx // per, L - 1)
-    within = idx - level * per
-    # node cabinets hold leaves in order (a pod's leaves are consecutive); in the pods layout each pod's
-    # router cabinets are inserted amid the pod's node cabinets
-    pods_layout = params.clos_routers == "pods" and L >= 3
-    leaves_per_pod = m ** (L - 2)
-    leaf_cab0 = np.arange(per) // leaves_per_cab
-    n_leaf_cabs = int(leaf_cab0.max()) + 1
-    remap = np.arange(n_leaf_cabs)
-    seq_cab = n_leaf_cabs
-    if pods_layout:
-        pod_of_cab = (np.arange(n_leaf_cabs) * leaves_per_cab) // leaves_per_pod
-        seq = 0
-        for pod in range(P):
-            cabs = np.flatnonzero(pod_of_cab == pod)
-            mids = idx[(level >= 1) & (level <= L - 2) & (within // planes == pod)]
-            pod_rcabs = _pack_groups([mids], cap)
-            half = cabs.size // 2
-            remap[cabs[:half]] = seq + np.arange(half)
-            seq += half
-            for rc in pod_rcabs:
-                router_cab[rc] = seq
-                seq += 1
-            remap[cabs[half:]] = seq + np.arange(cabs.size - half)
-            seq += cabs.size - half
-        seq_cab = seq
-    leaf_cab = remap[leaf_cab0]
-    router_cab[:per] = leaf_cab
-    # central routers, grouped by plane u (a plane's spines and, in the central layout, the routers below them)
-    upper = idx[level >= (L - 1 if pods_layout else 1)]
-    u = within[upper] % planes
-    groups = []
-    for plane in range(planes):
-        sel = upper[u == plane]
-        groups.append(sel[np.lexsort((within[sel], level[sel]))])
-    rcabs = _pack_groups(groups, cap)
-    for i, c in enumerate(rcabs):
-        router_cab[c] = seq_cab + i
-    node_xy, rtr_xy, cols, rows = floor_grid(seq_cab, params, None, central=len(rcabs))
-    xy = np.concatenate([node_xy, rtr_xy]) if len(rcabs) else node_xy
-    term_cab = router_cab[net.inj_router]
-    return Placement(router_cab, term_cab, xy, seq_cab, len(rcabs), cols, rows)
+class _Packagings(Mapping):
+    """Family name -> its :class:`Packaging`, read from the family registry (each family's module declares its
+    own, ``Family.packaging``) when asked, so that importing this module loads no family."""
+
+    def _all(self) -> dict[str, Packaging]:
+        from .family import family_names, get_family
+
+        return {n: get_family(n).packaging for n in family_names() if get_family(n).packaging is not None}
+
+    def __getitem__(self, name: str) -> Packaging:
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
-PACKAGINGS: dict[str, Packaging] = {
-    "fbfly": Packaging("fbfly", True, "routers in index order with their nodes, a dimension-1 subsystem in a cabinet "
-                       "or cabinets of its own, higher dimensions across the floor (Kim §4.2, Fig. 8)", _place_hyperx),
-    "hyperx": Packaging("hyperx", True, "as the flattened butterfly (a HyperX is one with per-dimension sizes and "
-                        "multiplicities, Kim §2.3)", _place_hyperx),
-    "2dfb": Packaging("2dfb", True, "as the flattened butterfly, every channel doubled", _place_hyperx),
-    "hypercube": Packaging("hypercube", True, "128 single-node routers per cabinet, higher dimensions halving the "
-                           "floor: cables of E/2, E/4, ... (Kim §4.2, Fig. 9(b))", _place_hyperx, pin_priced=True),
-    "butterfly": Packaging("butterfly", False, "router row w of every stage with the nodes of row w: the flattened "
-                           "butterfly's cable lengths (Kim §4.2)", _place_butterfly, pin_priced=True),
-    "clos": Packaging("clos", False, "leaves with their nodes, top-level routers in router cabinets in the middle "
-                      "of the floor, each pod's other routers amid the pod (Kim §4.2, Fig. 9(a); clos_routers)",
-                      _place_clos),
-    "slimfly": Packaging("slimfly", True, "routers by column pair (0,x,.) and (1,x,.), a pair in cabinets of its "
-                         "own (assumed; the slides give no packaging)", _place_slimfly),
-    "dragonfly": Packaging("dragonfly", True, "a group in a cabinet, or in cabinets of its own when it does not "
-                           "fit (Kim et al. ISCA 2008 package a group per cabinet; assumed here)", _place_dragonfly),
-}
+#: The families with a packaging (Kim §4.2: how their routers go into cabinets), by name.
+PACKAGINGS: Mapping[str, Packaging] = _Packagings()
 
 #: Why the other families have no packaging (``radixnet cost`` prints it when refusing one).
 NO_PACKAGING = ("a cable's length depends on how the network is laid out on the floor, and neither Kim et al. "

@@ -85,6 +85,9 @@ class Family:
     tables : dict of str to callable(Network, classes=None) -> RouteTable
         The family's own deterministic route tables (router-spec §R7d), by routing name (``dor``, ``hdor``,
         ``dest-tag``): their compilers live with the family (:func:`radixnet.gen.routing.table_compiler`).
+    packaging : radixnet.gen.cost.Packaging, optional
+        How the family's routers go into cabinets for the cost model (Kim §4.2); None: ``radixnet cost``
+        refuses the family (:data:`radixnet.gen.cost.NO_PACKAGING`).
     """
 
     name: str
@@ -97,6 +100,7 @@ class Family:
     reference: str = ""
     terminals: Callable[[dict[str, Any], int], int] | None = None
     tables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    packaging: Any = None
 
     def count_terminals(self, params: dict[str, Any], routers: int) -> int:
         """Terminals of the network of ``params``, without building it.

@@ -51,8 +51,11 @@ Channel ``tag`` = stage of the channel's source (0..n-2); ``lane`` = 0.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..cost import CostParams, Packaging, Placement, cab_digits, floor_grid
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
@@ -162,6 +165,28 @@ def compile_dest_tag(net: Network, classes: int | None = None) -> RouteTable:
     return table
 
 
+# ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
+def place_butterfly(net: Network, params: CostParams) -> Placement:
+    k, n = int(net.params["k"]), int(net.params["n"])
+    rows = k ** (n - 1)
+    row = np.arange(net.num_routers) % rows
+    npc = params.nodes_per_cabinet
+    if k <= npc:
+        per = npc // k
+        row_cab = np.arange(rows) // per
+        digits = cab_digits([k] * (n - 1), per)
+    else:
+        per = 1
+        row_cab = np.arange(rows) * -(-k // npc)
+        digits = None
+    router_cab = row_cab[row]
+    t = np.arange(net.num_terminals)
+    term_cab = row_cab[t // k] + ((t % k) // npc if k > npc else 0)
+    C = int(max(router_cab.max(initial=0), term_cab.max(initial=0))) + 1
+    node_xy, _, cols, rows_ = floor_grid(C, params, digits if digits and math.prod(digits) == C else None)
+    return Placement(router_cab, term_cab, node_xy, C, 0, cols, rows_)
+
+
 register(Family(
     name="butterfly",
     summary="butterfly k-ary n-fly: n stages of k^(n-1) radix-k routers, unidirectional, destination-tag",
@@ -174,5 +199,7 @@ register(Family(
     terminals=lambda p, routers: p["k"] ** p["n"],
     knowledge=_knowledge,
     tables={"dest-tag": compile_dest_tag},
+    packaging=Packaging('butterfly', False, "router row w of every stage with the nodes of row w: the flattened butterfly's cable lengths (Kim §4.2)",
+                        place_butterfly, pin_priced=True),
     reference="Dally & Towles ch. 4; Kim, Dally, Abts ISCA 2007 §2.1 Fig. 1(a,c), §3.3 (2 stages of radix-32)",
 ))

@@ -61,6 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..builder import NetworkBuilder
+from ..cost import CostParams, Packaging, Placement, floor_grid, pack_groups
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
@@ -306,6 +307,62 @@ def check_clos_adaptive(net: Network, table: RouteTable, up: np.ndarray) -> int:
     return check_acyclic(net, u, v, n, table.classes, table.routing)
 
 
+# ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
+def place_clos(net: Network, params: CostParams) -> Placement:
+    s = clos_shape(net.params)
+    m, L, P, planes, per = s["m"], s["L"], s["P"], s["planes"], s["per_level"]
+    R = net.num_routers
+    npc = params.nodes_per_cabinet
+    cap = params.router_cabinet_routers
+    leaves_per_cab = max(1, npc // m)
+    if m > npc:
+        raise ParamError("nodes_per_cabinet", f"a leaf's {m} nodes do not fit a cabinet of {npc}")
+    router_cab = np.full(R, -1, dtype=np.int64)
+    idx = np.arange(R)
+    level = np.minimum(idx // per, L - 1)
+    within = idx - level * per
+    # node cabinets hold leaves in order (a pod's leaves are consecutive); in the pods layout each pod's
+    # router cabinets are inserted amid the pod's node cabinets
+    pods_layout = params.clos_routers == "pods" and L >= 3
+    leaves_per_pod = m ** (L - 2)
+    leaf_cab0 = np.arange(per) // leaves_per_cab
+    n_leaf_cabs = int(leaf_cab0.max()) + 1
+    remap = np.arange(n_leaf_cabs)
+    seq_cab = n_leaf_cabs
+    if pods_layout:
+        pod_of_cab = (np.arange(n_leaf_cabs) * leaves_per_cab) // leaves_per_pod
+        seq = 0
+        for pod in range(P):
+            cabs = np.flatnonzero(pod_of_cab == pod)
+            mids = idx[(level >= 1) & (level <= L - 2) & (within // planes == pod)]
+            pod_rcabs = pack_groups([mids], cap)
+            half = cabs.size // 2
+            remap[cabs[:half]] = seq + np.arange(half)
+            seq += half
+            for rc in pod_rcabs:
+                router_cab[rc] = seq
+                seq += 1
+            remap[cabs[half:]] = seq + np.arange(cabs.size - half)
+            seq += cabs.size - half
+        seq_cab = seq
+    leaf_cab = remap[leaf_cab0]
+    router_cab[:per] = leaf_cab
+    # central routers, grouped by plane u (a plane's spines and, in the central layout, the routers below them)
+    upper = idx[level >= (L - 1 if pods_layout else 1)]
+    u = within[upper] % planes
+    groups = []
+    for plane in range(planes):
+        sel = upper[u == plane]
+        groups.append(sel[np.lexsort((within[sel], level[sel]))])
+    rcabs = pack_groups(groups, cap)
+    for i, c in enumerate(rcabs):
+        router_cab[c] = seq_cab + i
+    node_xy, rtr_xy, cols, rows = floor_grid(seq_cab, params, None, central=len(rcabs))
+    xy = np.concatenate([node_xy, rtr_xy]) if len(rcabs) else node_xy
+    term_cab = router_cab[net.inj_router]
+    return Placement(router_cab, term_cab, xy, seq_cab, len(rcabs), cols, rows)
+
+
 register(Family(
     name="clos",
     summary="folded Clos / fat tree: k-ary n-tree (--k --n) or L levels of radix-r routers (--radix --levels)",
@@ -321,5 +378,7 @@ register(Family(
     size=_size,
     terminals=lambda p, routers: p["terminals"],
     knowledge=_knowledge,
+    packaging=Packaging('clos', False, "leaves with their nodes, top-level routers in router cabinets in the middle of the floor, each pod's other routers amid the pod (Kim §4.2, Fig. 9(a); clos_routers)",
+                        place_clos),
     reference="Petrini & Vanneschi 1997 (k-ary n-trees); Kim, Dally, Abts ISCA 2007 §3.3, §4.3 (1K folded Clos)",
 ))

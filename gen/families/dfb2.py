@@ -9,9 +9,10 @@ elements. Built as the HyperX ``dims=[k]*n, mult=[2]*n, c=k``.
 
 from __future__ import annotations
 
+from ..cost import Packaging
 from ..family import Family, register
 from ..params import Param
-from .hyperx import build_hyperx, hyperx_knowledge, hyperx_size
+from .hyperx import build_hyperx, hyperx_knowledge, hyperx_size, place_hyperx
 
 
 def _check(p: dict) -> None:
@@ -31,5 +32,7 @@ register(Family(
     build=lambda p: build_hyperx("2dfb", p, [p["k"]] * p["n"], [2] * p["n"], p["c"]),
     size=lambda p: hyperx_size([p["k"]] * p["n"], [2] * p["n"], p["c"]),
     knowledge=lambda net: hyperx_knowledge([net.params["k"]] * net.params["n"], [2] * net.params["n"]),
+    packaging=Packaging('2dfb', True, 'as the flattened butterfly, every channel doubled',
+                        place_hyperx),
     reference="Thamarakuzhi & Chandy, Adaptive Load Balanced Routing for 2-Dilated Flattened Butterfly, §II",
 ))

@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..builder import NetworkBuilder
+from ..cost import CostParams, Packaging, Placement, direct_placement
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
@@ -159,6 +160,11 @@ def _knowledge(net: Network) -> Knowledge:
     return kn
 
 
+# ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
+def place_dragonfly(net: Network, params: CostParams) -> Placement:
+    return direct_placement(net, params, group=int(net.params["a"]), digits=[int(net.params["g"])])
+
+
 register(Family(
     name="dragonfly",
     summary="dragonfly (Kim et al. ISCA 2008): complete groups, absolute global arrangement, balanced a=2p=2h",
@@ -173,5 +179,7 @@ register(Family(
     size=_size,
     terminals=lambda p, routers: p["p"] * routers,
     knowledge=_knowledge,
+    packaging=Packaging('dragonfly', True, 'a group in a cabinet, or in cabinets of its own when it does not fit (Kim et al. ISCA 2008 package a group per cabinet; assumed here)',
+                        place_dragonfly),
     reference="Kim, Dally, Scott, Abts, ISCA 2008, §3.1 (a = 2p = 2h, g = ah+1)",
 ))

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cost import Packaging
 from ..family import Family, Knowledge, register
 from ..params import Param, ParamError
-from .hyperx import build_hyperx, hyperx_knowledge, hyperx_size
+from .hyperx import build_hyperx, hyperx_knowledge, hyperx_size, place_hyperx
 
 __all__ = ["size_for_radix", "effective_radix"]
 
@@ -143,5 +144,7 @@ register(Family(
     size=lambda p: (lambda R, C: (R, C + R * (p["radix"] - effective_radix(p["k"], p["n"], p["c"]))))(
         *hyperx_size([p["k"]] * (p["n"] - 1), [1] * (p["n"] - 1), p["c"])),
     knowledge=_knowledge,
+    packaging=Packaging('fbfly', True, 'routers in index order with their nodes, a dimension-1 subsystem in a cabinet or cabinets of its own, higher dimensions across the floor (Kim §4.2, Fig. 8)',
+                        place_hyperx),
     reference="Kim, Dally, Abts, ISCA 2007, §2.1 Eq. (1), §5.1.2, Fig. 14(a)",
 ))

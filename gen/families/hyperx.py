@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..builder import NetworkBuilder
+from ..cost import CostParams, Packaging, Placement, direct_placement
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
@@ -115,6 +116,25 @@ def _check(p: dict) -> None:
     p["mult"] = mult
 
 
+# ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
+def hyperx_dims(net: Network) -> list[int]:
+    p = net.params
+    if net.family == "fbfly":
+        return [p["k"]] * (p["n"] - 1)
+    if net.family == "2dfb":
+        return [p["k"]] * p["n"]
+    if net.family == "hypercube":
+        return [2] * p["n"]
+    return list(p["dims"])
+
+
+def place_hyperx(net: Network, params: CostParams) -> Placement:
+    dims = hyperx_dims(net)
+    if not dims:
+        return direct_placement(net, params)
+    return direct_placement(net, params, group=dims[0], digits=dims[1:])
+
+
 register(Family(
     name="hyperx",
     summary="HyperX / generalized hypercube: complete graph per dimension, per-dimension multiplicity",
@@ -128,5 +148,7 @@ register(Family(
     build=lambda p: build_hyperx("hyperx", p, p["dims"], p["mult"], p["c"]),
     size=lambda p: hyperx_size(p["dims"], p["mult"], p["c"]),
     knowledge=lambda net: hyperx_knowledge(net.params["dims"], net.params["mult"]),
+    packaging=Packaging('hyperx', True, 'as the flattened butterfly (a HyperX is one with per-dimension sizes and multiplicities, Kim §2.3)',
+                        place_hyperx),
     reference="Kim et al. 2007 §2.3 (generalized hypercube); Ahn et al. SC09 (HyperX)",
 ))

@@ -89,6 +89,7 @@ import math
 import numpy as np
 
 from ..builder import NetworkBuilder
+from ..cost import CostParams, Packaging, Placement, direct_placement
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
@@ -280,6 +281,15 @@ def _check(p: dict) -> None:
         p["p"] = math.ceil((3 * q - delta) / 2 / 2)
 
 
+# ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
+def place_slimfly(net: Network, params: CostParams) -> Placement:
+    q = int(net.params["q"])
+    idx = np.arange(net.num_routers)
+    s, x, y = idx // (q * q), (idx // q) % q, idx % q
+    order = np.lexsort((y, s, x))  # column pairs: (0, x, .) then (1, x, .)
+    return direct_placement(net, params, order=order, group=2 * q)
+
+
 register(Family(
     name="slimfly",
     summary="Slim Fly (MMS graph): 2q^2 routers, degree (3q-delta)/2, diameter 2",
@@ -295,5 +305,7 @@ register(Family(
     size=slimfly_size,
     terminals=lambda p, routers: p["p"] * routers,
     knowledge=slimfly_knowledge,
+    packaging=Packaging('slimfly', True, 'routers by column pair (0,x,.) and (1,x,.), a pair in cabinets of its own (assumed; the slides give no packaging)',
+                        place_slimfly),
     reference="Besta & Hoefler SC14 (Slim Fly), talk steps 1-7; McKay-Miller-Siran 1998; Hafner 2004",
 ))
