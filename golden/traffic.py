@@ -50,6 +50,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..gen.families.slimfly import worst_case_partners
+from ..gen.families.ttn import transpose_routers
 from ..gen.network import Network
 from ..gen.params import Param, ParamError
 from .sources import PacketDraws
@@ -365,11 +367,7 @@ def _make_matrix_transpose(net, seed, name):
         raise ParamError("traffic", f"{name} needs the same number of terminals on every router, numbered router "
                                     "by router")
     if net.family in ("ttn", "tesh"):
-        k = 2 ** int(net.params["m"])
-        digits = net.coords                                  # (yL, xL, ..., y1, x1), most significant first
-        swapped = digits.reshape(digits.shape[0], -1, 2)[:, :, ::-1].reshape(digits.shape)
-        weights = np.int64(k) ** np.arange(digits.shape[1] - 1, -1, -1, dtype=np.int64)
-        new_router = swapped @ weights
+        new_router = transpose_routers(net)
     else:
         g = _need_grid(name, net)
         if not np.array_equal(g.dims, g.dims[::-1]):
@@ -400,8 +398,6 @@ def _make_sf_worst_case(net, seed, name):
     ``1 / (2p)`` flits per terminal per cycle (p terminals per router). Routers that fit no path (e.g.
     2 of the 50 of q = 5) are paired with each other (at distance 2 where possible).
     """
-    from scipy.sparse import csgraph
-
     groups = _Groups.of(net)
     per = net.terminals_per_router()
     routers = groups.routers
@@ -411,57 +407,7 @@ def _make_sf_worst_case(net, seed, name):
                                     "numbered router by router")
     if routers.size < 2:
         raise ParamError("traffic", f"{name} needs at least two routers with terminals (got {routers.size})")
-    A = net.adjacency()
-    A = (A + A.T).tocsr()
-    A.data[:] = 1
-    dist = csgraph.shortest_path(A, unweighted=True)
-    common = (A @ A).toarray()
-    unique2 = (dist == 2) & (common == 1)
-    nbrs = [A.indices[A.indptr[r]:A.indptr[r + 1]] for r in range(net.num_routers)]
-    has_t = np.zeros(net.num_routers, bool)
-    has_t[routers] = True
-    rng = np.random.default_rng(seed)
-
-    def cover(order):
-        used = ~has_t.copy()
-        quads = []
-        for r1 in order:
-            if used[r1]:
-                continue
-            found = None
-            for r2 in nbrs[r1]:
-                if used[r2] or found:
-                    continue
-                for r3 in nbrs[r2]:
-                    if used[r3] or r3 == r1 or not unique2[r1, r3] or found:
-                        continue
-                    for r4 in nbrs[r3]:
-                        if not used[r4] and r4 not in (r1, r2) and unique2[r2, r4]:
-                            found = (r1, r2, r3, r4)
-                            break
-            if found:
-                quads.append(found)
-                used[list(found)] = True
-        return quads
-
-    best = None
-    for _ in range(64):
-        quads = cover(rng.permutation(routers))
-        if best is None or len(quads) > len(best):
-            best = quads
-        if 4 * len(best) >= routers.size - 3:
-            break
-    partner = np.full(net.num_routers, -1, np.int64)
-    for r1, r2, r3, r4 in best:
-        partner[[r1, r3, r2, r4]] = [r3, r1, r4, r2]
-    rest = [int(r) for r in routers if partner[r] < 0]
-    while len(rest) >= 2:
-        a = rest.pop(0)
-        b = next((x for x in rest if dist[a, x] == 2), rest[0])
-        rest.remove(b)
-        partner[a], partner[b] = b, a
-    if rest:                        # an odd router out sends to itself (its own terminals, next slot)
-        partner[rest[0]] = rest[0]
+    partner = worst_case_partners(net, routers, seed)
     t = np.arange(net.num_terminals, dtype=np.int64)
     src_router = net.inj_router
     dst_router = partner[src_router]

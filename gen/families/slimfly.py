@@ -281,6 +281,72 @@ def _check(p: dict) -> None:
         p["p"] = math.ceil((3 * q - delta) / 2 / 2)
 
 
+# ---------------------------------------------------------------- worst-case traffic (Slim Fly talk)
+def worst_case_partners(net: Network, routers: np.ndarray, seed: int) -> np.ndarray:
+    """The routers of the Slim Fly talk's worst-case traffic for minimal routing (Besta & Hoefler, SC14 §5), as
+    a partner per router (-1 for a router not in ``routers``, the routers with terminals): paths
+    ``R1-R2-R3-R4`` in which R2 is the only common neighbour of R1 and R3 and R3 the only one of R2 and R4,
+    grouped greedily in an order drawn from ``seed`` (the best of 64), R1 paired with R3 and R2 with R4; the
+    routers left over paired with each other (at distance 2 where possible), an odd one out with itself. The
+    traffic pattern ``sf-worst-case`` (:mod:`radixnet.golden.traffic`) sends slot ``j`` of a router to slot
+    ``j`` of its partner.
+    """
+    from scipy.sparse import csgraph
+
+    A = net.adjacency()
+    A = (A + A.T).tocsr()
+    A.data[:] = 1
+    dist = csgraph.shortest_path(A, unweighted=True)
+    common = (A @ A).toarray()
+    unique2 = (dist == 2) & (common == 1)
+    nbrs = [A.indices[A.indptr[r]:A.indptr[r + 1]] for r in range(net.num_routers)]
+    has_t = np.zeros(net.num_routers, bool)
+    has_t[routers] = True
+    rng = np.random.default_rng(seed)
+
+    def cover(order):
+        used = ~has_t.copy()
+        quads = []
+        for r1 in order:
+            if used[r1]:
+                continue
+            found = None
+            for r2 in nbrs[r1]:
+                if used[r2] or found:
+                    continue
+                for r3 in nbrs[r2]:
+                    if used[r3] or r3 == r1 or not unique2[r1, r3] or found:
+                        continue
+                    for r4 in nbrs[r3]:
+                        if not used[r4] and r4 not in (r1, r2) and unique2[r2, r4]:
+                            found = (r1, r2, r3, r4)
+                            break
+            if found:
+                quads.append(found)
+                used[list(found)] = True
+        return quads
+
+    best = None
+    for _ in range(64):
+        quads = cover(rng.permutation(routers))
+        if best is None or len(quads) > len(best):
+            best = quads
+        if 4 * len(best) >= routers.size - 3:
+            break
+    partner = np.full(net.num_routers, -1, np.int64)
+    for r1, r2, r3, r4 in best:
+        partner[[r1, r3, r2, r4]] = [r3, r1, r4, r2]
+    rest = [int(r) for r in routers if partner[r] < 0]
+    while len(rest) >= 2:
+        a = rest.pop(0)
+        b = next((x for x in rest if dist[a, x] == 2), rest[0])
+        rest.remove(b)
+        partner[a], partner[b] = b, a
+    if rest:                        # an odd router out sends to itself (its own terminals, next slot)
+        partner[rest[0]] = rest[0]
+    return partner
+
+
 # ---------------------------------------------------------------- packaging for the cost model (Kim §4.2)
 def place_slimfly(net: Network, params: CostParams) -> Placement:
     q = int(net.params["q"])

@@ -346,6 +346,25 @@ _PARAMS = (
     Param("c", int, 1, "terminals per router", minimum=0),
 )
 
+# ---------------------------------------------------------------- matrix-transpose traffic (§5.4.3)
+def transpose_routers(net: Network) -> np.ndarray:
+    """Each router's partner under the paper's matrix transpose (Rahman et al. 2009 §5.4.3: "Node(x, y)
+    communicates with Node(y, x) ... at higher levels, the x-coordinates and y-coordinates of the subnet modules
+    at a certain level are transposed"): every address group ``(y_l, x_l)`` of Eq. 1 swapped at once (router
+    index ``sum_i a_i k^i``, most significant digit first). The traffic pattern ``matrix-transpose``
+    (:mod:`radixnet.golden.traffic`) keeps the terminal's slot.
+
+    >>> from radixnet.gen import build
+    >>> transpose_routers(build("ttn", m=1, L=2))[:4].tolist()   # (y2, x2, y1, x1) = (0, 0, 0, 1) -> (0, 0, 1, 0)
+    [0, 2, 1, 3]
+    """
+    k = 2 ** int(net.params["m"])
+    digits = net.coords                                  # (yL, xL, ..., y1, x1), most significant first
+    swapped = digits.reshape(digits.shape[0], -1, 2)[:, :, ::-1].reshape(digits.shape)
+    weights = np.int64(k) ** np.arange(digits.shape[1] - 1, -1, -1, dtype=np.int64)
+    return swapped @ weights
+
+
 # ---------------------------------------------------------------- route tables (router-spec §R7d)
 #: families with the TTN paper's hierarchical dimension-order routing ``hdor`` (router-spec §R7d)
 HDOR_FAMILIES = ("ttn", "tesh")
