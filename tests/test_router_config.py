@@ -122,6 +122,7 @@ ADDED = textwrap.dedent("""
                                                  maximum=9),)
     rc.derive()
     from radixnet.cli import main
+    from radixnet.cosim.run import check_network
     from radixnet.cosim_cli import parse_cosim
     from radixnet.gen import build
     from radixnet.golden.sim import SimConfig
@@ -143,6 +144,10 @@ ADDED = textwrap.dedent("""
         "sim_value": SimConfig(net, probe=7).validate().router.probe,
         "fingerprint": [fingerprint(SimConfig(net, probe=v).validate()).get("probe") for v in (3, 7)],
         "cosim": parse_cosim(["--topo", "fbfly", "--k", "2", "--n", "2", "--probe", "7"])[1].probe,
+        # the co-simulation's entry point: a keyword, or the RouterConfig of the command line's configuration
+        "cosim_api": [check_network(net, probe=7)[0].probe,
+                      check_network(net, parse_cosim(["--topo", "fbfly", "--k", "2", "--n", "2", "--probe", "7"])[1]
+                                    .router)[0].router.probe],
     }
     with tempfile.TemporaryDirectory() as d:
         assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--probe", "7", "--out", d]) == 0
@@ -163,6 +168,7 @@ def test_a_parameter_added_to_the_table_reaches_every_tool():
     got = json.loads(p.stdout.strip().splitlines()[-1])
     assert got["sim_help"] and got["cosim_help"] and got["rtl_help"]
     assert (got["sim_default"], got["sim_value"], got["cosim"], got["rtl_manifest"]) == (3, 7, 7, 7)
+    assert got["cosim_api"] == [7, 7]
     assert got["fingerprint"] == [None, 7]
     rc, line = got["refused"]
     assert rc == 2 and "--probe" in line and "[0, 9]" in line and len(line.splitlines()) == 1, line
