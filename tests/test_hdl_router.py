@@ -451,7 +451,7 @@ def test_rtlgen_writes_modules_and_manifest(fbfly, tmp_path):
 def test_rtlgen_refuses_deadlock_in_one_line(tmp_path, capsys):
     assert rtlgen_main(["torus", "--dims", "6", "--vc-classes", "1", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("rtlgen: error: sp with 1 VC class on torus has a cyclic") and "\n" not in err
+    assert err.startswith("rtlgen: error: dor with 1 VC class on torus has a cyclic") and "\n" not in err
     assert not any(tmp_path.iterdir())
 
 
