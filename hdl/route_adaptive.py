@@ -248,19 +248,28 @@ class MinAdDecide(_Decide):
     def _classes(self) -> int:
         return self.n_dims
 
-    def elaborate(self, platform):
-        m = Module()
-        rt = self._route(m, intermediate=False)
+    def _hop_class(self, m: Module, rt):
+        """The VC class of a hop: ``n' - H(c, d)`` (0 at the destination router)."""
         K = self.n_classes
         cls = Signal(ptr_width(K), name="cls_hops_left")
         m.d.comb += cls.eq(Mux(rt.eject, 0, K - rt.hops_cd))
+        return cls
+
+    def _candidate(self, rt, p: int):
+        """Whether network port ``p`` is a candidate of the hop: any productive port."""
+        return rt.prod_np[self.np_index[p]]
+
+    def elaborate(self, platform):
+        m = Module()
+        rt = self._route(m, intermediate=False)
+        cls = self._hop_class(m, rt)
         order = sorted(self.net_ports, key=lambda p: (self.port_info[p][0], self.port_info[p][2],
                                                        self.port_info[p][1]))
         pw = ptr_width(self.n_ports)
         items = []
         for p in order:
             i = self.np_index[p]
-            items.append((rt.prod_np[i] & self._avail(i, cls), self.q_np[i], Const(p, pw)))
+            items.append((self._candidate(rt, p) & self._avail(i, cls), self.q_np[i], Const(p, pw)))
         found, _, best_port = _argmin(m, items, self.q_bits, pw, "best",
                                       ties_high=self.fault == "ties_high")
         m.d.comb += [
@@ -276,7 +285,7 @@ class MinAdDecide(_Decide):
         return m
 
 
-class MinDecide(_Decide):
+class MinDecide(MinAdDecide):
     """``min`` on parallel lanes: dimension order, the lane by queue length (router-spec §R7 "Parallel lanes").
 
     Kim's dimension-order routing takes the lowest differing dimension; where a neighbour is reached over
@@ -316,37 +325,21 @@ class MinDecide(_Decide):
     1 16 0
     """
 
-    FAULTS = (None, "ties_high")
     ROUTINGS = ("min",)
     _threshold_what = "unused by min"
 
     def _classes(self) -> int:
         return 1
 
-    def elaborate(self, platform):
-        m = Module()
-        rt = self._route(m, intermediate=False)
-        lane0 = {self.port_info[p][:2]: p for p in self.net_ports if self.port_info[p][2] == 0}
-        order = sorted(self.net_ports, key=lambda p: (self.port_info[p][0], self.port_info[p][2],
-                                                       self.port_info[p][1]))
-        pw = ptr_width(self.n_ports)
-        items = []
-        for p in order:   # a lane of the dimension-order neighbour: its lane 0 is the DOR port
-            i, i0 = self.np_index[p], self.np_index[lane0[self.port_info[p][:2]]]
-            items.append((rt.dor_np[i0] & self._avail(i, 0), self.q_np[i], Const(p, pw)))
-        found, _, best_port = _argmin(m, items, self.q_bits, pw, "lane",
-                                      ties_high=self.fault == "ties_high")
-        m.d.comb += [
-            self.port.eq(Mux(rt.eject, rt.dor_port, best_port)),
-            self.cls.eq(0),
-            self.eject.eq(rt.eject),
-            self.valid.eq(rt.eject | (rt.dest_ok & found)),
-            self.phase_out.eq(self.phase),
-            self.decided_out.eq(self.decided),
-            self.inter_out.eq(self.inter),
-            self.h1_out.eq(self.h1),
-        ]
-        return m
+    def _hop_class(self, m: Module, rt):
+        """One VC class."""
+        return 0
+
+    def _candidate(self, rt, p: int):
+        """A lane of the dimension-order neighbour: its lane 0 is the DOR port."""
+        lane0 = next(q for q in self.net_ports if self.port_info[q][:2] == self.port_info[p][:2]
+                     and self.port_info[q][2] == 0)
+        return rt.dor_np[self.np_index[lane0]]
 
 
 class _TwoPhase(_Decide):
