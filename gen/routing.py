@@ -37,9 +37,9 @@ from .params import ParamError
 __all__ = ["deterministic_table", "DETERMINISTIC", "Routing", "ROUTINGS", "get_routing", "HyperXTables",
            "compile_hyperx", "HYPERX_FAMILIES", "RouteTable", "compile_table", "compile_dor_table",
            "channel_dependencies", "check_deadlock_free", "DeadlockError", "is_acyclic", "check_acyclic",
-           "uniform_channel_load", "TABLE_CODES", "route_lengths", "cap_classes", "pair_chunks", "table_routers", "Plan", "resolve",
-           "accepted_routings", "default_vcs", "default_vc_depth", "DEFAULT_ROUTING", "parallel_lanes",
-           "table_compiler"]
+           "uniform_channel_load", "TABLE_CODES", "route_lengths", "cap_classes", "pair_chunks", "table_routers",
+           "Plan", "resolve", "accepted_routings", "default_vcs", "default_vc_depth", "DEFAULT_ROUTING",
+           "parallel_lanes", "table_compiler"]
 
 # kernel codes
 MIN, MIN_AD, VAL, UGAL, CLOS_AD, TABLE, PRIO = 0, 1, 2, 3, 4, 5, 6

@@ -50,8 +50,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..gen.families.slimfly import worst_case_partners
-from ..gen.families.ttn import transpose_routers
 from ..gen.network import Network
 from ..gen.params import Param, ParamError
 from .sources import PacketDraws
@@ -367,6 +365,8 @@ def _make_matrix_transpose(net, seed, name):
         raise ParamError("traffic", f"{name} needs the same number of terminals on every router, numbered router "
                                     "by router")
     if net.family in ("ttn", "tesh"):
+        from ..gen.families.ttn import transpose_routers
+
         new_router = transpose_routers(net)
     else:
         g = _need_grid(name, net)
@@ -407,6 +407,8 @@ def _make_sf_worst_case(net, seed, name):
                                     "numbered router by router")
     if routers.size < 2:
         raise ParamError("traffic", f"{name} needs at least two routers with terminals (got {routers.size})")
+    from ..gen.families.slimfly import worst_case_partners
+
     partner = worst_case_partners(net, routers, seed)
     t = np.arange(net.num_terminals, dtype=np.int64)
     src_router = net.inj_router

@@ -19,7 +19,7 @@ from ..builder import NetworkBuilder
 from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
-from ..routing import RouteTable, cap_classes, compile_hyperx, pair_chunks, route_lengths, table_routers
+from ..routing import ROUTINGS, RouteTable, cap_classes, compile_hyperx, pair_chunks, route_lengths, table_routers
 
 
 def _build(p: dict, wrap: bool):
@@ -88,10 +88,6 @@ def ring_dist(x, t, k, wrap: bool):
     return np.minimum(o, k - o) if wrap else o
 
 
-#: families with the dimension-order routing ``dor`` (router-spec §R7d)
-DOR_FAMILIES = ("torus", "mesh", "hypercube")
-
-
 def compile_dor(net: Network, classes: int | None = None) -> RouteTable:
     """Dimension-order routing with dateline VC classes on a torus, mesh or hypercube (router-spec §R7d).
 
@@ -134,8 +130,9 @@ def compile_dor(net: Network, classes: int | None = None) -> RouteTable:
     ...
     radixnet.gen.routing.DeadlockError: dor with 1 VC class on torus has a cyclic channel-dependency graph: 0->1 (class 0) -> 1->2 (class 0) -> 2->3 (class 0) -> 3->4 (class 0) -> 4->0 (class 0) -> back to the start
     """
-    if net.family not in DOR_FAMILIES or net.coords is None or net.coords.shape[1] == 0:
-        raise ParamError("routing", f"dor is dimension-order routing on {', '.join(DOR_FAMILIES)} (got "
+    families = ROUTINGS["dor"].families   # the routing's own list (router-spec §R7d)
+    if net.family not in families or net.coords is None or net.coords.shape[1] == 0:
+        raise ParamError("routing", f"dor is dimension-order routing on {', '.join(families)} (got "
                                     f"{net.family}; fbfly/hyperx/2dfb use min, any network sp)")
     R = table_routers(net, "dor")
     coords = net.coords

@@ -135,6 +135,7 @@ from ..family import Family, Knowledge, register
 from ..network import Network
 from ..params import Param, ParamError
 from ..routing import (
+    ROUTINGS,
     DeadlockError,
     RouteTable,
     cap_classes,
@@ -366,10 +367,6 @@ def transpose_routers(net: Network) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- route tables (router-spec §R7d)
-#: families with the TTN paper's hierarchical dimension-order routing ``hdor`` (router-spec §R7d)
-HDOR_FAMILIES = ("ttn", "tesh")
-
-
 #: VC-class assignments of ``hdor`` (router-spec §R7d): ``auto`` takes ``four`` when its channel-dependency
 #: graph is acyclic, else ``ranked``; ``literal`` is Theorem 1 read literally (cyclic; kept to show it).
 HDOR_ASSIGNMENTS = ("auto", "four", "ranked", "literal")
@@ -480,7 +477,7 @@ def compile_hdor(net: Network, classes: int | None = None, assignment: str = "au
     >>> t.classes, int(t.dist.max()), check_deadlock_free(net, t) > 0   # Table 1: diameter 15
     (4, 15, True)
     """
-    if net.family not in HDOR_FAMILIES:
+    if net.family not in ROUTINGS["hdor"].families:
         raise ParamError("routing", f"hdor is the TTN/TESH hierarchical dimension-order routing (Rahman et al. "
                                     f"2009 §3.1); got {net.family}")
     if assignment not in HDOR_ASSIGNMENTS:
