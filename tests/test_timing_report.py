@@ -34,6 +34,14 @@ def test_small_core_end_to_end(tmp_path):
     assert not any("synth_ecp5" in s for s in said) and any("--seed 2" in s for s in said)
     again = tr.run_row(row, tmp_path, versions=versions, log=lambda s: None)
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
+    # nextpnr's other router: a row of its own, cached beside the default router's
+    said = []
+    r2 = tr.run_row(row, tmp_path, versions=versions, xilinx=False, pnr_router="router2", log=said.append)
+    assert not r2["cached"] and r2["pnr_router"] == "router2" and 10 < r2["fmax_mhz"] < 1000
+    assert any("--router router2" in s for s in said) and (tmp_path / f"{row.name}-router2.json").exists()
+    assert "pnr_router" not in got
+    assert "(router2); device" in tr.render([r2], command="x", versions=versions, device="85k", freq=100,
+                                            pnr_router="router2")
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
     text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seeds=(1,), missing=[other.name])
@@ -105,6 +113,7 @@ def test_registered_io_harness():
     (["--speedups", "3"], "--speedups"),
     (["--no-ecp5", "--no-xilinx"], "nothing to run"),
     (["--xilinx-yosys", "vivado"], "--xilinx-yosys"),
+    (["--pnr-router", "router3"], "--pnr-router"),
 ])
 def test_bad_arguments_one_line(capsys, argv, needle):
     assert tr.main(argv) == 2
