@@ -1,7 +1,8 @@
 """docs/studies.md's generated parts, from the stored results of the studies' runs: ``make study-docs``.
 
 A study's run (``radixnet study NAME --out DIR``) writes its points and its scored claims; ``--take NAME DIR``
-copies the small result files into ``docs/study-results/NAME/`` (and the figures the page shows into
+copies the small result files into ``docs/study-results/NAME/`` (a simulated study's points gathered from its
+sweeps into ``points.csv``, without the wall-clock seconds; and the figures the page shows into
 ``docs/figures/``) and regenerates the page's blocks from them. Each block sits between
 ``<!-- study:NAME:BLOCK:begin -->`` and ``<!-- study:NAME:BLOCK:end -->``; the prose around it (what a claim
 means, why one is not reproduced) stays hand-written. ``--check`` rewrites nothing and exits 1 when a block
@@ -27,7 +28,8 @@ DOC = ROOT / "docs" / "studies.md"
 RESULTS = ROOT / "docs" / "study-results"
 FIGURES = ROOT / "docs" / "figures"
 
-__all__ = ["STUDIES", "render_blocks", "update", "take", "main", "fmt_computed", "claims_table"]
+__all__ = ["STUDIES", "render_blocks", "update", "take", "main", "fmt_computed", "claims_table", "sweep_points",
+           "POINT_FIELDS"]
 
 
 def fmt_computed(v: Any) -> str:
@@ -133,6 +135,76 @@ def _fig12_networks(d: Path) -> list[str]:
     return lines
 
 
+#: a simulated study's points as kept in ``points.csv``: where each comes from (the run's ``points.jsonl``
+#: record, its ``result``); the wall-clock seconds are left out, so a rerun gives the same file
+POINT_FIELDS = ("sweep", "routing", "load", "accepted_throughput", "avg_latency", "p99_latency", "max_latency",
+                "avg_hops", "minimal_fraction", "saturated", "saturation_reasons")
+
+
+def sweep_points(out: Path) -> list[dict]:
+    """Every simulated point of the run in ``out`` (one ``points.jsonl`` per sweep, in its subdirectory), as
+    rows of :data:`POINT_FIELDS`, sorted by sweep, routing (in the sweep's order) and load."""
+    rows = []
+    for f in sorted(out.rglob("points.jsonl")):
+        sweep = f.parent.relative_to(out).as_posix()
+        order = {}
+        for line in f.read_text().splitlines():
+            rec = json.loads(line)
+            if rec.get("skipped") or rec["result"].get("accepted_throughput") is None:
+                continue
+            order.setdefault(rec["routing"], len(order))
+            res = rec["result"]
+            rows.append({"sweep": sweep, "routing": rec["routing"], "load": rec["load"],
+                         **{k: res.get(k) for k in POINT_FIELDS[3:-1]},
+                         "saturation_reasons": " ".join(res.get("saturation_reasons") or []),
+                         "_order": order[rec["routing"]]})
+    rows.sort(key=lambda r: (r["sweep"], r["_order"], r["load"]))
+    return [{k: v for k, v in r.items() if k != "_order"} for r in rows]
+
+
+def _write_points(out: Path, dest: Path) -> None:
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=POINT_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for r in sweep_points(out):
+        w.writerow({k: ("true" if v is True else "false" if v is False else v) for k, v in r.items()})
+    tmp = dest.with_suffix(".csv.tmp")
+    tmp.write_text(buf.getvalue())
+    tmp.replace(dest)
+
+
+def _read_points(d: Path) -> list[dict]:
+    import csv
+    return list(csv.DictReader((d / "points.csv").read_text().splitlines()))
+
+
+def _saturation_table(names: dict[str, str] | None = None) -> Callable[[Path], list[str]]:
+    """Per sweep and routing: the first saturated load (Saturation rule of the page; "none" when no load
+    saturated), the highest accepted throughput, the latency at the lowest load when it is not saturated,
+    and the largest p99 and maximum latency before saturation (``points.csv``)."""
+
+    def render(d: Path) -> list[str]:
+        rows = _read_points(d)
+        keys = list(dict.fromkeys((r["sweep"], r["routing"]) for r in rows))
+        lines = ["| pattern | routing | first saturated | max accepted | zero-load latency | "
+                 "before saturation: largest p99 / max latency |", "|---|---|---|---|---|---|"]
+        for sw, rt in keys:
+            pts = [r for r in rows if (r["sweep"], r["routing"]) == (sw, rt)]
+            sat = [float(r["load"]) for r in pts if r["saturated"] == "true"]
+            first = min(sat) if sat else None
+            ok = [r for r in pts if first is None or float(r["load"]) < first]
+            zl = pts[0]["avg_latency"] if pts[0]["saturated"] != "true" else None
+            tail = (f"{max(float(r['p99_latency']) for r in ok):g} / {max(int(r['max_latency']) for r in ok)}"
+                    if ok else "-")
+            lines.append(f"| {(names or {}).get(sw, sw)} | {rt} | {'none' if first is None else f'{first:g}'} | "
+                         f"{max(float(r['accepted_throughput']) for r in pts):.3f} | "
+                         f"{'-' if zl is None else f'{float(zl):.2f}'} | {tail} |")
+        return lines
+    return render
+
+
 #: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
 #: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
 STUDIES: dict[str, dict] = {
@@ -152,6 +224,9 @@ STUDIES: dict[str, dict] = {
     "clex-tables": {"files": ("claims.json", "tables.csv", "tables.json", "factors.csv"),
                     "figures": {"fig3.png": "clex-fig3.png"},
                     "blocks": {"tables": _clex_tables}},
+    "2dfb-fig4": {"files": ("claims.json",), "sweeps": True,
+                  "figures": {"2dfb-adversarial/latency.png": "2dfb-adversarial.png"},
+                  "blocks": {"saturation": _saturation_table()}},
 }
 for _s in STUDIES.values():
     _s["blocks"]["claims"] = lambda d: claims_table(json.loads((d / "claims.json").read_text()))
@@ -200,10 +275,14 @@ def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES)
     missing = [f for f in spec["files"] if not (out / f).exists()]
     if missing:
         raise ValueError(f"study_docs: {out} is not a run of {name} (missing {', '.join(missing)})")
+    if spec.get("sweeps") and not any(out.rglob("points.jsonl")):
+        raise ValueError(f"study_docs: {out} is not a run of {name} (no sweep's points.jsonl)")
     d = results / name
     d.mkdir(parents=True, exist_ok=True)
     for f in spec["files"]:
         shutil.copyfile(out / f, d / f)
+    if spec.get("sweeps"):   # the simulated points without their wall-clock seconds
+        _write_points(out, d / "points.csv")
     for src, dst in spec["figures"].items():
         if (out / src).exists():
             shutil.copyfile(out / src, figures / dst)

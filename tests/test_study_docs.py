@@ -40,6 +40,39 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
         assert json.loads((tmp_path / name / f).read_text()) == json.loads((stored / f).read_text()), f
 
 
+@pytest.mark.parametrize("name", ["2dfb-fig4"])
+def test_the_simulated_study_reproduces_its_stored_points(name, tmp_path):
+    """A simulation study that runs in seconds: its claims and every point (accepted throughput, latency,
+    saturation and its reasons) as stored, and the page's blocks rendered from the rerun unchanged."""
+    run_study(name, tmp_path / name)
+    stored = study_docs.RESULTS / name
+    assert json.loads((tmp_path / name / "claims.json").read_text()) == \
+        json.loads((stored / "claims.json").read_text())
+    results = tmp_path / "results"
+    study_docs.take(name, tmp_path / name, results=results, figures=tmp_path)
+    assert (results / name / "points.csv").read_text() == (stored / "points.csv").read_text()
+    assert study_docs.update(check=True, results=results) == []
+
+
+def test_sweep_points_leave_out_the_wall_clock(tmp_path):
+    """``points.csv`` keeps what the simulation computed, not how long it took or what it skipped, so a
+    rerun matches it; routings keep the sweep's order, loads rise."""
+    def rec(routing, load, **res):
+        return json.dumps({"routing": routing, "load": load, "skipped": res.pop("skipped", False),
+                           "result": {"accepted_throughput": load, "avg_latency": 3.0, "p99_latency": 4.0,
+                                      "max_latency": 5, "saturated": False, "saturation_reasons": [],
+                                      "wall_seconds": 0.5, **res}})
+    (tmp_path / "uniform").mkdir()
+    (tmp_path / "uniform" / "points.jsonl").write_text("\n".join([
+        rec("val", 0.2), rec("min", 0.1), rec("val", 0.1), rec("min", 0.2, saturated=True,
+                                                                 saturation_reasons=["backlog", "tail"]),
+        rec("min", 0.3, skipped=True, accepted_throughput=None)]) + "\n")
+    rows = study_docs.sweep_points(tmp_path)
+    assert [(r["routing"], r["load"]) for r in rows] == [("val", 0.1), ("val", 0.2), ("min", 0.1), ("min", 0.2)]
+    assert all(set(r) == set(study_docs.POINT_FIELDS) and r["sweep"] == "uniform" for r in rows)
+    assert rows[3]["saturated"] is True and rows[3]["saturation_reasons"] == "backlog tail"
+
+
 @pytest.mark.slow
 def test_clex_tables_reproduces_its_stored_results(tmp_path):
     """The round model's four experiments (about a minute and 1.3 GiB): the stored claims and tables."""
@@ -52,5 +85,8 @@ def test_clex_tables_reproduces_its_stored_results(tmp_path):
 def test_take_refuses_what_is_not_a_run(tmp_path, capsys):
     assert study_docs.main(["--take", "kim-cost", str(tmp_path)]) == 2
     assert study_docs.main(["--take", "kim-fig4", str(tmp_path)]) == 2
+    (tmp_path / "claims.json").write_text("{}")
+    assert study_docs.main(["--take", "2dfb-fig4", str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and "missing claims.json" in err[0] and "must be one of" in err[1]
+    assert len(err) == 3 and "missing claims.json" in err[0] and "must be one of" in err[1]
+    assert "no sweep's points.jsonl" in err[2]
