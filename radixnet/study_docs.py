@@ -142,22 +142,31 @@ POINT_FIELDS = ("sweep", "routing", "load", "accepted_throughput", "avg_latency"
 
 
 def sweep_points(out: Path) -> list[dict]:
-    """Every simulated point of the run in ``out`` (one ``points.jsonl`` per sweep, in its subdirectory), as
-    rows of :data:`POINT_FIELDS`, sorted by sweep, routing (in the sweep's order) and load."""
+    """Every simulated point of the run in ``out`` (one ``points.jsonl`` per sweep, in its subdirectory) up to
+    its routing's first saturated load (the points every run simulates), as rows of :data:`POINT_FIELDS`,
+    sorted by sweep, routing (in the sweep's order) and load."""
     rows = []
     for f in sorted(out.rglob("points.jsonl")):
         sweep = f.parent.relative_to(out).as_posix()
-        order = {}
+        cfg = f.parent / "config.json"   # the sweep's routings in its order (points.jsonl: as they finished)
+        order = {r: i for i, r in enumerate(json.loads(cfg.read_text())["routings"] if cfg.exists() else [])}
         for line in f.read_text().splitlines():
             rec = json.loads(line)
             if rec.get("skipped") or rec["result"].get("accepted_throughput") is None:
                 continue
-            order.setdefault(rec["routing"], len(order))
+            order.setdefault(rec["routing"], len(order) + 1000)
             res = rec["result"]
             rows.append({"sweep": sweep, "routing": rec["routing"], "load": rec["load"],
                          **{k: res.get(k) for k in POINT_FIELDS[3:-1]},
                          "saturation_reasons": " ".join(res.get("saturation_reasons") or []),
                          "_order": order[rec["routing"]]})
+    sat: dict[tuple, float] = {}
+    for r in rows:
+        if r["saturated"]:
+            key = (r["sweep"], r["routing"])
+            sat[key] = min(sat.get(key, r["load"]), r["load"])
+    # above the first saturated load, which loads ran depends on timing (the sweep's saturation short-cut)
+    rows = [r for r in rows if r["load"] <= sat.get((r["sweep"], r["routing"]), r["load"])]
     rows.sort(key=lambda r: (r["sweep"], r["_order"], r["load"]))
     return [{k: v for k, v in r.items() if k != "_order"} for r in rows]
 
@@ -205,6 +214,33 @@ def _saturation_table(names: dict[str, str] | None = None) -> Callable[[Path], l
     return render
 
 
+def _slimfly_perf(d: Path) -> list[str]:
+    """Per network and routing, each pattern's first saturated load and maximum accepted throughput, with the
+    uniform zero-load latency (``perf.csv`` of slimfly-perf)."""
+    import csv
+    rows = list(csv.DictReader((d / "perf.csv").read_text().splitlines()))
+    nets = {"slimfly": "Slim Fly", "dragonfly": "dragonfly", "fattree": "fat tree"}
+    pats = list(dict.fromkeys(r["pattern"] for r in rows))
+    by = {(r["pattern"], r["network"], r["routing"]): r for r in rows}
+    size = {r["network"]: r["endpoints"] for r in rows}
+    names = {"uniform": "UR", "shift": "shift", "sf-worst-case": "worst case"}
+    lines = ["| network (endpoints), routing | " + " | ".join(
+        f"{names.get(p, p)}: first saturated / max accepted" + (" / zero-load latency" if p == "uniform" else "")
+        for p in pats) + " |", "|---" * (1 + len(pats)) + "|"]
+    for net, rt in dict.fromkeys((r["network"], r["routing"]) for r in rows):
+        cells = []
+        for p in pats:
+            r = by.get((p, net, rt))
+            if r is None:
+                cells.append("")
+                continue
+            c = f"{r['first_saturated_load'] or 'none'} / {float(r['max_accepted']):.3f}"
+            cells.append(c + (f" / {float(r['zero_load_latency']):.2f}" if p == "uniform" else ""))
+        label = "adaptive" if rt == "clos-adaptive" else rt.upper()
+        lines.append(f"| {nets.get(net, net)} ({size[net]}), {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 #: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
 #: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
 STUDIES: dict[str, dict] = {
@@ -224,6 +260,9 @@ STUDIES: dict[str, dict] = {
     "clex-tables": {"files": ("claims.json", "tables.csv", "tables.json", "factors.csv"),
                     "figures": {"fig3.png": "clex-fig3.png"},
                     "blocks": {"tables": _clex_tables}},
+    "slimfly-perf": {"files": ("claims.json", "perf.csv"), "sweeps": True,
+                     "figures": {"perf-uniform.png": "slimfly-perf-uniform.png"},
+                     "blocks": {"networks": _slimfly_perf}},
     "2dfb-fig4": {"files": ("claims.json",), "sweeps": True,
                   "figures": {"2dfb-adversarial/latency.png": "2dfb-adversarial.png"},
                   "blocks": {"saturation": _saturation_table()}},

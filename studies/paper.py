@@ -92,7 +92,12 @@ def _sat_or(sw: Sweep, r: str) -> float:
 
 
 def _simulated(sw: Sweep, r: str) -> list[dict[str, Any]]:
-    return [row for row in sw.rows(r) if not row["skipped"] and row["accepted_throughput"] is not None]
+    """The simulated points of ``r`` up to its first saturated load: the points every run simulates. Above
+    it, which loads ran depends on timing (the sweep's saturation short-cut, :mod:`radixnet.studies.sweep`),
+    so a value taken over them would differ from run to run."""
+    sat = sw.saturation_load(r)
+    return [row for row in sw.rows(r) if not row["skipped"] and row["accepted_throughput"] is not None
+            and (sat is None or row["offered_load"] <= sat + 1e-9)]
 
 
 def _zero_load(sw: Sweep, r: str) -> float | None:
