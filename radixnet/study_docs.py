@@ -241,6 +241,41 @@ def _slimfly_perf(d: Path) -> list[str]:
     return lines
 
 
+def _latency_cells(pts: list[dict], loads: tuple[float, ...]) -> str:
+    """Average latency at each of ``loads`` ("saturated at L" from the first saturated load L on)."""
+    sat = min((float(r["load"]) for r in pts if r["saturated"] == "true"), default=None)
+    by = {round(float(r["load"]), 9): r for r in pts}
+    cells = []
+    for x in loads:
+        if sat is not None and x >= sat - 1e-9:
+            cells.append(f"saturated at {sat:g}")
+            break
+        r = by.get(round(x, 9))
+        cells.append("-" if r is None or not r["avg_latency"] else f"{float(r['avg_latency']):.2f}")
+    return " / ".join(cells)
+
+
+def _2dfb_fig5(d: Path) -> list[str]:
+    """Per pattern: minimal routing's first saturated load and maximum accepted throughput, and the Adaptive
+    2DFB's and the adaptive Clos's latency at 0.1, 0.5 and 0.9 (``points.csv`` of 2dfb-fig5)."""
+    rows = _read_points(d)
+    loads = (0.1, 0.5, 0.9)
+    lines = ["| pattern | 2DFB minimal: first saturated / max accepted | Adaptive 2DFB: latency at "
+             + " / ".join(map(str, loads)) + " | Adaptive Clos: latency at " + " / ".join(map(str, loads)) + " |",
+             "|---|---|---|---|"]
+    for pat in dict.fromkeys(r["sweep"].split("/")[0] for r in rows):
+        def pts(net, rt):
+            return [r for r in rows if r["sweep"] == f"{pat}/{net}" and r["routing"] == rt]
+        mn = pts("2dfb", "min")
+        sat = min((float(r["load"]) for r in mn if r["saturated"] == "true"), default=None)
+        clos = pts("clos", "clos-adaptive")
+        lines.append(f"| {pat.removeprefix('2dfb-')} | {'none' if sat is None else f'{sat:g}'} / "
+                     f"{max(float(r['accepted_throughput']) for r in mn):.3f} | "
+                     f"{_latency_cells(pts('2dfb', '2dfb-adaptive'), loads)} | "
+                     f"{_latency_cells(clos, loads) if clos else 'no Clos counterpart'} |")
+    return lines
+
+
 #: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
 #: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
 STUDIES: dict[str, dict] = {
@@ -263,6 +298,10 @@ STUDIES: dict[str, dict] = {
     "slimfly-perf": {"files": ("claims.json", "perf.csv"), "sweeps": True,
                      "figures": {"perf-uniform.png": "slimfly-perf-uniform.png"},
                      "blocks": {"networks": _slimfly_perf}},
+    "2dfb-fig5": {"files": ("claims.json", "fig5.csv"), "sweeps": True,
+                  "figures": {"delay-2dfb-random.png": "2dfb-fig5-random.png",
+                              "delay-2dfb-adversarial.png": "2dfb-fig5-adversarial.png"},
+                  "blocks": {"patterns": _2dfb_fig5}},
     "2dfb-fig4": {"files": ("claims.json",), "sweeps": True,
                   "figures": {"2dfb-adversarial/latency.png": "2dfb-adversarial.png"},
                   "blocks": {"saturation": _saturation_table()}},

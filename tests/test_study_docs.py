@@ -43,6 +43,7 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
 @pytest.mark.parametrize("name, kw", [
     ("2dfb-fig4", {}),
     pytest.param("slimfly-perf", {"q": 5}, marks=pytest.mark.slow),   # under a minute; the page's --set q=5
+    pytest.param("2dfb-fig5", {}, marks=pytest.mark.slow),            # under a minute
 ])
 def test_the_simulated_study_reproduces_its_stored_points(name, kw, tmp_path):
     """A simulation study's rerun: its claims and every point (accepted throughput, latency, saturation and
