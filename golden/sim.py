@@ -319,6 +319,11 @@ class SimConfig:
                                            f"more than the limit of {format_bytes(limit.bytes)} ({limit.source}); make "
                                            f"it smaller or {limit.raise_it}")
 
+    @property
+    def classes(self) -> int:
+        """The routing's VC classes on this network (:meth:`validate` first): ``vcs`` is a multiple of them."""
+        return self._ncls
+
     def check_load(self, load: Any) -> None:
         """Refuse (ParamError) an offered load outside (0, 1] or one whose measurement labels no packet."""
         if isinstance(load, bool) or not isinstance(load, (int, float, np.floating, np.integer)) \

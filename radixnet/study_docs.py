@@ -276,6 +276,34 @@ def _2dfb_fig5(d: Path) -> list[str]:
     return lines
 
 
+def _kim_fig5(d: Path) -> list[str]:
+    """Cycles to deliver a worst-case batch over its size, per batch size and routing (``fig5.csv``)."""
+    import csv
+    rows = list(csv.reader((d / "fig5.csv").read_text().splitlines()))
+    head, body = rows[0], rows[1:]
+    lines = ["| batch (packets per terminal) | " + " | ".join(r.upper() for r in head[1:]) + " |",
+             "|---" * len(head) + "|"]
+    return lines + [f"| {r[0]} | " + " | ".join(f"{float(x):.2f}" for x in r[1:]) + " |" for r in body]
+
+
+def _kim_entries() -> dict[str, dict]:
+    """kim-fig4 and kim-fig5 under each study router (radixnet.studies.paper.STUDY_ROUTERS): Kim's own as the
+    study's primary result, radixnet's as a second series (``NAME-radixnet``)."""
+    out = {}
+    for router in ("kim", "radixnet"):
+        tag = "" if router == "kim" else f"-{router}"
+        out[f"kim-fig4{tag}"] = {
+            "study": "kim-fig4", "router": router, "files": ("claims.json",), "sweeps": True,
+            "figures": {} if tag else {"uniform/latency.png": "kim-fig4a-uniform.png",
+                                       "worst-case/latency.png": "kim-fig4b-worst-case.png",
+                                       "uniform/throughput.png": "kim-fig4a-uniform-throughput.png"},
+            "blocks": {"saturation": _saturation_table()}}
+        out[f"kim-fig5{tag}"] = {
+            "study": "kim-fig5", "router": router, "files": ("claims.json", "fig5.csv"),
+            "figures": {} if tag else {"fig5.png": "kim-fig5-batch.png"}, "blocks": {"batches": _kim_fig5}}
+    return out
+
+
 #: per study: the result files kept (``docs/study-results/NAME/``), the figures the page shows (the run's
 #: file -> ``docs/figures/``), and the page's blocks (name -> renderer of the stored directory)
 STUDIES: dict[str, dict] = {
@@ -302,6 +330,7 @@ STUDIES: dict[str, dict] = {
                   "figures": {"delay-2dfb-random.png": "2dfb-fig5-random.png",
                               "delay-2dfb-adversarial.png": "2dfb-fig5-adversarial.png"},
                   "blocks": {"patterns": _2dfb_fig5}},
+    **_kim_entries(),
     "2dfb-fig4": {"files": ("claims.json",), "sweeps": True,
                   "figures": {"2dfb-adversarial/latency.png": "2dfb-adversarial.png"},
                   "blocks": {"saturation": _saturation_table()}},
@@ -355,6 +384,13 @@ def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES)
         raise ValueError(f"study_docs: {out} is not a run of {name} (missing {', '.join(missing)})")
     if spec.get("sweeps") and not any(out.rglob("points.jsonl")):
         raise ValueError(f"study_docs: {out} is not a run of {name} (no sweep's points.jsonl)")
+    if "router" in spec:   # a study run under each study router: the run must be this entry's
+        from .studies.paper import STUDY_ROUTERS
+        want = STUDY_ROUTERS[spec["router"]].doc
+        got = json.loads((out / "claims.json").read_text()).get("router")
+        if got != want:
+            raise ValueError(f"study_docs: {out} is not a run of {name} (its routers: {got}; {name} keeps "
+                             f"--set router={spec['router']}: {want})")
     d = results / name
     d.mkdir(parents=True, exist_ok=True)
     for f in spec["files"]:

@@ -37,8 +37,10 @@ that fails does.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -59,7 +61,62 @@ from .sweep import Sweep, draw_walls, parse_loads, plot, write_csvs
 #: keep the same router. (The router's own default, ``radixnet.gen.router_config``, is 1: the router the RTL builds.)
 STUDY_SPEEDUP = 2
 
-__all__ = ["tapered_clos", "bisection_cut", "fig6_networks", "kim_fig6", "kim_fig12", "fig12_configs", "dfb_fig5",
+
+@dataclass(frozen=True)
+class StudyRouter:
+    """The routers of a study's networks, as a paper sets them (the rest is the simulator's, router-spec §R1).
+
+    Parameters
+    ----------
+    name : str
+        What ``--set router=NAME`` calls it.
+    speedup : int
+        Router speedup S.
+    vcs_per_class : int or None
+        VCs per VC class of each routing; None: the simulator's rule (``default_vcs``: two per class up to
+        four classes). The 32 flits of buffering per port are divided among them (``default_vc_depth``).
+    ugal_threshold : int or None
+        UGAL's and CLOS AD's bias toward the minimal path (router-spec §R7); None: the simulator's default.
+    doc : str
+        One line: where each setting comes from.
+    """
+
+    name: str
+    speedup: int
+    vcs_per_class: int | None
+    ugal_threshold: int | None
+    doc: str
+
+    def fields(self, cfg: SimConfig, routings: Iterable[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """The fields of ``cfg`` these routers set for every routing, and those set per routing (its VCs)."""
+        common: dict[str, Any] = {"speedup": self.speedup}
+        if self.ugal_threshold is not None:
+            common["ugal_threshold"] = self.ugal_threshold
+        per = {}
+        if self.vcs_per_class is not None:
+            for r in routings:
+                k = dataclasses.replace(cfg, routing=r, vcs=None, vc_depth=None).validate().classes
+                per[r] = {"vcs": self.vcs_per_class * k}
+        return common, per
+
+
+#: Kim et al. 2007's router (§3.1-3.2, Table 1): "n' virtual channels" for MIN AD, "two VCs, one for each
+#: phase" for VAL (and UGAL's Valiant leg), 2 for CLOS AD: one VC per class; "total buffering per port is 32
+#: flit entries"; "sufficient switch speedup ... that routers do not become the bottleneck": 4, past which the
+#: 32-ary 2-flat's results do not move (docs/studies.md); UGAL compares queue x hops with no bias.
+KIM_ROUTER = StudyRouter("kim", 4, 1, 0, "Kim §3.1-3.2: one VC per class, 32 flits per port, speedup 4, no UGAL bias")
+#: radixnet's own study router: two VCs per class (head-of-line blocking), speedup 2, UGAL bias 4 flit-hops.
+RADIXNET_ROUTER = StudyRouter("radixnet", STUDY_SPEEDUP, None, None,
+                              "two VCs per class, 32 flits per port, speedup 2, UGAL bias 4")
+STUDY_ROUTERS = {r.name: r for r in (KIM_ROUTER, RADIXNET_ROUTER)}
+
+
+def study_sweep(cfg: SimConfig, routings: list[str], loads, out: Path, router: str, **kw) -> Sweep:
+    """A :class:`Sweep` of ``routings`` on ``cfg`` under the study router named ``router`` (:data:`STUDY_ROUTERS`)."""
+    common, per = STUDY_ROUTERS[router].fields(cfg, routings)
+    return Sweep(dataclasses.replace(cfg, **common), routings, loads, out, per_routing=per, **kw)
+
+__all__ = ["StudyRouter", "KIM_ROUTER", "RADIXNET_ROUTER", "STUDY_ROUTERS", "study_sweep", "tapered_clos", "bisection_cut", "fig6_networks", "kim_fig6", "kim_fig12", "fig12_configs", "dfb_fig5",
            "slimfly_partners", "slimfly_perf", "ttn_networks", "ttn_dynamic", "TTN_PATTERNS", "clex_tables",
            "CLEX_TABLES", "fig6_points", "fig12_points", "dfb_fig5_points", "slimfly_points", "ttn_points"]
 

@@ -28,6 +28,7 @@ studies, :attr:`Study.sweeps` False) run in this process either way.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -137,16 +138,17 @@ def _latency_at(sweep: Sweep, routing: str, load: float) -> float | None:
 
 
 def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05",
-             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"]) -> dict[str, Any]:
+             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"],
+             router: str = paper_studies.KIM_ROUTER.name) -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     pts = _fig4_loads(loads)
     claims = []
     sweeps = {}
     for traffic, routings in (("uniform", ["min-ad", "val", "ugal", "ugal-s", "clos-ad"]),
                               ("worst-case", ["min", "val", "ugal", "ugal-s", "clos-ad"])):
-        cfg = SimConfig(net, traffic=traffic, seed=1, router_model=router_model, speedup=STUDY_SPEEDUP)
-        sw = Sweep(cfg, routings, pts, out / traffic, jobs=jobs, on_point=on_point)
-        sw.write_config({"study": "kim-fig4"})
+        cfg = SimConfig(net, traffic=traffic, seed=1, router_model=router_model)
+        sw = paper_studies.study_sweep(cfg, routings, pts, out / traffic, router, jobs=jobs, on_point=on_point)
+        sw.write_config({"study": "kim-fig4", "router": router})
         sw.run()
         write_csvs(sw)
         plot(sw)
@@ -170,7 +172,7 @@ def kim_fig4(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     la, lb = _latency_at(wc, "clos-ad", 0.45), _latency_at(wc, "ugal-s", 0.45)
     claims.append(claim("WC at 0.45: CLOS AD latency well below UGAL-S's (Kim: nearly half)",
                          {"clos-ad": la, "ugal-s": lb}, la is not None and (lb is None or la < 0.8 * lb)))
-    return {"network": f"{k}-ary 2-flat", "claims": claims}
+    return {"network": f"{k}-ary 2-flat", "router": paper_studies.STUDY_ROUTERS[router].doc, "claims": claims}
 
 
 #: Fields every record of kim-fig5's ``points.jsonl`` has.
@@ -178,7 +180,8 @@ FIG5_KEYS = ("k", "routing", "batch", "normalized")
 
 
 def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"]) -> dict[str, Any]:
+             on_point=None, router_model: str = ROUTER_DEFAULTS["router_model"],
+             router: str = paper_studies.KIM_ROUTER.name) -> dict[str, Any]:
     net = build("fbfly", k=k, n=2)
     routings = ["val", "ugal", "ugal-s", "clos-ad"]
     out.mkdir(parents=True, exist_ok=True)
@@ -187,15 +190,17 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
     done: dict[tuple[str, int], float] = {}
     for rec in store.read():
         if rec["k"] == k and rec.get("router_model", "single-cycle") == router_model \
+                and rec.get("router", paper_studies.RADIXNET_ROUTER.name) == router \
                 and isinstance(rec["batch"], int) and isinstance(rec["normalized"], (int, float)):
             done[(rec["routing"], rec["batch"])] = rec["normalized"]
+    base = SimConfig(net, traffic="worst-case", seed=2, router_model=router_model)
+    common, per = paper_studies.STUDY_ROUTERS[router].fields(base, routings)
     for b in batches:
         for r in routings:
             if (r, b) in done:
                 continue
-            res = Simulator(SimConfig(net, routing=r, traffic="worst-case", seed=2, router_model=router_model,
-                                      speedup=STUDY_SPEEDUP)).run_batch(b)
-            rec = {"k": k, "router_model": router_model, "routing": r, "batch": b, **res}
+            res = Simulator(dataclasses.replace(base, routing=r, **common, **per.get(r, {}))).run_batch(b)
+            rec = {"k": k, "router_model": router_model, "router": router, "routing": r, "batch": b, **res}
             store.append(rec)  # one line, fsync'd
             done[(r, b)] = res["normalized"]
             if on_point:
@@ -232,7 +237,8 @@ def kim_fig5(out: Path, k: int = 32, jobs: int | None = None, batches=(1, 2, 4, 
         claim(f"batch {big}: all approach 1/throughput = 2", {r: done[(r, big)] for r in routings},
                all(1.8 <= done[(r, big)] <= 3.0 for r in routings)),
     ]
-    return {"network": f"{k}-ary 2-flat", "claims": claims, **({"warnings": store.warnings} if store.warnings else {})}
+    return {"network": f"{k}-ary 2-flat", "router": paper_studies.STUDY_ROUTERS[router].doc, "claims": claims,
+            **({"warnings": store.warnings} if store.warnings else {})}
 
 
 def dfb_fig4(out: Path, n: int = 1, jobs: int | None = None, loads: str = "0.1:1.0:0.1",
@@ -273,6 +279,9 @@ def _loads(default: str | None) -> Param:
 _MEASURE = _lim("measure", "measured cycles per point", 2000)
 _JOBS = Param("jobs", int, None, "worker processes (with --scheduler: points in flight)", minimum=1, maximum=MAX_JOBS)
 _KIM_K = Param("k", int, 32, "routers per dimension of the k-ary 2-flat (N = k^2)", minimum=2, maximum=256)
+_ROUTER = Param("router", str, paper_studies.KIM_ROUTER.name,
+                "the routers: " + "; ".join(f"{r.name}: {r.doc}" for r in paper_studies.STUDY_ROUTERS.values()),
+                choices=tuple(paper_studies.STUDY_ROUTERS))
 _COST_SIZES = (ListParam("sizes", int, cost_studies.KIM_SIZES, "network sizes N", minimum=2, maximum=MAX_COST_N),
                ListParam("butterfly_sizes", int, cost_studies.BUTTERFLY_SIZES, "butterfly sizes N (k^n)",
                          minimum=2, maximum=MAX_COST_N))
@@ -349,10 +358,10 @@ _BATCHES = ListParam("batches", int, (1, 2, 4, 8, 16, 32, 64, 128, 256), "batch 
 STUDIES: dict[str, Study] = {
     "kim-fig4": Study("kim-fig4", "Kim 2007 Fig. 4: latency vs load, UR and worst case, five routings",
                       kim_fig4, lambda loads="0.05:1.0:0.05", **_: 10 * len(_fig4_loads(loads)),
-                      params=(_KIM_K, _loads("0.05:1.0:0.05")), check=_check_fig4),
+                      params=(_KIM_K, _loads("0.05:1.0:0.05"), _ROUTER), check=_check_fig4),
     "kim-fig5": Study("kim-fig5", "Kim 2007 Fig. 5: normalised batch latency vs batch size", kim_fig5,
                       lambda batches=_BATCHES.default, **_: 4 * len(batches), sweeps=False,
-                      params=(_KIM_K, _BATCHES), check=_check_fig5),
+                      params=(_KIM_K, _BATCHES, _ROUTER), check=_check_fig5),
     "2dfb-fig4": Study("2dfb-fig4", "Thamarakuzhi & Chandy Fig. 4/5: 2DFB throughput, min vs adaptive",
                        dfb_fig4, lambda loads="0.1:1.0:0.1", **_: 6 * len(parse_loads(loads)),
                        params=(Param("n", int, 1, "dimensions of the 8-ary 2DFB", minimum=1, maximum=4),

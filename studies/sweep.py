@@ -216,6 +216,8 @@ class Sweep:
     skip_saturated : bool, optional
         The saturation short-cut (default True); False simulates every load (and re-runs the loads an
         earlier run of the directory skipped).
+    per_routing : dict, optional
+        Fields of ``base`` set for one routing only (routing -> {field: value}), e.g. its ``vcs``.
 
     Raises
     ------
@@ -226,8 +228,10 @@ class Sweep:
 
     def __init__(self, base: SimConfig, routings: Iterable[str], loads: Iterable[float], out: str | os.PathLike,
                  jobs: int | None = None, on_point: Callable[[dict], None] | None = None,
-                 scheduler: Any = None, skip_saturated: bool = True) -> None:
+                 scheduler: Any = None, skip_saturated: bool = True,
+                 per_routing: dict[str, dict[str, Any]] | None = None) -> None:
         self.base = base
+        self.per_routing = {r: dict(f) for r, f in (per_routing or {}).items()}
         #: record loads above a routing's first saturated load as skipped instead of simulating them
         self.skip_saturated = bool(skip_saturated)
         self.routings = list(dict.fromkeys(routings))
@@ -261,7 +265,8 @@ class Sweep:
 
     def config(self, routing: str) -> SimConfig:
         """The validated configuration of ``routing``'s points."""
-        return dataclasses.replace(self.base, routing=routing, traffic_opts=dict(self.base.traffic_opts)).validate()
+        return dataclasses.replace(self.base, routing=routing, traffic_opts=dict(self.base.traffic_opts),
+                                   **self.per_routing.get(routing, {})).validate()
 
     # --------------------------------------------------------------- planning
     def _expected(self, routing: str) -> dict[str, Any] | None:

@@ -9,8 +9,10 @@ from radixnet.studies.registry import run_study
 
 
 def test_kim_fig5_small_claims_hold_and_resume(tmp_path):
+    """radixnet's study router (the second series): every claim holds at k = 8; a rerun resumes, and a run
+    under Kim's router into the same directory computes its own points beside them."""
     out = tmp_path / "fig5"
-    res = run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128))
+    res = run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128), router="radixnet")
     assert {c["claim"].split(":")[0] for c in res["claims"]} >= {"batch 4", "batch 128"}
     assert all(c["holds"] for c in res["claims"]), res["claims"]
     for f in ("fig5.csv", "fig5.png", "fig5.svg", "claims.json", "points.jsonl"):
@@ -18,8 +20,10 @@ def test_kim_fig5_small_claims_hold_and_resume(tmp_path):
     lines = (out / "points.jsonl").read_text().splitlines()
     assert len(lines) == 4 * 4
     ran = []
-    run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128), on_point=ran.append)
+    run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128), on_point=ran.append, router="radixnet")
     assert ran == [] and (out / "points.jsonl").read_text().splitlines() == lines
+    run_study("kim-fig5", out, k=8, batches=(1, 4, 16, 128), on_point=ran.append)
+    assert len(ran) == 16 and {r["router"] for r in ran} == {"kim"}
 
 
 # slow (18 s): test_kim_fig4_reduced_from_the_cli runs a study from the command line by default, and
@@ -47,11 +51,12 @@ def test_study_bad_input(capsys):
 
 
 def test_kim_fig4_reduced_from_the_cli(tmp_path, capsys):
-    """Fig. 4 on the 8-ary 2-flat (64 terminals) at three loads, from the CLI: every claim holds at this size
-    (MIN's worst case is then 1/8), the sweeps and figures are written, and a second run resumes."""
+    """Fig. 4 on the 8-ary 2-flat (64 terminals) at three loads, from the CLI, under radixnet's study router:
+    every claim holds at this size (MIN's worst case is then 1/8), the sweeps and figures are written, and a
+    second run resumes."""
     out = tmp_path / "fig4"
     argv = ["study", "kim-fig4", "--out", str(out), "--k", "8", "--jobs", "1", "--set", "loads=0.3,0.6,0.9",
-            "--quiet"]
+            "--set", "router=radixnet", "--quiet"]
     assert main(argv) == 0
     assert "all claims hold" in capsys.readouterr().out
     claims = json.loads((out / "claims.json").read_text())["claims"]

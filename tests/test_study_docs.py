@@ -44,6 +44,7 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
     ("2dfb-fig4", {}),
     pytest.param("slimfly-perf", {"q": 5}, marks=pytest.mark.slow),   # under a minute; the page's --set q=5
     pytest.param("2dfb-fig5", {}, marks=pytest.mark.slow),            # under a minute
+    pytest.param("kim-fig4", {}, marks=pytest.mark.slow),             # Kim's router; about a minute and a half
 ])
 def test_the_simulated_study_reproduces_its_stored_points(name, kw, tmp_path):
     """A simulation study's rerun: its claims and every point (accepted throughput, latency, saturation and
@@ -95,9 +96,27 @@ def test_clex_tables_reproduces_its_stored_results(tmp_path):
 
 def test_take_refuses_what_is_not_a_run(tmp_path, capsys):
     assert study_docs.main(["--take", "kim-cost", str(tmp_path)]) == 2
-    assert study_docs.main(["--take", "kim-fig4", str(tmp_path)]) == 2
+    assert study_docs.main(["--take", "kim-fig6", str(tmp_path)]) == 2
     (tmp_path / "claims.json").write_text("{}")
     assert study_docs.main(["--take", "2dfb-fig4", str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and "missing claims.json" in err[0] and "must be one of" in err[1]
     assert "no sweep's points.jsonl" in err[2]
+
+
+@pytest.mark.parametrize("name, kw", [("kim-fig5", {}), ("kim-fig5-radixnet", {"router": "radixnet"})])
+def test_kim_fig5_reproduces_its_stored_batches(name, kw, tmp_path):
+    """Both study routers' batch runs (seconds each): the stored claims and batch table."""
+    run_study("kim-fig5", tmp_path / name, **kw)
+    stored = study_docs.RESULTS / name
+    for f in ("claims.json", "fig5.csv"):
+        assert (tmp_path / name / f).read_text() == (stored / f).read_text(), f
+
+
+def test_a_run_of_the_other_router_is_refused(tmp_path, capsys):
+    """``kim-fig5`` keeps Kim's router's run, ``kim-fig5-radixnet`` radixnet's: the run's claims say which."""
+    for f in ("claims.json", "fig5.csv"):
+        (tmp_path / f).write_bytes((study_docs.RESULTS / "kim-fig5-radixnet" / f).read_bytes())
+    assert study_docs.main(["--take", "kim-fig5", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a run of kim-fig5" in err and "--set router=kim" in err
