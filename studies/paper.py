@@ -265,7 +265,8 @@ def fig14_points(loads: str = "0.1:1.0:0.1", **_: Any) -> int:
 
 
 def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on_point=None,
-              router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000) -> dict[str, Any]:
+              router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000,
+              router: str = KIM_ROUTER.name) -> dict[str, Any]:
     """Kim et al. 2007 §5.1.2, Fig. 14: the spare port of a radix-8 router in a 4-ary 2-flat, used (a) to
     double channels to a neighbour (``fbfly --radix 8 --spare redundant``) or (b) to add a fifth router
     (``fbfly --k 5 --n 2 --c 4``: N = 16 -> 20). Fig. 14 is a diagram; its claims are in the text: the
@@ -287,7 +288,7 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
         for name, net in nets.items():
             slug = name.split(" ")[0].strip("()")
             cfg = SimConfig(net, routing="min", traffic=traffic, seed=1, router_model=router_model, measure=measure,
-                            speedup=STUDY_SPEEDUP)
+                            speedup=STUDY_ROUTERS[router].speedup)
             sw = _sweep(cfg, ["min"], pts, out / traffic / slug, "kim-fig14", jobs, on_point)
             sweeps[(traffic, name)] = sw
             cost = evaluate(net)
@@ -322,7 +323,8 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
                          pc_base.max() == 1 and pc_red.max() == 2 and (pc_red == 2).sum() == red.num_routers))
     # the sweep stops at the first saturated load; the capacity is what the network accepts offered 1.0
     wc = {name: _r(Simulator(SimConfig(net, routing="min", traffic="worst-case", seed=1, router_model=router_model,
-                                       measure=measure, speedup=STUDY_SPEEDUP)).run_load(1.0)["accepted_throughput"], 4)
+                                       measure=measure, speedup=STUDY_ROUTERS[router].speedup)
+                             ).run_load(1.0)["accepted_throughput"], 4)
           for name, net in nets.items()}
     claims.append(claim("§5.1.2 (a): the redundant channels increase the bandwidth to neighbouring routers "
                          "(MIN's accepted worst-case throughput at offered load 1.0, base and (a))",
@@ -339,7 +341,8 @@ def kim_fig14(out: Path, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on
                          {"diameter": diam, "uniform first saturated": ur},
                          len(set(diam.values())) == 1 and len(set(ur.values())) == 1))
     return {"network": "4-ary 2-flat; (a) radix 8 with redundant channels; (b) 5 routers of radix 8",
-            "costs": costs, "worst_case_capacity": wc, "claims": claims}
+            "router": STUDY_ROUTERS[router].doc + "; VCs: MIN's", "costs": costs, "worst_case_capacity": wc,
+            "claims": claims}
 
 
 # ------------------------------------------------------------------------------ Kim Fig. 6 networks
@@ -471,15 +474,19 @@ def fig6_points(k: int = 32, loads: str = "0.05:1.0:0.05", **_: Any) -> int:
 
 def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05:1.0:0.05", on_point=None,
              router_model: str = ROUTER_DEFAULTS["router_model"], measure: int = 2000,
-             speedup: int = STUDY_SPEEDUP) -> dict[str, Any]:
+             speedup: int | None = None, router: str = KIM_ROUTER.name) -> dict[str, Any]:
     """Kim et al. 2007 §3.3, Table 1, Fig. 6: the flattened butterfly against the butterfly, the folded Clos
     and the hypercube at N = k^2, bisection and buffer storage per port held constant (:func:`fig6_networks`).
 
     Writes ``<pattern>/<network>/`` sweeps, ``fig6a-uniform.png/svg``, ``fig6b-worst-case.png/svg`` and
     ``fig6.csv`` (per network and routing: bisection, channels, first saturated load, zero-load latency,
-    maximum accepted throughput). Returns the claims of §3.3's text about Fig. 6. ``speedup`` is the routers'
-    (router-spec §R1; 2 as in ``kim-fig4``; Kim §3.2 asks for "sufficient switch speedup").
+    maximum accepted throughput). Returns the claims of §3.3's text about Fig. 6. ``router``: the study router
+    (:data:`STUDY_ROUTERS`: its speedup and UGAL bias; the VCs are Table 1's under either); ``speedup``
+    overrides the router's (router-spec §R1; Kim §3.2 asks for "sufficient switch speedup").
     """
+    sr = STUDY_ROUTERS[router]
+    speedup = sr.speedup if speedup is None else speedup
+    bias = {} if sr.ugal_threshold is None else {"ugal_threshold": sr.ugal_threshold}
     nets = fig6_networks(k)
     pts = _fig6_loads(loads)
     sweeps: dict[tuple[str, str], Sweep] = {}
@@ -487,7 +494,7 @@ def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     for traffic in ("uniform", "worst-case"):
         for name, spec in nets.items():
             base = SimConfig(spec["net"], traffic=traffic, seed=1, vcs=spec["vcs"], vc_depth=spec["vc_depth"],
-                             router_model=router_model, measure=measure, speedup=speedup)
+                             router_model=router_model, measure=measure, speedup=speedup, **bias)
             sw = _sweep(base, spec["routings"][traffic], pts, out / traffic / name, "kim-fig6", jobs, on_point)
             sweeps[(traffic, name)] = sw
             for r in spec["routings"][traffic]:
@@ -551,7 +558,9 @@ def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     evidence = {n: {"label": nets[n]["label"], "bisection_channels": nets[n]["bisection"],
                     "uniform_first_saturated": sat_ur[n], "worst_case_first_saturated": sat_wc[n],
                     "uniform_zero_load_latency": _r(zl[n])} for n in nets if not nets[n]["main"]}
-    return {"network": f"N = {k * k}: " + ", ".join(nets[n]["label"] for n in main), "claims": claims,
+    return {"network": f"N = {k * k}: " + ", ".join(nets[n]["label"] for n in main),
+            "router": sr.doc + "; VCs: Table 1's" + ("" if speedup == sr.speedup else f"; speedup {speedup} given"),
+            "claims": claims,
             "evidence": evidence}
 
 
@@ -582,7 +591,7 @@ def fig12_points(N: int = 4096, loads: str = "0.05:1.0:0.05", **_: Any) -> int:
 
 def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0.05:1.0:0.05", on_point=None,
               router_model: str = ROUTER_DEFAULTS["router_model"], storage: int = 64,
-              measure: int = 2000) -> dict[str, Any]:
+              measure: int = 2000, router: str = KIM_ROUTER.name) -> dict[str, Any]:
     """Kim et al. 2007 §5.1.1, Table 4, Fig. 12: the N-node flattened butterflies of every dimension on
     uniform random traffic, (a) VAL (2 VCs) and (b) MIN AD (n' VCs, one per hop class), with ``storage``
     flits per physical channel (64, Kim: "total storage per PC held constant at 64 flit buffers") divided
@@ -603,7 +612,7 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
             net = build("fbfly", k=k, n=n)
             vcs = 2 if routing == "val" else n - 1
             base = SimConfig(net, traffic="uniform", seed=1, vcs=vcs, vc_depth=max(1, storage // vcs),
-                             router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
+                             router_model=router_model, measure=measure, speedup=STUDY_ROUTERS[router].speedup)
             sw = _sweep(base, [routing], pts, out / routing / f"{k}-ary-{n}-flat", "kim-fig12", jobs, on_point)
             sweeps[(routing, n)] = sw
             rows.append(_summary(sw, routing, k=k, n=n, n_prime=n - 1, k_prime=(n - 1) * (k - 1) + 1, vcs=vcs,
@@ -637,7 +646,8 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
     claims.append(claim("Fig. 12(b): higher n' has lower MIN AD throughput (first saturated load does not rise "
                          "with n')", {f"n'={n - 1}": s for n, s in sm.items()},
                          all(sm[a] >= sm[b] for a, b in zip(ns, ns[1:]))))
-    return {"network": f"N = {N}: " + ", ".join(f"{k}-ary {n}-flat" for k, n in cfgs), "claims": claims}
+    return {"network": f"N = {N}: " + ", ".join(f"{k}-ary {n}-flat" for k, n in cfgs),
+            "router": STUDY_ROUTERS[router].doc + f"; VCs: Table 4's, {storage} flits per channel", "claims": claims}
 
 
 # ------------------------------------------------------------------------------ 2DFB Fig. 5-7

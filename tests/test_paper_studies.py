@@ -166,9 +166,10 @@ def test_clex_tables_reduced(tmp_path):
 # ------------------------------------------------------------------------------ the papers' sizes
 @pytest.mark.slow
 def test_kim_fig6_full(tmp_path):
-    """N = 1024 (about 45 min on 2 cores with --jobs 2): docs/studies.md's results. At speedup 2 the UR claims
-    fail by one grid step (head-of-line blocking with Table 1's single VC per class), the rest hold."""
-    res = run_study("kim-fig6", tmp_path / "fig6", jobs=2)
+    """N = 1024 under radixnet's study router (the second series; about 45 min on 2 cores with --jobs 2):
+    docs/studies.md's results. At speedup 2 the UR claims fail by one grid step (head-of-line blocking with
+    Table 1's single VC per class), the rest hold."""
+    res = run_study("kim-fig6", tmp_path / "fig6", jobs=2, router="radixnet")
     failing = {c["claim"] for c in res["claims"] if not c["holds"]}
     assert failing == {c["claim"] for c in by_text(res, "100% throughput") + by_text(res, "only achieves 50%")}
     assert len(failing) == 4
@@ -235,11 +236,12 @@ def test_study_cli_sets_the_studys_parameters(tmp_path, capsys):
     assert "on_point" not in out
     assert main(["study", "kim-fig12", "--set=help"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 5 and out[1].split()[:3] == ["N", "default", "4096"] and "[4, 65536]" in out[1]
+    assert len(out) == 6 and out[1].split()[:3] == ["N", "default", "4096"] and "[4, 65536]" in out[1]
+    assert out[5].split()[:4] == ["router", "default", "kim", "one"]
     assert not (tmp_path / "k").exists()
     assert main(["study", "kim-fig12", "--out", str(tmp_path / "x"), "--set", "Q=3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--set" in err[0] and "N, loads, storage, measure" in err[0]
+    assert len(err) == 1 and "--set" in err[0] and "N, loads, storage, measure, router" in err[0]
     assert main(["study", "kim-fig12", "--out", str(tmp_path / "x"), "--set", "N=100"]) == 2
     assert "at least two k-ary n-flats" in capsys.readouterr().err
     assert main(["study", "clex-tables", "--out", str(tmp_path / "c"), "--set", "k=8", "--quiet"]) == 0

@@ -52,16 +52,19 @@ def test_study_bad_input(capsys):
 
 def test_kim_fig4_reduced_from_the_cli(tmp_path, capsys):
     """Fig. 4 on the 8-ary 2-flat (64 terminals) at three loads, from the CLI, under radixnet's study router:
-    every claim holds at this size (MIN's worst case is then 1/8), the sweeps and figures are written, and a
-    second run resumes."""
+    every throughput claim holds at this size (MIN's worst case is then 1/8); CLOS AD's "nearly half" the
+    latency of UGAL-S does not (0.78 of it: few intermediate routers to balance over), so the study exits 1;
+    the sweeps and figures are written, and a second run resumes."""
     out = tmp_path / "fig4"
     argv = ["study", "kim-fig4", "--out", str(out), "--k", "8", "--jobs", "1", "--set", "loads=0.3,0.6,0.9",
             "--set", "router=radixnet", "--quiet"]
-    assert main(argv) == 0
-    assert "all claims hold" in capsys.readouterr().out
+    assert main(argv) == 1
+    assert "some claims fail" in capsys.readouterr().out
     claims = json.loads((out / "claims.json").read_text())["claims"]
     assert len(claims) == 11 and any("1/8" in c["claim"] for c in claims)
+    assert [c["claim"] for c in claims if not c["holds"]] == [claims[-1]["claim"]] and "nearly half" in claims[-1]["claim"]
+    assert all("paper" in c for c in claims)
     for f in ("uniform/latency.png", "worst-case/throughput.svg", "uniform/points.jsonl"):
         assert (out / f).exists(), f
     points = (out / "uniform" / "points.jsonl").read_text()
-    assert main(argv) == 0 and (out / "uniform" / "points.jsonl").read_text() == points
+    assert main(argv) == 1 and (out / "uniform" / "points.jsonl").read_text() == points
