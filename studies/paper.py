@@ -939,8 +939,8 @@ def ttn_points(L: int = 3, m: int = 2, loads: str | None = None, patterns: Itera
 
 def _ttn_config(net: Network, traffic: str, opts: dict, router_model: str, measure: int) -> SimConfig:
     """4 VCs (§5.2) and 16-flit packets; a network whose routing needs more VC classes than 4 (hdor's
-    ``ranked`` assignment on TTN(2,3,1), router-spec §R7d) gets one VC per class. Every network gets 32
-    flits of storage per port."""
+    ``ranked`` assignment where ``four`` is cyclic, router-spec §R7d) gets one VC per class. Every network
+    gets 32 flits of storage per port."""
     routing = "hdor" if net.family in ("ttn", "tesh") else "dor"
     probe = SimConfig(net, routing=routing, traffic=traffic, traffic_opts=dict(opts), packet_length=16,
                       speedup=STUDY_SPEEDUP).validate()

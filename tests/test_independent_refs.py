@@ -300,8 +300,10 @@ def check_hdor(net, table, D):
 
     Classes (``four``, or ``ranked`` when the table has ``4L - 2``): ``a`` = 0 while the stage's ring
     wrap-around lies ahead (``+``: ``d_j < x_j``, ``-``: ``d_j > x_j``) else 1 on higher-level hops;
-    toward an outlet ``a`` at an edge slot else ``j mod 2`` (ranked: ``2j + a``); in the destination BM
-    ``2 + b`` (ranked: ``2(2L - 2) + b``), ``b`` the BM ring's dateline. Every BM leg is also checked
+    in the destination BM ``2 + b`` (ranked: ``2(2L - 2) + b``), ``b`` the BM ring's dateline of the hop;
+    toward an outlet (ranked: ``2j + a``), with ``k <= 4``: at an edge slot 1 on a ``-`` ring, 0 on a
+    ``+`` ring with ``a = 1``, else ``3 - b`` in y and 1 in x; at a corner slot 2 toward the last stage's
+    ``+`` outlet, else 0; with ``k > 4``: ``a`` at an edge slot, ``j mod 2`` at a corner. Every BM leg is also checked
     to be a shortest path inside the BM (networkx on the level-1 channels); the table's ``dist`` is the
     length of its route."""
     p = net.params
@@ -356,8 +358,15 @@ def check_hdor(net, table, D):
             if here == o.out_node:
                 port, cls, target = c + o.out_port, a, None
             else:
-                port, _ = bm_step(r, *o.out_node)
-                cls = 2 * j + a if ranked else (a if o.in_node != o.out_node else j % 2)
+                port, b = bm_step(r, *o.out_node)
+                if ranked:
+                    cls = 2 * j + a
+                elif k > 4:
+                    cls = a if o.in_node != o.out_node else j % 2
+                elif o.in_node != o.out_node:     # an edge slot: the transit crosses BM links
+                    cls = 1 if sign < 0 else 0 if a == 1 else (3 - b if dim == "y" else 1)
+                else:                             # a corner slot
+                    cls = 2 if (j == S - 1 and sign > 0) else 0
                 target = int(r - r % (k * k) + o.out_node[0] * k + o.out_node[1])
         assert table.next_port[r, d] == port, ("hdor port", r, d)
         assert table.cls[r, d] == min(cls, table.classes - 1), ("hdor class", r, d)

@@ -368,3 +368,20 @@ def test_topo_metrics_print_the_routed_distances(key, capsys):
     assert out["routed_by"].startswith("hdor")
     assert (out["routed_diameter"], round(out["routed_avg_distance"], 4),
             round(out["routed_avg_distance_all_pairs"], 4)) == (dd, da, das)
+
+
+@pytest.mark.slow
+def test_hdor_four_classes_at_the_papers_4096_node_q1_size():
+    """Theorem 1's count at the size of Figs. 7(b)-13 (4,096 nodes, q = 1): ``hdor`` takes the ``four``
+    assignment (not ``ranked``) on TTN(2, 3, 1), and its channel-dependency graph is acyclic on TTN(2, 3, 1)
+    and TESH(2, 3, 1)."""
+    from radixnet.gen.families.ttn import compile_hdor
+    from radixnet.gen.routing import check_deadlock_free
+
+    ttn = build("ttn", m=2, L=3, q=1)
+    t = compile_hdor(ttn)
+    assert t.classes == 4 and set(np.unique(t.cls)) == {-1, 0, 1, 2, 3}
+    assert check_deadlock_free(ttn, t) > 0
+    tesh = build("tesh", m=2, L=3, q=1)
+    t = compile_hdor(tesh, assignment="four")
+    assert t.classes == 4 and check_deadlock_free(tesh, t) > 0

@@ -396,6 +396,7 @@ def _hdor_routes(net: Network, r: np.ndarray, d: np.ndarray) -> tuple[np.ndarray
     port = np.full(r.size, -1, np.int64)
     a = np.zeros(r.size, np.int64)                       # dateline class of the stage's higher-level ring
     edge = np.zeros(r.size, bool)                        # the outlet is an edge slot (transit crosses BM links)
+    sign = np.ones(r.size, np.int64)                     # direction of the stage's higher-level ring
     if np.any(up):
         xs, ts = cr[rows, j], cd[rows, j]
         off = (ts - xs) % k
@@ -421,8 +422,15 @@ def _hdor_routes(net: Network, r: np.ndarray, d: np.ndarray) -> tuple[np.ndarray
     b = np.where(move_y, by, bx)                         # BM dateline class (always 0 in a TESH mesh BM)
     port = np.where(at_outlet, port, base + np.where(move_y, np.where(sy > 0, 2, 3), np.where(sx > 0, 0, 1)))
     S = 2 * L - 2
+    # four: toward an edge outlet - 1, + with the wrap behind 0, + with the wrap ahead 3 - b (y) or 1 (x);
+    # toward a corner outlet 2 for the last stage's + outlet, else 0 (see compile_hdor)
+    if k <= 4:
+        edge_cls = np.where(sign < 0, 1, np.where(a == 1, 0, np.where(j % 2 == 0, 3 - b, 1)))
+        corner_cls = np.where((j == S - 1) & (sign > 0), 2, 0)
+    else:   # 2^m > 4: a - move chains hops too; the stage's dateline at an edge slot, its dimension at a corner
+        edge_cls, corner_cls = a, j % 2
     return port, {
-        "four": np.where(at_outlet, a, np.where(up, np.where(edge, a, j % 2), 2 + b)),
+        "four": np.where(at_outlet, a, np.where(up, np.where(edge, edge_cls, corner_cls), 2 + b)),
         "ranked": np.where(at_outlet, a, np.where(up, 2 * j + a, 2 * S + b)),
         # Theorem 1 read literally: BM links VC 0/1 by Lemma 4 whatever the phase, higher levels VC 2/3
         "literal": np.where(at_outlet, 2 + a, b),
@@ -450,9 +458,27 @@ def compile_hdor(net: Network, classes: int | None = None, assignment: str = "au
 
     * a higher-level hop: ``a`` = 0 while the level's ring wrap-around link lies ahead on the packet's
       way (the dateline of Lemma 4 / Corollary 1, Eq. 3-4), else 1;
-    * ``four`` (4 classes): a BM hop toward an outlet takes ``a`` when the outlet is an edge slot (its
-      transit crosses BM links) and the dimension's parity (y 0, x 1) at a corner slot; a BM hop in the
-      destination BM takes ``2 + b``, ``b`` the BM ring's dateline (0 in a TESH mesh BM);
+    * ``four`` (4 classes): a BM hop in the destination BM takes ``2 + b``, ``b`` the BM ring's dateline
+      (Lemma 4; 0 in a TESH mesh BM). A BM hop toward a *corner* outlet takes 0, except toward the last
+      stage's ``+`` outlet (level 2, x), which takes 2. A BM hop toward an *edge* outlet (its transit
+      crosses a BM link) takes 1 on a ``-`` ring, 0 on a ``+`` ring whose wrap-around is behind
+      (``a = 1``) and, on a ``+`` ring with the wrap-around ahead (``a = 0``), ``3 - b`` in y and 1 in x.
+      Why it is acyclic: every ring is cut by a dateline, the higher-level rings by ``a`` on their links
+      (Corollary 1) and the BM rings by ``b`` (Lemma 4), and with 2^m <= 4 a ``-`` move is at most one hop, so
+      only ``+`` rings chain hops. A y-then-x route toward a router and one leaving it use disjoint BM
+      channels (on each ring the hops toward ``t`` and the hops away from ``t`` are disjoint), so the
+      hops toward a corner outlet (a corner's in-port and out-port are on the same router) never feed
+      the hops of packets that arrive through that corner: the corner phases share class 0, and the last
+      one shares class 2 with the destination phase (phase 3 of §3.2). An edge slot's transit is a BM
+      hop inside its higher-level ring, so the hops into a ``+`` ring that will still cross its
+      wrap-around are kept out of class 0 (which the ring's packets use after the wrap-around), y apart
+      from x. No assignment that is a function of the stage's level, dimension, direction, ``a``, ``b``
+      and slot kind keeps the upward hops in classes 0 and 1 beside ``2 + b`` in the destination BM
+      (phases 1 and 2 of §3.2 cannot leave classes 2 and 3 to phase 3 alone). The channel-dependency graph is checked acyclic for
+      ``ttn`` and ``tesh`` with m = 1 (L <= 3) and m = 2 (L <= 3, every q), which covers the paper's
+      4,096-node TTN(2, 3, 1) of Figs. 7(b)-13. With 2^m > 4 (m = 3) ``-`` moves chain as well, and ``four``
+      keeps the rule that is acyclic there (TTN(3, 2, q) for every q): the stage's ``a`` toward an edge
+      slot, the dimension's parity (y 0, x 1) toward a corner;
     * ``ranked`` (``4L - 2`` classes): toward an outlet of stage j ``2j + a``, in the destination BM
       ``2(2L-2) + b``;
     * ``auto`` (default): ``four`` when its channel-dependency graph is acyclic, else ``ranked``.
