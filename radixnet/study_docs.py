@@ -320,6 +320,26 @@ def _fig6_networks(d: Path) -> list[str]:
     return lines
 
 
+def _ttn_dynamic(d: Path) -> list[str]:
+    """Per pattern and q, each network's latency at the lowest load (its hops there) and maximum accepted
+    throughput (``dynamic.csv`` of ttn-dynamic)."""
+    import csv
+    rows = list(csv.DictReader((d / "dynamic.csv").read_text().splitlines()))
+    nets = list(dict.fromkeys(r["network"] for r in rows))
+    by = {(r["pattern"], r["q"], r["network"]): r for r in rows}
+    names = {"ttn": "TTN", "tesh": "TESH"}
+    lines = [f"| pattern, q ({rows[0]['nodes']} nodes) | " + " | ".join(names.get(n, n) for n in nets) + " |",
+             "|---" * (1 + len(nets)) + "|"]
+    for pat, q in dict.fromkeys((r["pattern"], r["q"]) for r in rows):
+        cells = []
+        for n in nets:
+            r = by.get((pat, q, n))
+            cells.append("" if r is None else f"{float(r['zero_load_latency']):.1f} "
+                         f"({float(r['avg_hops_lowest_load']):.1f}) / {float(r['max_accepted']):.3f}")
+        lines.append(f"| {pat}, {q} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _kim_entries() -> dict[str, dict]:
     """kim-fig4 and kim-fig5 under each study router (radixnet.studies.paper.STUDY_ROUTERS): Kim's own as the
     study's primary result, radixnet's as a second series (``NAME-radixnet``)."""
@@ -377,6 +397,9 @@ STUDIES: dict[str, dict] = {
                               "delay-2dfb-adversarial.png": "2dfb-fig5-adversarial.png"},
                   "blocks": {"patterns": _2dfb_fig5}},
     **_kim_entries(),
+    "ttn-dynamic": {"files": ("claims.json", "dynamic.csv"), "sweeps": True,
+                    "figures": {"fig7b-uniform.png": "ttn-fig7b-uniform.png"},
+                    "blocks": {"patterns": _ttn_dynamic}},
     "2dfb-fig4": {"files": ("claims.json",), "sweeps": True,
                   "figures": {"2dfb-adversarial/latency.png": "2dfb-adversarial.png"},
                   "blocks": {"saturation": _saturation_table()}},

@@ -47,6 +47,7 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
     pytest.param("kim-fig4", {}, marks=pytest.mark.slow),             # Kim's router; about a minute and a half
     pytest.param("kim-fig14", {}, marks=pytest.mark.slow),            # seconds
     pytest.param("kim-fig6", {"jobs": 2}, marks=pytest.mark.slow),   # N = 1024, about 8 min
+    pytest.param("ttn-dynamic", {"L": 2}, marks=pytest.mark.slow),    # the page's --set L=2, about 7 min
 ])
 def test_the_simulated_study_reproduces_its_stored_points(name, kw, tmp_path):
     """A simulation study's rerun: its claims and every point (accepted throughput, latency, saturation and
@@ -98,7 +99,7 @@ def test_clex_tables_reproduces_its_stored_results(tmp_path):
 
 def test_take_refuses_what_is_not_a_run(tmp_path, capsys):
     assert study_docs.main(["--take", "kim-cost", str(tmp_path)]) == 2
-    assert study_docs.main(["--take", "ttn-dynamic", str(tmp_path)]) == 2
+    assert study_docs.main(["--take", "no-such-study", str(tmp_path)]) == 2
     (tmp_path / "claims.json").write_text("{}")
     assert study_docs.main(["--take", "2dfb-fig4", str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
