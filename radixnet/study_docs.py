@@ -17,6 +17,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import shutil
 import sys
@@ -65,6 +66,16 @@ def claims_table(claims: dict) -> list[str]:
     return lines + ["", "</details>"]
 
 
+def _csv_rows(d: Path, name: str) -> list[dict]:
+    """The rows of a stored result's CSV file ``name`` in ``d``, as dicts of strings."""
+    return list(csv.DictReader((d / name).read_text().splitlines()))
+
+
+def _first_saturated(pts: list[dict]) -> float | None:
+    """The lowest load of ``points.csv`` rows that saturated, or None."""
+    return min((float(r["load"]) for r in pts if r["saturated"] == "true"), default=None)
+
+
 def _per_node_pivot(field: str, spec: str, last: str) -> Callable[[Path], list[str]]:
     """Per network size, the four Kim topologies' ``field`` and the flattened butterfly's reduction against
     the folded Clos (``points.json`` of kim-cost or kim-power)."""
@@ -102,8 +113,7 @@ def _slimfly_networks(d: Path) -> list[str]:
 
 def _clex_tables(d: Path) -> list[str]:
     """Tables I-IV entry by entry, computed against the paper's value (``tables.csv`` of clex-tables)."""
-    import csv
-    rows = list(csv.DictReader((d / "tables.csv").read_text().splitlines()))
+    rows = _csv_rows(d, "tables.csv")
     cols = (("max rds", "max_rds", "paper_max_rds"), ("avg rds", "avg_rds_no_handshake", "paper_avg_rds"),
             ("max avg load", "max_avg_load", "paper_max_avg_load"), ("avg hops", "avg_hops", "paper_avg_hops"))
     lines = ["| table | k, levels, messages | level | " + " | ".join(f"{c} (paper)" for c, _, _ in cols) + " |",
@@ -118,8 +128,7 @@ def _clex_tables(d: Path) -> list[str]:
 def _fig12_networks(d: Path) -> list[str]:
     """Per flattened butterfly of one size, VAL's and MIN AD's first saturated load, maximum accepted load and
     zero-load latency (``fig12.csv`` of kim-fig12)."""
-    import csv
-    rows = list(csv.DictReader((d / "fig12.csv").read_text().splitlines()))
+    rows = _csv_rows(d, "fig12.csv")
     by = {(r["routing"], r["k"], r["n"]): r for r in rows}
     nets = list(dict.fromkeys((r["k"], r["n"]) for r in rows))
     lines = ["| network | k', n' | VAL: first saturated / max accepted / zero-load latency | MIN AD: VCs × depth, "
@@ -172,7 +181,6 @@ def sweep_points(out: Path) -> list[dict]:
 
 
 def _write_points(out: Path, dest: Path) -> None:
-    import csv
     import io
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=POINT_FIELDS, lineterminator="\n")
@@ -184,25 +192,19 @@ def _write_points(out: Path, dest: Path) -> None:
     tmp.replace(dest)
 
 
-def _read_points(d: Path) -> list[dict]:
-    import csv
-    return list(csv.DictReader((d / "points.csv").read_text().splitlines()))
-
-
 def _saturation_table(names: dict[str, str] | None = None) -> Callable[[Path], list[str]]:
     """Per sweep and routing: the first saturated load (Saturation rule of the page; "none" when no load
     saturated), the highest accepted throughput, the latency at the lowest load when it is not saturated,
     and the largest p99 and maximum latency before saturation (``points.csv``)."""
 
     def render(d: Path) -> list[str]:
-        rows = _read_points(d)
+        rows = _csv_rows(d, "points.csv")
         keys = list(dict.fromkeys((r["sweep"], r["routing"]) for r in rows))
         lines = ["| pattern | routing | first saturated | max accepted | zero-load latency | "
                  "before saturation: largest p99 / max latency |", "|---|---|---|---|---|---|"]
         for sw, rt in keys:
             pts = [r for r in rows if (r["sweep"], r["routing"]) == (sw, rt)]
-            sat = [float(r["load"]) for r in pts if r["saturated"] == "true"]
-            first = min(sat) if sat else None
+            first = _first_saturated(pts)
             ok = [r for r in pts if first is None or float(r["load"]) < first]
             zl = pts[0]["avg_latency"] if pts[0]["saturated"] != "true" else None
             tail = (f"{max(float(r['p99_latency']) for r in ok):g} / {max(int(r['max_latency']) for r in ok)}"
@@ -217,8 +219,7 @@ def _saturation_table(names: dict[str, str] | None = None) -> Callable[[Path], l
 def _slimfly_perf(d: Path) -> list[str]:
     """Per network and routing, each pattern's first saturated load and maximum accepted throughput, with the
     uniform zero-load latency (``perf.csv`` of slimfly-perf)."""
-    import csv
-    rows = list(csv.DictReader((d / "perf.csv").read_text().splitlines()))
+    rows = _csv_rows(d, "perf.csv")
     nets = {"slimfly": "Slim Fly", "dragonfly": "dragonfly", "fattree": "fat tree"}
     pats = list(dict.fromkeys(r["pattern"] for r in rows))
     by = {(r["pattern"], r["network"], r["routing"]): r for r in rows}
@@ -243,7 +244,7 @@ def _slimfly_perf(d: Path) -> list[str]:
 
 def _latency_cells(pts: list[dict], loads: tuple[float, ...]) -> str:
     """Average latency at each of ``loads`` ("saturated at L" from the first saturated load L on)."""
-    sat = min((float(r["load"]) for r in pts if r["saturated"] == "true"), default=None)
+    sat = _first_saturated(pts)
     by = {round(float(r["load"]), 9): r for r in pts}
     cells = []
     for x in loads:
@@ -258,7 +259,7 @@ def _latency_cells(pts: list[dict], loads: tuple[float, ...]) -> str:
 def _2dfb_fig5(d: Path) -> list[str]:
     """Per pattern: minimal routing's first saturated load and maximum accepted throughput, and the Adaptive
     2DFB's and the adaptive Clos's latency at 0.1, 0.5 and 0.9 (``points.csv`` of 2dfb-fig5)."""
-    rows = _read_points(d)
+    rows = _csv_rows(d, "points.csv")
     loads = (0.1, 0.5, 0.9)
     lines = ["| pattern | 2DFB minimal: first saturated / max accepted | Adaptive 2DFB: latency at "
              + " / ".join(map(str, loads)) + " | Adaptive Clos: latency at " + " / ".join(map(str, loads)) + " |",
@@ -267,7 +268,7 @@ def _2dfb_fig5(d: Path) -> list[str]:
         def pts(net, rt):
             return [r for r in rows if r["sweep"] == f"{pat}/{net}" and r["routing"] == rt]
         mn = pts("2dfb", "min")
-        sat = min((float(r["load"]) for r in mn if r["saturated"] == "true"), default=None)
+        sat = _first_saturated(mn)
         clos = pts("clos", "clos-adaptive")
         lines.append(f"| {pat.removeprefix('2dfb-')} | {'none' if sat is None else f'{sat:g}'} / "
                      f"{max(float(r['accepted_throughput']) for r in mn):.3f} | "
@@ -278,7 +279,6 @@ def _2dfb_fig5(d: Path) -> list[str]:
 
 def _kim_fig5(d: Path) -> list[str]:
     """Cycles to deliver a worst-case batch over its size, per batch size and routing (``fig5.csv``)."""
-    import csv
     rows = list(csv.reader((d / "fig5.csv").read_text().splitlines()))
     head, body = rows[0], rows[1:]
     lines = ["| batch (packets per terminal) | " + " | ".join(r.upper() for r in head[1:]) + " |",
@@ -289,8 +289,7 @@ def _kim_fig5(d: Path) -> list[str]:
 def _fig14_networks(d: Path) -> list[str]:
     """The three networks of Fig. 14: size, routers, channels, cost, MIN's first saturated uniform load and its
     accepted worst-case throughput at offered 1.0 (``fig14.csv`` and ``claims.json`` of kim-fig14)."""
-    import csv
-    rows = [r for r in csv.DictReader((d / "fig14.csv").read_text().splitlines()) if r["traffic"] == "uniform"]
+    rows = [r for r in _csv_rows(d, "fig14.csv") if r["traffic"] == "uniform"]
     wc = json.loads((d / "claims.json").read_text())["worst_case_capacity"]
     lines = ["| network | N | routers × radix | channels | $ per node | MIN, uniform: first saturated | MIN, worst "
              "case: accepted at offered 1.0 |", "|---|---|---|---|---|---|---|"]
@@ -304,8 +303,7 @@ def _fig14_networks(d: Path) -> list[str]:
 def _fig6_networks(d: Path) -> list[str]:
     """Per network of Fig. 6 (and the evidence networks): each pattern's first saturated load and maximum accepted
     throughput, with the uniform zero-load latency (``fig6.csv`` of kim-fig6)."""
-    import csv
-    rows = list(csv.DictReader((d / "fig6.csv").read_text().splitlines()))
+    rows = _csv_rows(d, "fig6.csv")
     lines = ["| network | routing | UR: first saturated / max accepted / zero-load latency | "
              "WC: first saturated / max accepted |", "|---|---|---|---|"]
     keys = list(dict.fromkeys((r["network"], r["routing"]) for r in rows))
@@ -323,8 +321,7 @@ def _fig6_networks(d: Path) -> list[str]:
 def _ttn_dynamic(d: Path) -> list[str]:
     """Per pattern and q, each network's latency at the lowest load (its hops there) and maximum accepted
     throughput (``dynamic.csv`` of ttn-dynamic)."""
-    import csv
-    rows = list(csv.DictReader((d / "dynamic.csv").read_text().splitlines()))
+    rows = _csv_rows(d, "dynamic.csv")
     nets = list(dict.fromkeys(r["network"] for r in rows))
     by = {(r["pattern"], r["q"], r["network"]): r for r in rows}
     names = {"ttn": "TTN", "tesh": "TESH"}
@@ -341,30 +338,32 @@ def _ttn_dynamic(d: Path) -> list[str]:
 
 
 def _kim_entries() -> dict[str, dict]:
-    """kim-fig4 and kim-fig5 under each study router (radixnet.studies.paper.STUDY_ROUTERS): Kim's own as the
-    study's primary result, radixnet's as a second series (``NAME-radixnet``)."""
+    """The Kim studies under each study router (radixnet.studies.paper.STUDY_ROUTERS): Kim's own as the study's
+    primary result (``NAME``, with the page's figures), radixnet's as a second series (``NAME-radixnet``);
+    kim-fig14 under Kim's alone (radixnet's gives the same numbers)."""
+    kinds = {   # study -> (result files, sweeps, figures of the primary run, blocks)
+        "kim-fig4": (("claims.json",), True, {"uniform/latency.png": "kim-fig4a-uniform.png",
+                                              "worst-case/latency.png": "kim-fig4b-worst-case.png",
+                                              "uniform/throughput.png": "kim-fig4a-uniform-throughput.png"},
+                     {"saturation": _saturation_table()}),
+        "kim-fig5": (("claims.json", "fig5.csv"), False, {"fig5.png": "kim-fig5-batch.png"},
+                     {"batches": _kim_fig5}),
+        "kim-fig6": (("claims.json", "fig6.csv"), True, {"fig6a-uniform.png": "kim-fig6a-uniform.png",
+                                                         "fig6b-worst-case.png": "kim-fig6b-worst-case.png"},
+                     {"networks": _fig6_networks}),
+        "kim-fig12": (("claims.json", "fig12.csv"), False, {"fig12a-val.png": "kim-fig12a-val.png",
+                                                            "fig12b-min-ad.png": "kim-fig12b-min-ad.png"},
+                      {"networks": _fig12_networks}),
+        "kim-fig14": (("claims.json", "fig14.csv"), True, {"fig14-worst-case.png": "kim-fig14-worst-case.png"},
+                      {"networks": _fig14_networks}),
+    }
     out = {}
-    for router in ("kim", "radixnet"):
-        tag = "" if router == "kim" else f"-{router}"
-        out[f"kim-fig4{tag}"] = {
-            "study": "kim-fig4", "router": router, "files": ("claims.json",), "sweeps": True,
-            "figures": {} if tag else {"uniform/latency.png": "kim-fig4a-uniform.png",
-                                       "worst-case/latency.png": "kim-fig4b-worst-case.png",
-                                       "uniform/throughput.png": "kim-fig4a-uniform-throughput.png"},
-            "blocks": {"saturation": _saturation_table()}}
-        out[f"kim-fig5{tag}"] = {
-            "study": "kim-fig5", "router": router, "files": ("claims.json", "fig5.csv"),
-            "figures": {} if tag else {"fig5.png": "kim-fig5-batch.png"}, "blocks": {"batches": _kim_fig5}}
-    for router in ("kim", "radixnet"):
-        tag = "" if router == "kim" else f"-{router}"
-        out[f"kim-fig6{tag}"] = {
-            "study": "kim-fig6", "router": router, "files": ("claims.json", "fig6.csv"), "sweeps": True,
-            "figures": {} if tag else {"fig6a-uniform.png": "kim-fig6a-uniform.png",
-                                       "fig6b-worst-case.png": "kim-fig6b-worst-case.png"},
-            "blocks": {"networks": _fig6_networks}}
-    out["kim-fig14"] = {"study": "kim-fig14", "router": "kim", "files": ("claims.json", "fig14.csv"),
-                        "sweeps": True, "figures": {"fig14-worst-case.png": "kim-fig14-worst-case.png"},
-                        "blocks": {"networks": _fig14_networks}}
+    for study, (files, sweeps, figures, blocks) in kinds.items():
+        for router in ("kim",) if study == "kim-fig14" else ("kim", "radixnet"):
+            primary = router == "kim"
+            out[study if primary else f"{study}-{router}"] = {
+                "study": study, "router": router, "files": files, "sweeps": sweeps,
+                "figures": figures if primary else {}, "blocks": dict(blocks)}
     return out
 
 
@@ -381,11 +380,6 @@ STUDIES: dict[str, dict] = {
     "slimfly-cost": {"files": ("claims.json", "points.json", "points.csv"),
                      "figures": {"slimfly-cost.png": "slimfly-cost.png"},
                      "blocks": {"networks": _slimfly_networks}},
-    "kim-fig12": {"study": "kim-fig12", "router": "kim", "files": ("claims.json", "fig12.csv"),
-                  "figures": {"fig12a-val.png": "kim-fig12a-val.png", "fig12b-min-ad.png": "kim-fig12b-min-ad.png"},
-                  "blocks": {"networks": _fig12_networks}},
-    "kim-fig12-radixnet": {"study": "kim-fig12", "router": "radixnet", "files": ("claims.json", "fig12.csv"),
-                           "figures": {}, "blocks": {"networks": _fig12_networks}},
     "clex-tables": {"files": ("claims.json", "tables.csv", "tables.json", "factors.csv"),
                     "figures": {"fig3.png": "clex-fig3.png"},
                     "blocks": {"tables": _clex_tables}},

@@ -87,17 +87,20 @@ class StudyRouter:
     ugal_threshold: int | None
     doc: str
 
+    def common(self) -> dict[str, Any]:
+        """The fields of a configuration these routers set whatever the routing: speedup and UGAL bias."""
+        return {"speedup": self.speedup,
+                **({} if self.ugal_threshold is None else {"ugal_threshold": self.ugal_threshold})}
+
     def fields(self, cfg: SimConfig, routings: Iterable[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """The fields of ``cfg`` these routers set for every routing, and those set per routing (its VCs)."""
-        common: dict[str, Any] = {"speedup": self.speedup}
-        if self.ugal_threshold is not None:
-            common["ugal_threshold"] = self.ugal_threshold
+        """The fields of ``cfg`` these routers set for every routing (:meth:`common`), and those set per
+        routing (its VCs)."""
         per = {}
         if self.vcs_per_class is not None:
             for r in routings:
                 k = dataclasses.replace(cfg, routing=r, vcs=None, vc_depth=None).validate().classes
                 per[r] = {"vcs": self.vcs_per_class * k}
-        return common, per
+        return self.common(), per
 
 
 #: Kim et al. 2007's router (§3.1-3.2, Table 1): "n' virtual channels" for MIN AD, "two VCs, one for each
@@ -486,7 +489,7 @@ def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     """
     sr = STUDY_ROUTERS[router]
     speedup = sr.speedup if speedup is None else speedup
-    bias = {} if sr.ugal_threshold is None else {"ugal_threshold": sr.ugal_threshold}
+    fields = {**sr.common(), "speedup": speedup}
     nets = fig6_networks(k)
     pts = _fig6_loads(loads)
     sweeps: dict[tuple[str, str], Sweep] = {}
@@ -494,7 +497,7 @@ def kim_fig6(out: Path, k: int = 32, jobs: int | None = None, loads: str = "0.05
     for traffic in ("uniform", "worst-case"):
         for name, spec in nets.items():
             base = SimConfig(spec["net"], traffic=traffic, seed=1, vcs=spec["vcs"], vc_depth=spec["vc_depth"],
-                             router_model=router_model, measure=measure, speedup=speedup, **bias)
+                             router_model=router_model, measure=measure, **fields)
             sw = _sweep(base, spec["routings"][traffic], pts, out / traffic / name, "kim-fig6", jobs, on_point)
             sweeps[(traffic, name)] = sw
             for r in spec["routings"][traffic]:
@@ -944,7 +947,7 @@ def _ttn_config(net: Network, traffic: str, opts: dict, router_model: str, measu
     routing = "hdor" if net.family in ("ttn", "tesh") else "dor"
     probe = SimConfig(net, routing=routing, traffic=traffic, traffic_opts=dict(opts), packet_length=16,
                       speedup=STUDY_SPEEDUP).validate()
-    classes = probe._ncls
+    classes = probe.classes
     vcs = 4 if 4 % classes == 0 else classes
     return SimConfig(net, traffic=traffic, traffic_opts=dict(opts), vcs=vcs, vc_depth=max(1, 32 // vcs),
                      packet_length=16, seed=1, router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
