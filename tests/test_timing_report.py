@@ -42,6 +42,14 @@ def test_small_core_end_to_end(tmp_path):
     assert "pnr_router" not in got
     assert "(router2); device" in tr.render([r2], command="x", versions=versions, device="85k", freq=100,
                                             pnr_router="router2")
+    # nextpnr's timing-driven rip-up: a row of its own too, keyed by it
+    said = []
+    tr_ = tr.run_row(row, tmp_path, versions=versions, xilinx=False, tmg_ripup=True, log=said.append)
+    assert not tr_["cached"] and tr_["tmg_ripup"] and tr_["key"] != got["key"] and 10 < tr_["fmax_mhz"] < 1000
+    assert any("--tmg-ripup" in s for s in said) and (tmp_path / f"{row.name}-tmgripup.json").exists()
+    assert "tmg_ripup" not in got
+    assert "(timing-driven rip-up); device" in tr.render([tr_], command="x", versions=versions, device="85k",
+                                                         freq=100, tmg_ripup=True)
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
     text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seeds=(1,), missing=[other.name])
