@@ -19,9 +19,14 @@ one-hot form is about half the index form: ECP5, 16 x 16 ports, 57 bits, both
 with registered inputs, selects and outputs (``synth_ecp5``): 10,032 LUT4 and 912
 ``PFUMX`` one-hot against 19,152 LUT4, 6,384 ``PFUMX`` and 3,648 ``L6MUX21``
 indexed (a 16:1 multiplexer of binary select is five 4:1 multiplexers, each two
-slices; the AND-OR of sixteen (select, data) pairs is eleven LUT4s). The
-``hiradix`` router (router-spec §R11), whose output arbiters register their
-one-hot grants anyway, uses it. For high radix
+slices; the AND-OR of sixteen (select, data) pairs is eleven LUT4s). Fewer LUT4s
+are not fewer wires: each one-hot select bit fans out to a flit's bits wherever
+the placer puts their AND terms, and in the radix-16 ``hiradix`` core those 256
+nets were the most congested of all; nextpnr's ``router2`` did not converge with
+them (about 14,700 wires overused after 15 iterations) and routed the same core
+with the index form (docs/timing-report.md). The ``hiradix`` router (router-spec
+§R11) therefore registers the granted lane's index beside its one-hot grant and
+uses the index form; the one-hot form is its option. For high radix
 (Kim et al. use radix 64) a **hierarchical** crossbar (sub-switches of
 ``k x k`` with intermediate buffering, Kim, Dally, Towles and Gupta, ISCA 2005)
 is :class:`radixnet.hdl.crossbar_hier.HierarchicalCrossbar`; it buffers, so it

@@ -202,6 +202,7 @@ from .seq_alloc import rotate
 from .vc_select import OutputVCSelect, QueueLength, vc_class
 
 __all__ = ["Router", "FAULTS", "ALLOCATOR_FAULTS", "ADAPTIVE", "SEQUENTIAL", "HIRADIX_SEQUENTIAL", "SEQ_IMPLS",
+           "CROSSBAR_SELECTS",
            "DECIDED", "LANE_MIN", "decided_in_logic", "RTL_MODELS", "RTL_SPEEDUPS", "Grants"]
 
 #: every routing the router decides in logic (router-spec §R7, §R7b): routing name -> (decision unit class name in
@@ -236,6 +237,9 @@ SEQUENTIAL = {k: v for k, v in DECIDED.items() if _ROUTINGS[k].allocator == "seq
 HIRADIX_SEQUENTIAL = ("ugal-s",)
 #: structures of that allocator (:data:`radixnet.hdl.seq_alloc.IMPLS`)
 SEQ_IMPLS = ("prefix", "ripple")
+#: how the ``hiradix`` crossbar selects an output's input lane (:class:`~radixnet.hdl.crossbar.Crossbar`): by the
+#: index GO registers beside its one-hot grant (default), or by the one-hot grant itself (an AND-OR)
+CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
@@ -333,6 +337,12 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ``hiradix`` with ``ugal-s``: the structure of the sequential allocator its RI composes
         (:class:`~radixnet.hdl.seq_alloc.SequentialAllocator`, :data:`SEQ_IMPLS`): ``"prefix"`` (default,
         about half the ripple chain's logic depth) or ``"ripple"``; the same function bit for bit.
+    crossbar_select : str
+        ``hiradix``: how the crossbar selects each output's input lane (:data:`CROSSBAR_SELECTS`): ``"index"``
+        (default), a multiplexer tree on the lane's index, which GO registers beside its one-hot grant, or
+        ``"onehot"``, an AND-OR of the one-hot grant (fewer LUT4s; at radix 16 its select nets, each fanning out
+        to a flit's bits at every input, leave the ECP5 core unroutable, docs/timing-report.md); the same
+        function bit for bit.
     observe : bool
         Co-simulation only (default False: no extra ports, the Verilog of the default router): bring
         out the grants of the allocator that takes the routing decisions -- the combined allocator
@@ -386,7 +396,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, seq_impl: str = "prefix", group: int = ROUTER_DEFAULTS["group"],
-                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
+                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0]):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -402,6 +412,10 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             reject(self, f"seq_impl (structure of hiradix's sequential allocator, hdl/seq_alloc.py) must be one of "
                          f"{', '.join(SEQ_IMPLS)}, got {seq_impl!r}")
         self.seq_impl = seq_impl
+        if crossbar_select not in CROSSBAR_SELECTS:
+            reject(self, f"crossbar_select (how hiradix's crossbar selects a lane) must be one of "
+                         f"{', '.join(CROSSBAR_SELECTS)}, got {crossbar_select!r}")
+        self.crossbar_select = crossbar_select
         self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)

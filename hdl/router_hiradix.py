@@ -23,8 +23,9 @@ any state:
   does not allow (a head: an idle VC of its class with a credit; a body: a credit, which RI read a cycle
   early; an ejection port: the queue rule),
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
-  and grant the lanes granted, one-hot (``g_lane_oh_op_<o>``, the crossbar's select: an AND-OR, half the
-  LUT4s of an indexed multiplexer on ECP5) and the output VC; per output VC the
+  and grant the lanes granted, one-hot (``g_lane_oh_op_<o>``, what the inputs gather), the granted lane's
+  index (``g_lane_op_<o>``, the crossbar's select; ``Router(crossbar_select="onehot")`` selects by the one-hot
+  grant instead) and the output VC; per output VC the
   flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
   input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
   view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
@@ -236,6 +237,10 @@ class HiradixStages:
                  for o in range(P)]
         g_ovc = [[Signal(vw, name=f"g_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
                  for o in range(P)]
+        # the crossbar's select: the granted lane's index (registered beside the one-hot grant), or the one-hot
+        g_sel = g_reg if self.crossbar_select == "onehot" else \
+            [[(valid, Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}")))
+              for j, (valid, _) in enumerate(g_reg[o])] for o in range(P)]
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
         def view_ge(o, w, k):
@@ -584,6 +589,8 @@ class HiradixStages:
                 gv = g_reg[o][j][0]
                 m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g),
                              g_ovc[o][j].eq(mux_onehot(g, lov))]
+                if g_sel is not g_reg:
+                    m.d.sync += g_sel[o][j][1].eq(onehot_index(g, n))
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
             for w in range(len(st_take[o])):
@@ -730,7 +737,7 @@ class HiradixStages:
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
-        outs = self._crossbar(m, lane_flits, g_reg, "crossbar", select="onehot")
+        outs = self._crossbar(m, lane_flits, g_sel, "crossbar", select=self.crossbar_select)
         if vpc > 1:   # a head leaves on the output VC GO gave it (registered at the output)
             for o in range(P):
                 for j, (go, fo) in enumerate(outs[o]):

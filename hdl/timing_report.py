@@ -200,6 +200,9 @@ class Row:
     seq_wavefront : int
         ``hiradix`` ``sequential``: 0 (UGAL-S decided in RI's chain) or ``g``, the decision line's decisions
         per wavefront stage (router-spec §R11.2a), named in the row as ``-wf<g>``.
+    crossbar_select : str
+        ``hiradix``: how its crossbar selects a lane (:data:`~radixnet.hdl.router.CROSSBAR_SELECTS`): ``index``
+        (the default) or ``onehot``, named in the row as ``-xoh``; the other models ignore it.
     """
 
     radix: int
@@ -211,13 +214,15 @@ class Row:
     speedup: int = ROUTER_DEFAULTS["speedup"]
     group: int = ROUTER_DEFAULTS["group"]
     seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]
+    crossbar_select: str = "index"
 
     @property
     def name(self) -> str:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
-        return f"r{self.radix}-{self.model}{g}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
+        x = "-xoh" if self.crossbar_select == "onehot" and self.model == "hiradix" else ""
+        return f"r{self.radix}-{self.model}{g}{x}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
         """The :class:`~radixnet.hdl.router.Router` of this row."""
@@ -228,18 +233,21 @@ class Row:
         net = build("fbfly", k=half + 1, n=2, c=half)
         return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
                       routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group,
-                      seq_wavefront=self.seq_wavefront)
+                      seq_wavefront=self.seq_wavefront, crossbar_select=self.crossbar_select)
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
-         speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]) -> list[Row]:
+         speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
+         crossbar_select: str = "index") -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
     structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision line (§R11.2a)
-    instead (the other rows ignore it)."""
+    instead (the other rows ignore it). ``crossbar_select``: ``hiradix``'s crossbar select (the others ignore
+    it)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
-                seq_wavefront if m == "hiradix" and a == "sequential" else 0)
+                seq_wavefront if m == "hiradix" and a == "sequential" else 0,
+                crossbar_select if m == "hiradix" else "index")
             for r in radices for a in allocators for sp in speedups for m in models]
 
 
@@ -651,6 +659,8 @@ def _parser() -> Parser:
     p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
                    help="hiradix sequential rows: UGAL-S decided in the decision line, G decisions per wavefront "
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")
+    p.add_argument("--crossbar-select", choices=("index", "onehot"), default="index",
+                   help="hiradix rows: the crossbar's select, the granted lane's index or the one-hot grant (index)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
@@ -691,7 +701,7 @@ def main(argv=None) -> int:
         return 2
     todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
                 width=args.width, speedups=sorted(set(args.speedups)), group=args.group,
-                seq_wavefront=args.seq_wavefront)
+                seq_wavefront=args.seq_wavefront, crossbar_select=args.crossbar_select)
     seeds = sorted(set(args.seeds))
     tasks = [(r, sd) for r in todo for sd in seeds]
     done, failed = run_parallel(

@@ -196,6 +196,19 @@ def test_sequential_ri_ripple_equals_prefix(fbfly, S):
     assert len(runs[0]) > 20 and runs[0] == runs[1]
 
 
+@pytest.mark.parametrize("kw", [{}, pytest.param({"speedup": 2}, marks=pytest.mark.slow)])
+def test_crossbar_index_equals_onehot(fbfly, kw):
+    """The crossbar selected by the index GO registers (the default) and by GO's one-hot grant give the same
+    router, flit for flit and cycle for cycle, on random multi-flit traffic."""
+    runs = [random_run(fbfly, 21, crossbar_select=x, **kw)[1] for x in ("index", "onehot")]
+    assert len(runs[0]) > 20 and runs[0] == runs[1]
+
+
+def test_crossbar_select_refused_in_one_line(fbfly):
+    with pytest.raises(ValueError, match=r"^Router: crossbar_select [^\n]*must be one of index, onehot, got 'tree'$"):
+        router(fbfly, crossbar_select="tree")
+
+
 @pytest.mark.parametrize("routing", ["clos-ad", "2dfb-adaptive"])
 def test_other_sequential_routings_refused_in_one_line(fbfly, routing):
     with pytest.raises(ValueError, match=rf"^Router: routing '{routing}' is not built under router_model "
