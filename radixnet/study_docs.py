@@ -332,7 +332,7 @@ def _ttn_dynamic(d: Path) -> list[str]:
         for n in nets:
             r = by.get((pat, q, n))
             cells.append("" if r is None else f"{float(r['zero_load_latency']):.1f} "
-                         f"({float(r['avg_hops_lowest_load']):.1f}) / {float(r['max_accepted']):.3f}")
+                         f"({float(r['avg_hops_lowest_load']):.1f}) / {float(r['max_accepted']):.3g}")
         lines.append(f"| {pat}, {q} | " + " | ".join(cells) + " |")
     return lines
 
