@@ -238,9 +238,9 @@ class HiradixStages:
         g_ovc = [[Signal(vw, name=f"g_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
                  for o in range(P)]
         # the crossbar's select: the granted lane's index (registered beside the one-hot grant), or the one-hot
-        g_sel = g_reg if self.crossbar_select == "onehot" else \
-            [[(valid, Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}")))
-              for j, (valid, _) in enumerate(g_reg[o])] for o in range(P)]
+        by_index = self.crossbar_select == "index"
+        g_sel = [[(valid, Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}")))
+                  for j, (valid, _) in enumerate(g_reg[o])] for o in range(P)] if by_index else g_reg
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
         def view_ge(o, w, k):
@@ -589,7 +589,7 @@ class HiradixStages:
                 gv = g_reg[o][j][0]
                 m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g),
                              g_ovc[o][j].eq(mux_onehot(g, lov))]
-                if g_sel is not g_reg:
+                if by_index:
                     m.d.sync += g_sel[o][j][1].eq(onehot_index(g, n))
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter

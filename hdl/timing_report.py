@@ -79,6 +79,7 @@ from amaranth.lib import wiring
 
 from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
+from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
            "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "flow_suffix", "flow_args"]
@@ -214,14 +215,14 @@ class Row:
     speedup: int = ROUTER_DEFAULTS["speedup"]
     group: int = ROUTER_DEFAULTS["group"]
     seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]
-    crossbar_select: str = "index"
+    crossbar_select: str = CROSSBAR_SELECTS[0]
 
     @property
     def name(self) -> str:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
-        x = "-xoh" if self.crossbar_select == "onehot" and self.model == "hiradix" else ""
+        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and self.model == "hiradix" else ""
         return f"r{self.radix}-{self.model}{g}{x}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
@@ -238,7 +239,7 @@ class Row:
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
          speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
-         crossbar_select: str = "index") -> list[Row]:
+         crossbar_select: str = CROSSBAR_SELECTS[0]) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
@@ -247,7 +248,7 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
     it)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
                 seq_wavefront if m == "hiradix" and a == "sequential" else 0,
-                crossbar_select if m == "hiradix" else "index")
+                crossbar_select if m == "hiradix" else CROSSBAR_SELECTS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
 
@@ -659,7 +660,7 @@ def _parser() -> Parser:
     p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
                    help="hiradix sequential rows: UGAL-S decided in the decision line, G decisions per wavefront "
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")
-    p.add_argument("--crossbar-select", choices=("index", "onehot"), default="index",
+    p.add_argument("--crossbar-select", choices=CROSSBAR_SELECTS, default=CROSSBAR_SELECTS[0],
                    help="hiradix rows: the crossbar's select, the granted lane's index or the one-hot grant (index)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
