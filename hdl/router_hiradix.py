@@ -8,8 +8,9 @@ any state:
 * **RI** (request, input stage; :class:`~radixnet.hdl.alloc.ri.InputSelect` per input): per input
   VC, eligible or not on the **view** (below) with the output side from **RI's copy** (the view's
   output-side bits registered a cycle earlier, §R11.1), kept where it is read: a bound VC's own output
-  VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, selected where they are registered by the binding's
-  next value; for the head of each of a VC's two front registers, its decision and the copy's bit for the
+  VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, made at the input from the counters' registered
+  ``>= j`` bits, selected by the binding's next value and moved by the VC's own pop (the output VC is held by
+  the VC's packet, so ST's take on it is that pop: no logic of the output's on the long wire); for the head of each of a VC's two front registers, its decision and the copy's bit for the
   output and class it names, ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's
   next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
   the view's queue lengths and availability); the sequential allocator's queue lengths,
@@ -25,7 +26,9 @@ any state:
   and grants up to ``S`` round robin over inputs (within an input by lane). Registered: per output
   and grant the lanes granted, one-hot (``g_lane_oh_op_<o>``, what the inputs gather), the granted lane's
   index (``g_lane_op_<o>``, the crossbar's select; ``Router(crossbar_select="onehot")`` selects by the one-hot
-  grant instead) and the output VC; per output VC the
+  grant instead) and the output VC a granted head takes (``g_ovc_op_<o>``; with one VC class at ``S = 1`` the
+  class's choice itself, registered without the grant in front of it: a body's VC is its binding's, and the
+  inputs select it by the output they asked); per output VC the
   flits ST moves to it (``st_take``); per input VC the pop (``st_pop_ip_<p>``, also the credit); per
   input lane the ST lane (``st_*``: VC, output, output VC, committed header). The state only the
   view reads is updated with the grant (at GO's edge): the credit counters (which take GO's grants,
@@ -255,7 +258,6 @@ class HiradixStages:
 
         ge1 = {o: [view_ge(o, w, 1) for w in range(len(st_take[o]))] for o in range(P)}
         ge2 = {o: [view_ge(o, w, 2) for w in range(len(st_take[o]))] for o in range(P)}
-        ge3 = {o: [view_ge(o, w, 3) for w in range(len(st_take[o]))] for o in range(P)}
         need_cnt = adaptive or vpc > 1
         vcnt = {}
         if need_cnt:
@@ -299,16 +301,20 @@ class HiradixStages:
                                avail[(o, 0)] if o < P and is_eject[o] else Const(0, 1))
         ok_tab = Signal(len(ok_bits), name="view_new_ok_op_cls")
         m.d.comb += ok_tab.eq(Cat(*ok_bits))
-        h_bits = {1: [], 2: [], 3: []}
-        ges = {1: ge1, 2: ge2, 3: ge3}
-        for o in range(1 << pw):
-            for w in range(1 << vw):
-                for k in (1, 2, 3):
-                    h_bits[k].append(Const(0, 1) if o >= P or w >= len(st_take[o]) else ges[k][o][w])
-        held = {}
-        for k in (1, 2, 3):
-            held[k] = Signal(len(h_bits[k]), name=f"view_held_ok{k}_op_ovc")
-            m.d.comb += held[k].eq(Cat(*h_bits[k]))
+        # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
+        # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
+        n_ge = 4 if defer else 3
+
+        def counter_ge(o, w, j):
+            if o >= P or w >= len(st_take[o]):
+                return Const(0, 1)
+            cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
+            return Const(1, 1) if cc is None else cc.ge[j - 1]
+
+        cge = {}
+        for j in range(1, n_ge + 1):
+            cge[j] = Signal((1 << pw) * (1 << vw), name=f"credit_ge{j}_op_ovc")
+            m.d.comb += cge[j].eq(Cat(*[counter_ge(o, w, j) for o in range(1 << pw) for w in range(1 << vw)]))
         if adaptive:
             q_o, avail_o = {}, {}
             for o in credits:
@@ -329,8 +335,10 @@ class HiradixStages:
             for w in range(len(st_take[o])):
                 for k in (1, 2, 3):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
-        # a bound input VC reads only its own output VC's bits of the copy: the select is made where the copy is
-        # registered, by the binding's next value (written in ST, below), one register per input VC beside RI
+        # a bound input VC reads only its own output VC's bits of the copy, one register per input VC beside RI,
+        # made at the input from registers (written in ST, below): the output VC is held by the VC's own packet,
+        # so the take ST applies to it is the VC's own pop, and the view's bits are the counter's, selected by the
+        # binding's next value and moved by the pop (no logic of the output's on the long wire)
         bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
                      for v in range(V)] for p in range(P)]
         # the sequential allocator's queue lengths (§R11.2, §R11.2a): RI's copy, a register per output
@@ -587,8 +595,10 @@ class HiradixStages:
             # registered: the grants (the switch select), the credits ST takes, the holds
             for j, (g, lov) in enumerate(grants):
                 gv = g_reg[o][j][0]
-                m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g),
-                             g_ovc[o][j].eq(mux_onehot(g, lov))]
+                m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g)]
+                # the output VC is read for a granted head only (a body's is its binding's): with one class at
+                # S = 1 it is the class's choice, registered without the grant in front of it
+                m.d.sync += g_ovc[o][j].eq(aovc[(o, 0)] if S == 1 and K == 1 else mux_onehot(g, lov))
                 if by_index:
                     m.d.sync += g_sel[o][j][1].eq(onehot_index(g, n))
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
@@ -675,17 +685,21 @@ class HiradixStages:
         lane_flits = []
         granted_lane = []
 
-        def held_at(k, o, w):
-            """The copy's ``>= k`` bit of output VC ``(w, o)`` as registered at this edge: the view's bit, ``o``
-            a register, ``w`` selected last (GO's VC choice, when the class has more than one)."""
-            by_w = [held[k].bit_select(Cat(Const(x, vw), o), 1) for x in range(1 << vw)]
+        def ge_at(j, o, w):
+            """The counter's registered ``count >= j`` bit of output VC ``(o, w)``: ``o`` a register at the
+            input, ``w`` selected last (GO's VC choice, when the class has more than one)."""
+            by_w = [cge[j].bit_select(Cat(Const(x, vw), o), 1) for x in range(1 << vw)]
             return Cat(*by_w).bit_select(w, 1) if vw else by_w[0]
 
         for p in range(P):
             iu = ius[p]
             m.d.comb += iu.pop_ivc.eq(in_pop[p])
-            for v in range(V):   # the binding kept: its bits of the view, for RI's copy
-                m.d.sync += [x.eq(held[k + 1].bit_select(Cat(act_ov[p][v][:vw], act_o[p][v]), 1))
+            pop_next = Signal(V, name=f"st_pop_next_ip_{p}")   # the pops ST applies in this cycle (IN's next)
+            for v in range(V):
+                # RI's copy for the binding kept: the view's ``>= k`` bits of its output VC, whose only take in this
+                # cycle is the VC's own pop (with GO's grants applied at ST; else the counter took at GO's edge)
+                ge_j = [ge_at(j, act_o[p][v], act_ov[p][v][:vw]) for j in range(1, n_ge + 1)]
+                m.d.sync += [x.eq(Mux(pop_next[v], ge_j[k + 1], ge_j[k]) if defer else ge_j[k])
                              for k, x in enumerate(bound_ok[p][v])]
             pops = []
             for s in range(S):
@@ -721,7 +735,10 @@ class HiradixStages:
                     ovc = t["ovc"]
                 else:
                     ovc = Signal(vw, name=f"st_granted_ovc_{lane_sfx(p, s)}")
-                    m.d.comb += ovc.eq(mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
+                    if S == 1:   # the output the lane asked, a register here, selects its grant's VC
+                        m.d.comb += ovc.eq(Cat(*[g_ovc[o][0] for o in range(P)]).word_select(t["o"], vw))
+                    else:
+                        m.d.comb += ovc.eq(mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
                 pops.append(Mux(granted, t["voh"], 0))
                 # IN of the next cycle: the head binds, the tail (the lane's flit's own kind) unbinds
                 ends = Signal(name=f"st_ends_{lane_sfx(p, s)}")
@@ -730,10 +747,12 @@ class HiradixStages:
                     with m.If(granted & t["voh"][v]):
                         with m.If(t["head"] & ~t["single"]):
                             m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(t["o"]), act_ov[p][v].eq(ovc)]
-                            m.d.sync += [x.eq(held_at(k + 1, t["o"], ovc)) for k, x in enumerate(bound_ok[p][v])]
+                            # the new binding's: its head's pop is the output VC's take in this cycle
+                            m.d.sync += [x.eq(ge_at(k + 1 + int(defer), t["o"], ovc)) for k, x in enumerate(bound_ok[p][v])]
                         with m.Elif(~t["head"] & ends):
                             m.d.sync += active[p][v].eq(0)
-            m.d.sync += in_pop[p].eq(or_all(pops))
+            m.d.comb += pop_next.eq(or_all(pops))
+            m.d.sync += in_pop[p].eq(pop_next)
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])

@@ -131,6 +131,23 @@ def test_bound_vc_streams_with_three_credits_and_three_flits(fbfly):
     assert [t for t, _, _ in outs] == [4, 7, 10, 13]
 
 
+@pytest.mark.parametrize("V, packets, times", [
+    (2, [8], [4, 7, 11, 14, 18, 21, 25, 28]),
+    (1, [3, 3, 3], [4, 7, 11, 14, 18, 21, 25, 28, 32]),
+])
+def test_bound_vc_credit_copy_counts_own_takes(fbfly, V, packets, times):
+    """B = 2 downstream, credits back two cycles after their flits: each flit uses the credit of the flit two
+    before it, on ``credit_in`` 2 cycles after that flit left, in the counter a cycle later, in RI's copy a
+    cycle after that (§R11.1), then RI, GO, ST and the link: 2 + 5 cycles. RI's copy of a bound VC's credit
+    bits is the view's, less the VC's own take in ST (a body's, and a new binding's head's: the rule holds
+    across packets on one output VC)."""
+    dut = router(fbfly, n_vcs=V, vc_depth=2)
+    sends = [f for i, n in enumerate(packets) for f in packet(13, n, data=10 * i)]
+    outs, _ = simulate(dut, source({0: sends}), 40, credit_delay=2)
+    assert [t for t, _, _ in outs] == times
+    assert all(b - a >= 7 for a, b in zip(times, times[2:]))
+
+
 # ------------------------------------------------------------------ speedup 2 (§R8b under §R11)
 def test_speedup2(fbfly):
     """S = 2: two heads from two inputs to one output are both granted in one GO and leave in grant order
