@@ -10,9 +10,9 @@ any state:
   output-side bits registered a cycle earlier, §R11.1), kept where it is read: a bound VC's own output
   VC's credit bits, ``ri_bound_ok<k>_ip_<p>_ivc_<v>``, made at the input from the counters' registered
   ``>= j`` bits, selected by the binding's next value and moved by the VC's own pop (the output VC is held by
-  the VC's packet, so ST's take on it is that pop: no logic of the output's on the long wire); for the head of each of a VC's two front registers, its decision and the copy's bit for the
-  output and class it names, ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's
-  next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
+  the VC's packet, so ST's take on it is that pop: no logic of the output's on the long wire); for the head
+  of each of a VC's two front registers, its decision and the copy's bit for the output and class it names,
+  ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
   the view's queue lengths and availability); the sequential allocator's queue lengths,
   ``ri_qlen_op_<o>``), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
