@@ -12,8 +12,9 @@ any state:
   ``>= j`` bits, selected by the binding's next value and moved by the VC's own pop (the output VC is held by
   the VC's packet, so ST's take on it is that pop: no logic of the output's on the long wire); for the head
   of each of a VC's two front registers, its decision and the copy's bit for the output and class it names,
-  ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's next entry (the stored lookahead route with a route table, else the adaptive routing's decision unit on
-  the view's queue lengths and availability); the sequential allocator's queue lengths,
+  ``ri_front<e>_<field>_ip_<p>_ivc_<v>``, made from the view at the register's next entry (the stored
+  lookahead route with a route table, else the adaptive routing's decision unit on the view's queue lengths
+  and availability); the sequential allocator's queue lengths,
   ``ri_qlen_op_<o>``), §R11.2's rule with ``u(v)`` (``req_pending_ip_<p>``,
   a register: ``v`` has a request GO is deciding this cycle). Up to ``S`` eligible VCs per input, round robin, the pointer moving on
   selection; each is registered as a request in its lane: ``rq_*_ip_<p>_lane_<s>``, among them the
@@ -246,10 +247,14 @@ class HiradixStages:
                   for j, (valid, _) in enumerate(g_reg[o])] for o in range(P)] if by_index else g_reg
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
+        def counter(o, w):
+            """Output VC ``(o, w)``'s credit counter (None: an ejection port without egress credits)."""
+            return ej_credits.get(o) if is_eject[o] else credits[o][w]
+
         def view_ge(o, w, k):
             """Output VC ``(o, w)`` holds at least ``k`` credits in the view (``k`` = 1, 2 or 3): the counter's
             registered bit (GO's grants take their credits at GO's edge, ST's in the view)."""
-            cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
+            cc = counter(o, w)
             if cc is None:
                 return Const(1, 1)
             if defer:   # the counter less the take ST applies in this cycle
@@ -308,7 +313,7 @@ class HiradixStages:
         def counter_ge(o, w, j):
             if o >= P or w >= len(st_take[o]):
                 return Const(0, 1)
-            cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
+            cc = counter(o, w)
             return Const(1, 1) if cc is None else cc.ge[j - 1]
 
         cge = {}
@@ -327,7 +332,7 @@ class HiradixStages:
         # RI's copy of the output side (§R11.1): the view's output-side bits of the cycle before, registered;
         # at reset the reset state's (every counter full, nothing held)
         def reset_ge(o, w, k):
-            cc = ej_credits.get(o) if is_eject[o] else credits[o][w]
+            cc = counter(o, w)
             return 1 if cc is None else int(cc.depth >= k)
 
         h_init = {1: 0, 2: 0, 3: 0}
