@@ -101,6 +101,19 @@ PNR_ROUTERS = ("router1", "router2")
 PLACERS = ("heap", "static")
 
 
+def _flow_parts(pnr_router: str, tmg_ripup: bool, placer: str) -> list[tuple[str, list[str], str]]:
+    """Each option of a place-and-route flow other than the default: (cache-name suffix, nextpnr's arguments,
+    words), in that order: the placer, the router, the timing-driven rip-up."""
+    parts = []
+    if placer != PLACERS[0]:
+        parts.append((f"-{placer}", ["--placer", placer], f"{placer} placer"))
+    if pnr_router != PNR_ROUTERS[0]:
+        parts.append((f"-{pnr_router}", ["--router", pnr_router], pnr_router))
+    if tmg_ripup:
+        parts.append(("-tmgripup", ["--tmg-ripup"], "timing-driven rip-up"))
+    return parts
+
+
 def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> str:
     """What a row's cache name carries of a place-and-route flow other than the default: ``-<placer>`` for
     :data:`PLACERS` other than the first, ``-<router>`` for :data:`PNR_ROUTERS` other than the first,
@@ -109,8 +122,7 @@ def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, place
     >>> flow_suffix(), flow_suffix("router2"), flow_suffix(tmg_ripup=True), flow_suffix(placer="static")
     ('', '-router2', '-tmgripup', '-static')
     """
-    return (("" if placer == PLACERS[0] else f"-{placer}") + ("" if pnr_router == PNR_ROUTERS[0] else f"-{pnr_router}")
-            + ("-tmgripup" if tmg_ripup else ""))
+    return "".join(suffix for suffix, _, _ in _flow_parts(pnr_router, tmg_ripup, placer))
 
 
 def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
@@ -119,8 +131,7 @@ def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer:
     >>> flow_args("router2", True), flow_args(placer="static")
     (['--router', 'router2', '--tmg-ripup'], ['--placer', 'static'])
     """
-    return (([] if placer == PLACERS[0] else ["--placer", placer])
-            + ([] if pnr_router == PNR_ROUTERS[0] else ["--router", pnr_router]) + (["--tmg-ripup"] if tmg_ripup else []))
+    return [a for _, args, _ in _flow_parts(pnr_router, tmg_ripup, placer) for a in args]
 
 
 def flow_words(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
@@ -129,8 +140,9 @@ def flow_words(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer
     >>> flow_words(), flow_words("router2", True, "static")
     ([], ['static placer', 'router2', 'timing-driven rip-up'])
     """
-    return (([] if placer == PLACERS[0] else [f"{placer} placer"]) + ([] if pnr_router == PNR_ROUTERS[0] else [pnr_router])
-            + (["timing-driven rip-up"] if tmg_ripup else []))
+    return [words for _, _, words in _flow_parts(pnr_router, tmg_ripup, placer)]
+
+
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
 ELABORATE = threading.Lock()   # Amaranth elaboration one at a time; the tools run in parallel
 #: the ECP5 netlists synthesised in this process, by the digest of script and Verilog: a row's seeds share one
