@@ -644,7 +644,7 @@ def cosim_network(net, config: RouterConfig | None = None, *, routing: str = DEF
         The simulator failed or wrote no verdict.
     """
     from ..hdl.network import NetworkTop
-    from ..hdl.rtlgen import flat_verilog
+    from ..hdl.rtlgen import flat_verilog, shared_network_verilog
     from .golden_trace import golden_packets
 
     cfg, table, rtl_routing, rtl_threshold = check_network(
@@ -674,7 +674,9 @@ def cosim_network(net, config: RouterConfig | None = None, *, routing: str = DEF
                          seq_wavefront=rc.seq_wavefront)
         routers = top.routers
     report(progress, "Verilog", 0, None, f"{net.num_routers} routers")
-    verilog = flat_verilog(top, top_name)
+    # routers that read a route table: a core per distinct configuration and the top's wires
+    # (rtlgen's shared scheme), so Yosys never holds the whole network; routers deciding in logic: flat
+    verilog = flat_verilog(top, top_name) if rtl_routing is not None else shared_network_verilog(top, top_name)
     t2 = time.perf_counter()
     from ..golden.kernel import stall_threshold
     from .hops import expected_paths, idle_counters, observe_topology

@@ -60,7 +60,7 @@ Examples
 
 from __future__ import annotations
 
-from amaranth import Cat, Const, Module
+from amaranth import Cat, ClockSignal, Const, Instance, Module, ResetSignal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -68,7 +68,7 @@ from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from .arbiter import check_int, ptr_width, reject
 from .router import Router
 
-__all__ = ["NetworkTop"]
+__all__ = ["ModuleInstance", "NetworkTop"]
 
 
 class NetworkTop(wiring.Component):
@@ -144,12 +144,12 @@ class NetworkTop(wiring.Component):
         self.net, self.table = net, table
         self.n_vcs, self.vc_depth, self.data_width = n_vcs, vc_depth, data_width
         self.n_terminals = int(net.num_terminals)
+        #: the routers' keyword arguments (a router's twin is ``Router(net, r, V, B, W, **router_kw, ...)``)
+        self.router_kw = dict(table=table, fault=fault, check=check, routing=routing, threshold=threshold,
+                              router_model=router_model, speedup=speedup, egress_depth=egress_depth,
+                              observe=observe, group=group, seq_wavefront=seq_wavefront)
         #: one Router per router of the network (validated here, before any elaboration)
-        self.routers = [Router(net, r, n_vcs, vc_depth, data_width, table=table, fault=fault, check=check,
-                               routing=routing, threshold=threshold, router_model=router_model, speedup=speedup,
-                               egress_depth=egress_depth, observe=observe, group=group,
-                               seq_wavefront=seq_wavefront)
-                        for r in range(net.num_routers)]
+        self.routers = [Router(net, r, n_vcs, vc_depth, data_width, **self.router_kw) for r in range(net.num_routers)]
         self.observe = observe
         self.egress_depth = self.routers[0].egress_depth if self.routers else 0
         #: (src router, src port, dst router, dst port) per channel
@@ -182,6 +182,16 @@ class NetworkTop(wiring.Component):
                 members[f"obs_flit_r{r}_op"] = Out(P * lay.size)
                 members[f"obs_dec_r{r}_ip_lane"] = Out(P * S * (vw + pw))
         super().__init__(members)
+
+    def use_modules(self, modules: list[str]) -> None:
+        """Elaborate router ``r`` as an instance of the Verilog module ``modules[r]`` (written apart, with the
+        router's ports and names, e.g. by :func:`radixnet.hdl.rtlgen.shared_network_verilog`) instead of its
+        logic: the top's own Verilog then holds the links, the terminals and the ``obs_*`` wiring only."""
+        if len(modules) != len(self.routers):
+            raise ValueError(f"use_modules: {len(modules)} modules for {len(self.routers)} routers")
+        for router in self.routers:
+            router._MustUse__silence = True   # replaced, never elaborated
+        self.routers = [ModuleInstance(name, router) for name, router in zip(modules, self.routers)]
 
     def elaborate(self, platform):
         m = Module()
@@ -229,3 +239,30 @@ class NetworkTop(wiring.Component):
             lanes = [Cat(ivc, op, Const(0, w["pw"] - len(op)))
                      for ivc, op in zip(router.obs_dec_ivc_ip_lane, router.obs_dec_op_ip_lane)]
             m.d.comb += getattr(self, f"obs_dec_r{r}_ip_lane").eq(Cat(*lanes))
+
+
+class ModuleInstance(wiring.Component):
+    """A router's ports, elaborated as an instance of the Verilog module ``module`` that holds its logic.
+
+    The instance's ports carry the names Amaranth gives the router's own Verilog (``in_flit_ip__<p>``,
+    ``in_valid_ip``, ..., ``obs_dec_ivc_ip_lane__<i>``, ``clk``, ``rst``), so a wrapper written with those
+    ports (:func:`radixnet.hdl.topgen.wrapper_verilog`) takes the router's place; the router's attributes that
+    a top reads (``n_ports``, ``flit_layout``, ...) are the router's.
+    """
+
+    def __init__(self, module: str, router):
+        self.module, self._router = module, router
+        super().__init__({n: mem for n, mem in router.signature.members.items()})
+
+    def __getattr__(self, name):   # the router's attributes, but its ports: those are the instance's
+        if name.startswith("_") or name in self._router.signature.members:
+            raise AttributeError(name)
+        return getattr(self._router, name)
+
+    def elaborate(self, platform):
+        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
+        for name, mem in self.signature.members.items():
+            d, x = "i" if mem.flow == In else "o", getattr(self, name)
+            for idx, e in (enumerate(x) if mem.dimensions else [(None, x)]):
+                ports[f"{d}_{name}" + ("" if idx is None else f"__{idx}")] = Value.cast(e)
+        return Instance(self.module, **ports)

@@ -105,7 +105,8 @@ from ..gen.progress import Progress, report
 from ..gen.router_config import DATA_WIDTH, ROUTER_LIMITS, RouterConfig, decision_threshold
 from ..gen.routing import DEFAULT_ROUTING
 
-__all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg"]
+__all__ = ["SCHEMES", "RTL_LIMITS", "arg_parser", "flat_verilog", "generate", "lint_tree", "main", "positive_arg",
+           "shared_network_verilog", "shared_router"]
 
 
 #: a line holding only an ``hdlname`` attribute in Yosys's Verilog (dropped by :func:`flat_verilog`)
@@ -170,6 +171,81 @@ def _core_key(router, ports) -> tuple:
     return (router.n_ports, tuple(p["kind"] == "ejection" for p in ports), router.n_vcs, router.vc_depth,
             router.n_classes, (w.dest_bits, w.vc_bits, w.inter_bits, w.data_width, w.src_bits), router.check,
             router.model.name)
+
+def shared_router(router, r: int, net, ports: list[dict], cores: list[dict], configs: dict, write, *,
+                  log=None) -> dict:
+    """Write router ``r`` (built with ``external_rom=True``) under the shared scheme; return its module names.
+
+    Its core (``router_core_<k>``, written the first time its :func:`_core_key` is met; ``cores`` and
+    ``configs`` keep the cores so far), its ROM ``route_rom_<r>`` and its wrapper ``router_<r>`` go to
+    ``write(module, text)``; ``ports`` is the router's port map (:func:`_port_map`). The wrapper has the
+    router's own ports (with ``observe``, also its ``obs_*`` outputs).
+    """
+    from . import topgen
+
+    key = _core_key(router, ports)
+    if key not in configs:
+        name = f"router_core_{len(configs)}"
+        t0 = time.perf_counter()
+        text = flat_verilog(router, name)
+        write(name, text)
+        configs[key] = len(cores)
+        cores.append({"module": name, "file": f"{name}.v", "n_ports": router.n_ports,
+                      "eject_ports": list(router.eject_ports),
+                      "outputs": ["ejection" if o in router.eject_ports else "credited"
+                                  for o in range(router.n_ports)],
+                      "rom_addr_bits": router.rom_addr_bits, "rom_word_bits": router.rom_word_bits,
+                      "routers": [], "_ports": topgen.verilog_ports(text)})
+        if log is not None:
+            ej = router.eject_ports
+            log(f"{name}: P={router.n_ports}, ejection ports "
+                f"{ej if len(ej) <= 8 else f'{ej[0]}..{ej[-1]} ({len(ej)})'} "
+                f"({time.perf_counter() - t0:.1f} s)")
+    else:
+        router._MustUse__silence = True  # not elaborated: same core as an earlier router
+    core = cores[configs[key]]
+    core["routers"].append(r)
+    rom, name = f"route_rom_{r}", f"router_{r}"
+    write(rom, topgen.rom_verilog(rom, router.rom_ints, addr_bits=router.rom_addr_bits,
+                                  n_ports=router.n_ports, reads=router.route_reads,
+                                  comment=f"router {r} of {net.family}", word_bits=router.rom_word_bits))
+    write(name, topgen.wrapper_verilog(name, core["module"], core["_ports"], rom, n_ports=router.n_ports,
+                                       n_vcs=router.n_vcs, comment=f"router {r} of {net.family}"))
+    return {"module": name, "file": f"{name}.v", "core": core["module"], "rom_module": rom, "rom_file": f"{rom}.v"}
+
+
+def shared_network_verilog(top, name: str, *, log=None, progress=None) -> str:
+    """Verilog of a network top with its routers under the shared scheme, as one text.
+
+    ``top`` is a :class:`~radixnet.hdl.network.NetworkTop` or a :class:`~radixnet.hdl.switch.AxisSwitchTop`
+    (its ``network``) whose routers read a route table (none decided in logic). Each router's twin with
+    ``external_rom=True`` (the same parameters, :attr:`NetworkTop.router_kw`) is written by
+    :func:`shared_router`: a core per distinct configuration through Amaranth and Yosys, the ROMs and
+    wrappers as text. The top is then elaborated with every router an instance of its wrapper
+    (:meth:`NetworkTop.use_modules`) and flattened by :func:`flat_verilog` (module ``name``). The same
+    hardware as ``flat_verilog(top, name)``, but Yosys sees a few cores and a top of wires, not every router:
+    a 256-router TTN's flat form runs the WebAssembly Yosys out of memory.
+    """
+    from .router import Router
+
+    nt = getattr(top, "network", top)
+    if nt.router_kw["routing"] is not None or nt.table is None:
+        raise ValueError("shared_network_verilog: the routers decide their routes in logic (every router its "
+                         "own hardware); use flat_verilog")
+    net = nt.net
+    pt = net.port_table()
+    texts, cores, configs, modules = [], [], {}, []
+    R = int(net.num_routers)
+    for r in range(R):
+        report(progress, "routers", r, R, f"router {r}")
+        twin = Router(net, r, nt.n_vcs, nt.vc_depth, nt.data_width, **nt.router_kw, external_rom=True)
+        entry = shared_router(twin, r, net, _port_map(net, r, pt), cores, configs,
+                              lambda _module, text: texts.append(text), log=log)
+        modules.append(entry["module"])
+    report(progress, "routers", R, R, "top")
+    nt.use_modules(modules)
+    texts.append(flat_verilog(top, name))
+    return "\n".join(texts)
 
 
 def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: int = DATA_WIDTH, scheme: str = "flat",
@@ -334,35 +410,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
             if log is not None:
                 log(f"{name}: P={router.n_ports}, {routing} ({time.perf_counter() - t0:.1f} s)")
         elif shared:
-            key = _core_key(router, ports)
-            if key not in configs:
-                name = f"router_core_{len(configs)}"
-                t0 = time.perf_counter()
-                text = flat_verilog(router, name)
-                write(name, text)
-                configs[key] = len(cores)
-                cores.append({"module": name, "file": f"{name}.v", "n_ports": router.n_ports,
-                              "eject_ports": list(router.eject_ports),
-                              "outputs": ["ejection" if o in router.eject_ports else "credited"
-                                          for o in range(router.n_ports)],
-                              "rom_addr_bits": router.rom_addr_bits, "rom_word_bits": router.rom_word_bits,
-                              "routers": [], "_ports": topgen.verilog_ports(text)})
-                if log is not None:
-                    ej = router.eject_ports
-                    log(f"{name}: P={router.n_ports}, ejection ports "
-                        f"{ej if len(ej) <= 8 else f'{ej[0]}..{ej[-1]} ({len(ej)})'} "
-                        f"({time.perf_counter() - t0:.1f} s)")
-            else:
-                router._MustUse__silence = True  # not elaborated: same core as an earlier router
-            core = cores[configs[key]]
-            core["routers"].append(r)
-            rom, name = f"route_rom_{r}", f"router_{r}"
-            write(rom, topgen.rom_verilog(rom, router.rom_ints, addr_bits=router.rom_addr_bits,
-                                          n_ports=router.n_ports, reads=router.route_reads, comment=f"router {r} of {net.family}",
-                                          word_bits=router.rom_word_bits))
-            write(name, topgen.wrapper_verilog(name, core["module"], core["_ports"], rom, n_ports=router.n_ports,
-                                               n_vcs=n_vcs, comment=f"router {r} of {net.family}"))
-            entry.update(module=name, file=f"{name}.v", core=core["module"], rom_module=rom, rom_file=f"{rom}.v")
+            entry.update(shared_router(router, r, net, ports, cores, configs, write, log=log))
         else:
             key = (router.n_ports, tuple(p["kind"] for p in ports), tuple(router.rom_words))
             if key not in configs:

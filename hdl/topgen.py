@@ -181,14 +181,16 @@ def wrapper_verilog(name: str, core: str, core_ports: list[tuple[str, str, int]]
 
     ``core_ports`` are the core's ports (:func:`verilog_ports` of its Verilog); its
     ``route_addr_ip_ivc__<p>__<v>`` / ``route_word_ip_ivc__<p>__<v>`` go to the ROM instances,
-    the others are the wrapper's ports (the default Router's, checked here).
+    the others are the wrapper's ports (the default Router's, checked here, and a core built with
+    ``observe`` for the co-simulation also its ``obs_*`` outputs, passed through).
     """
     route = {n: (d, w) for d, n, w in core_ports if n.startswith(("route_addr_ip", "route_word_ip"))}
     outer = [p for p in core_ports if p[1] not in route]
     flit = {w for d, n, w in outer if n.startswith("in_flit_ip__")}
     if len(flit) != 1:
         raise ValueError(f"wrapper_verilog: core {core} has no single flit width ({sorted(flit)})")
-    want = _router_ports(n_ports, n_vcs, flit.pop())
+    want = _router_ports(n_ports, n_vcs, flit.pop()) + [p for p in outer if p[0] == "output" and
+                                                         p[1].startswith("obs_")]
     if sorted(outer) != sorted(want):
         raise ValueError(f"wrapper_verilog: core {core} ports differ from a Router's: "
                          f"{sorted(set(outer) ^ set(want))[:4]}")

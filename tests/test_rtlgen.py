@@ -14,6 +14,7 @@ allocator, whose Verilog the co-simulations build and compile by default).
 
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
 from radixnet.gen import build
-from radixnet.gen.routing import compile_table
+from radixnet.gen.routing import compile_table, deterministic_table
 from radixnet.hdl.network import NetworkTop
 from radixnet.hdl.router import Router
 from radixnet.hdl.rtlgen import flat_verilog, generate, lint_tree, main as rtlgen_main
@@ -549,6 +550,37 @@ def test_network_top_verilog_equals_amaranth(tmp_path, egress_depth):
     assert len(got) == N
     for t, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"cycle {t}: Verilog {g} != Amaranth {w}"
+
+
+def test_shared_network_verilog_is_cores_and_wires():
+    """The co-simulation's network Verilog under a route table (rtlgen's shared scheme): TTN m=1 L=2 (16
+    routers) is a few cores, a ROM and a wrapper per router and a top that only instantiates them; the
+    wrappers carry the routers' ``obs_*`` ports, the top (fbfly k=2 n=2) the same ports as ``flat_verilog``
+    of the whole ``NetworkTop``; routers that decide in logic are refused (each is its own hardware).
+    The co-simulations check the hardware: every network run with a route table builds this text."""
+    from radixnet.hdl.rtlgen import shared_network_verilog
+
+    net = build("ttn", m=1, L=2)
+    kw = dict(n_vcs=4, vc_depth=2, data_width=8, table=deterministic_table(net, "hdor"), observe=True)
+    text = shared_network_verilog(NetworkTop(net, **kw), "network_top")
+    modules = re.findall(r"^module\s+(\w+)", text, re.M)
+    cores = [x for x in modules if x.startswith("router_core_")]
+    assert 1 <= len(cores) < 16
+    assert sorted(x for x in modules if x.startswith("route_rom_")) == sorted(f"route_rom_{r}" for r in range(16))
+    assert sorted(x for x in modules if x.startswith("router_") and x[7:].isdigit()) == \
+        sorted(f"router_{r}" for r in range(16))
+    assert len(modules) == len(cores) + 2 * 16 + 1 and modules[-1] == "network_top"
+    top = text[text.index("module network_top"):]
+    assert all(f"router_{r} router_{r} (" in top for r in range(16))
+    assert "obs_dec_ivc_ip_lane__0" in text[text.index("module router_0"):text.index("module network_top")]
+    hx = build("fbfly", k=2, n=2)
+    kw = dict(n_vcs=2, vc_depth=2, data_width=8, observe=True)
+    assert verilog_ports(shared_network_verilog(NetworkTop(hx, **kw), "network_top").split("module network_top")[1]) \
+        == verilog_ports(flat_verilog(NetworkTop(hx, **kw), "network_top"))
+    decided = NetworkTop(hx, 2, 2, 8, routing="min-ad", observe=True)
+    _silence(decided, *decided.routers)
+    with pytest.raises(ValueError, match="decide their routes in logic"):
+        shared_network_verilog(decided, "network_top")
 
 
 # ------------------------------------------------------------------ 4. TTN, the CLI, deadlock refusal
