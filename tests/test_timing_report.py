@@ -36,28 +36,28 @@ def test_small_core_end_to_end(tmp_path):
     assert again["cached"] and again["fmax_mhz"] == got["fmax_mhz"]
     # nextpnr's other router: a row of its own, cached beside the default router's
     said = []
-    r2 = tr.run_row(row, tmp_path, versions=versions, xilinx=False, pnr_router="router2", log=said.append)
+    r2 = tr.run_row(row, tmp_path, versions=versions, xilinx=False, flow=tr.Flow(router="router2"), log=said.append)
     assert not r2["cached"] and r2["pnr_router"] == "router2" and 10 < r2["fmax_mhz"] < 1000
     assert any("--router router2" in s for s in said) and (tmp_path / f"{row.name}-router2.json").exists()
     assert "pnr_router" not in got
     assert "(router2); device" in tr.render([r2], command="x", versions=versions, device="85k", freq=100,
-                                            pnr_router="router2")
+                                            flow=tr.Flow(router="router2"))
     # nextpnr's timing-driven rip-up: a row of its own too, keyed by it
     said = []
-    tr_ = tr.run_row(row, tmp_path, versions=versions, xilinx=False, tmg_ripup=True, log=said.append)
+    tr_ = tr.run_row(row, tmp_path, versions=versions, xilinx=False, flow=tr.Flow(tmg_ripup=True), log=said.append)
     assert not tr_["cached"] and tr_["tmg_ripup"] and tr_["key"] != got["key"] and 10 < tr_["fmax_mhz"] < 1000
     assert any("--tmg-ripup" in s for s in said) and (tmp_path / f"{row.name}-tmgripup.json").exists()
     assert "tmg_ripup" not in got
     assert "(timing-driven rip-up); device" in tr.render([tr_], command="x", versions=versions, device="85k",
-                                                         freq=100, tmg_ripup=True)
+                                                         freq=100, flow=tr.Flow(tmg_ripup=True))
     # nextpnr's electrostatic placer: a row of its own too
     said = []
-    st = tr.run_row(row, tmp_path, versions=versions, xilinx=False, placer="static", log=said.append)
+    st = tr.run_row(row, tmp_path, versions=versions, xilinx=False, flow=tr.Flow(placer="static"), log=said.append)
     assert not st["cached"] and st["placer"] == "static" and st["key"] != got["key"] and 10 < st["fmax_mhz"] < 1000
     assert any("--placer static" in s for s in said) and (tmp_path / f"{row.name}-static.json").exists()
     assert "placer" not in got
     assert "(static placer); device" in tr.render([st], command="x", versions=versions, device="85k", freq=100,
-                                                  placer="static")
+                                                  flow=tr.Flow(placer="static"))
     other = tr.Row(4, "single-cycle", "greedy", vcs=1, depth=2, width=8)
     assert tr.run_row(other, tmp_path, versions=versions, log=lambda s: None, cached_only=True) is None
     text = tr.render([got], command="x", versions=versions, device="85k", freq=100, seeds=(1,), missing=[other.name])
