@@ -172,6 +172,7 @@ def _core_key(router, ports) -> tuple:
             router.n_classes, (w.dest_bits, w.vc_bits, w.inter_bits, w.data_width, w.src_bits), router.check,
             router.model.name)
 
+
 def shared_router(router, r: int, net, ports: list[dict], cores: list[dict], configs: dict, write, *,
                   log=None) -> dict:
     """Write router ``r`` (built with ``external_rom=True``) under the shared scheme; return its module names.
@@ -222,14 +223,15 @@ def shared_network_verilog(top, name: str, *, log=None, progress=None) -> str:
     ``external_rom=True`` (the same parameters, :attr:`NetworkTop.router_kw`) is written by
     :func:`shared_router`: a core per distinct configuration through Amaranth and Yosys, the ROMs and
     wrappers as text. The top is then elaborated with every router an instance of its wrapper
-    (:meth:`NetworkTop.use_modules`) and flattened by :func:`flat_verilog` (module ``name``). The same
-    hardware as ``flat_verilog(top, name)``, but Yosys sees a few cores and a top of wires, not every router:
-    a 256-router TTN's flat form runs the WebAssembly Yosys out of memory.
+    (:meth:`NetworkTop.use_modules`, which the top keeps: convert it once) and flattened by
+    :func:`flat_verilog` (module ``name``). The same hardware as ``flat_verilog(top, name)``, but Yosys sees a
+    few cores and a top of wires, not every router: a 256-router TTN's flat form runs the WebAssembly Yosys
+    out of memory.
     """
     from .router import Router
 
     nt = getattr(top, "network", top)
-    if nt.router_kw["routing"] is not None or nt.table is None:
+    if nt.router_kw["routing"] is not None:   # without a routing decided in logic the top holds a table
         raise ValueError("shared_network_verilog: the routers decide their routes in logic (every router its "
                          "own hardware); use flat_verilog")
     net = nt.net
