@@ -81,7 +81,8 @@ from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
-__all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "render", "main", "version_line",
+__all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
+           "render", "main", "version_line",
            "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
            "PLACERS"]
 
@@ -472,7 +473,54 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
     rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
            {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
             "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
+    rep["slack_histogram"] = slack_histogram(out)
     return rep, synth_s, pnr_s, over
+
+
+_HIST_UNIT = re.compile(r"\* represents (\d+) endpoint")
+_HIST_BIN = re.compile(r"^Info: \[\s*(-?\d+),\s*(-?\d+)\) \|(\**)(\+?)", re.M)
+
+
+def slack_histogram(log_text: str) -> dict | None:
+    r"""nextpnr's last "Slack histogram" of a log: each bin's slack range in ps against the target period, with
+    its stars (``unit`` endpoints each) and whether a ``+`` (1 to ``unit - 1`` more) follows; None without one.
+
+    >>> h = slack_histogram("Info: Slack histogram:\nInfo:  legend: * represents 38 endpoint(s)\n"
+    ...                     "Info:          + represents [1,38) endpoint(s)\nInfo: [ -4607,  -3923) |+\n"
+    ...                     "Info: [ -3923,  -3239) |**+\nInfo: [ -3239,  -2555) |***\n")
+    >>> h["unit"], h["bins"][1]
+    (38, [-3923, -3239, 2, 1])
+    """
+    at = log_text.rfind("Slack histogram:")
+    if at < 0:
+        return None
+    text = log_text[at:]
+    unit = _HIST_UNIT.search(text)
+    bins = [[int(m[1]), int(m[2]), len(m[3]), int(bool(m[4]))] for m in _HIST_BIN.finditer(text)]
+    return {"unit": int(unit[1]), "bins": bins} if unit and bins else None
+
+
+def failing_endpoints(hist: dict, mhz: float, target_mhz: float) -> tuple[int, int]:
+    """Bounds on the endpoints a core placed for ``target_mhz`` misses at ``mhz`` (slack below the two periods'
+    difference), from :func:`slack_histogram`: the bins wholly below count from their stars and ``+`` (1 to
+    ``unit - 1``), the bin the threshold falls in from 0 to all of it.
+
+    >>> h = {"unit": 10, "bins": [[-300, -200, 1, 1], [-200, -100, 2, 0], [-100, 0, 5, 0], [0, 100, 9, 0]]}
+    >>> failing_endpoints(h, 100.0, 100.0)           # slack below 0: the first three bins
+    (81, 89)
+    >>> failing_endpoints(h, 1e6 / (1e4 + 150), 100.0)   # below -150 ps: the first bin, part of the second
+    (11, 39)
+    """
+    cut = 1e6 / target_mhz - 1e6 / mhz   # ps: slack below this misses mhz
+    lo = hi = 0
+    u = hist["unit"]
+    for a, b, stars, plus in hist["bins"]:
+        n_lo, n_hi = stars * u + plus, stars * u + plus * (u - 1)
+        if b <= cut:
+            lo, hi = lo + n_lo, hi + n_hi
+        elif a < cut:
+            hi += n_hi
+    return lo, hi
 
 
 def critical_path(rep: dict) -> tuple[dict, float, float]:
@@ -559,6 +607,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "lutram_w": used.get("TRELLIS_RAMW", 0) if ecp5 else None, "bram": used.get("DP16KD", 0) if ecp5 else None,
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
+        "slack_histogram": rep.get("slack_histogram"),
         "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
                    "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),

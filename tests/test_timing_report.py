@@ -26,6 +26,12 @@ def test_small_core_end_to_end(tmp_path):
     assert got["luts"] > 100 and got["ffs"] > 50 and got["xilinx"]["luts"] > 50
     assert got["critical_path"] and all("$" not in s and "TRELLIS" not in s for s in got["critical_path"])
     assert got["crit_segments"] and all(s["ns"] >= 0 and s["dist"] >= 0 for s in got["crit_segments"])
+    # nextpnr's slack histogram: no endpoint fails half the Fmax, the worst one fails 5 % above it, more fail higher
+    hist = got["slack_histogram"]
+    assert sum(b[2] * hist["unit"] + b[3] for b in hist["bins"]) > 50
+    assert tr.failing_endpoints(hist, got["fmax_mhz"] / 2, 100.0) == (0, 0)
+    above, far = (tr.failing_endpoints(hist, got["fmax_mhz"] * x, 100.0) for x in (1.05, 3))
+    assert above[1] >= 1 and far[0] >= above[0] and far[0] > 0
     assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
     # another placer seed places the same netlist: synthesised once in this process
     said = []
