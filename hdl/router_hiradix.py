@@ -46,7 +46,10 @@ any state:
   and the bit (``go_<term>_op_<o>_ovc_<w>``, ``go_use_op_<o>``) and ST selects and applies them: the
   counters and holds take at ST's edge (§R11.3 "Where GO's grants are applied").
 * **ST**: the input units pop ``st_pop`` (a register); each input lane's flit is its VC's front
-  register (``front0``), with the committed header on a head and ``vc`` the output VC; the crossbar,
+  register (``front0``), with the committed header on a head and ``vc`` the output VC. IN's pops and the
+  bindings' bit are registered once per reader, kept apart (``in_pop_ip_<p>`` for the input unit,
+  ``ri_in_pop_ip_<p>`` and ``ri_active_ip_<p>_ivc_<v>`` for RI, ``st_in_pop_ip_<p>`` for ST's entry
+  select), so that each sits beside its reader and not where the datapath pulls a shared one; the crossbar,
   under the registered grants, writes the output registers (``S = 1``) or the §R8b output queues
   (``S = 2``, grant order); ``credit_out_ip_ivc`` is ``st_pop`` delayed by a register (on the link
   in ``s + 1`` for a pop in ``s``).
@@ -172,8 +175,18 @@ class HiradixStages:
                     held = st_hold | (busy_reg[o][w] & ~st_rel)   # the hold after ST's grant
                     m.d.comb += busy[o][w].eq(held)
                     m.d.sync += busy_reg[o][w].eq(held)
-        # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before)
-        in_pop = [Signal(V, name=f"in_pop_ip_{p}") for p in range(P)]
+        # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before), one
+        # register per reader: the input unit's, RI's and ST's entry select (which pulls toward the crossbar);
+        # likewise the bindings' bit, ST's and RI's. Every copy is kept: synthesis merges equal flip-flops
+        # unless both are
+        in_pop = [Signal(V, name=f"in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
+        in_pop_ri = [Signal(V, name=f"ri_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
+        in_pop_st = [Signal(V, name=f"st_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
+        for p in range(P):
+            for v in range(V):
+                active[p][v].attrs["keep"] = 1
+        active_ri = [[Signal(name=f"ri_active_ip_{p}_ivc_{v}", attrs={"keep": 1}) for v in range(V)]
+                     for p in range(P)]
         # u(v) of §R11.2: the VCs RI requested in the cycle before (GO decides them now) and two cycles ago
         # (GO decided them in the cycle before; the view holds their verdict from the next cycle)
         pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]
@@ -362,7 +375,7 @@ class HiradixStages:
             per_v = []
             for v in range(V):
                 tag = f"ip_{p}_ivc_{v}"
-                pop = in_pop[p][v]
+                pop = in_pop_ri[p][v]
                 fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
                 m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
                 f = data.View(lay, fe[:fw])
@@ -410,7 +423,7 @@ class HiradixStages:
                 else:   # the head's hops are written at ST from its entry (below)
                     side = data.View(side_lay, fe[fw:])
                     port, rvalid, cls = side.port, side.valid, side.cls
-                bound = active[p][v]
+                bound = active_ri[p][v]
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
                 e1, e2 = pending[p][v], pending2[p][v]
@@ -712,7 +725,7 @@ class HiradixStages:
                 r, t = rq[p][s], st[p][s]
                 m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band)
-                ents = [Mux(in_pop[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
+                ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
                 eb = iu.entry_bits
                 ent = Signal(eb, name=f"st_entry_{lane_sfx(p, s)}")
                 m.d.comb += ent.eq(ents[0])
@@ -751,13 +764,14 @@ class HiradixStages:
                 for v in range(V):
                     with m.If(granted & t["voh"][v]):
                         with m.If(t["head"] & ~t["single"]):
-                            m.d.sync += [active[p][v].eq(1), act_o[p][v].eq(t["o"]), act_ov[p][v].eq(ovc)]
+                            m.d.sync += [active[p][v].eq(1), active_ri[p][v].eq(1), act_o[p][v].eq(t["o"]),
+                                         act_ov[p][v].eq(ovc)]
                             # the new binding's: its head's pop is the output VC's take in this cycle
                             m.d.sync += [x.eq(ge_at(k + 1 + int(defer), t["o"], ovc)) for k, x in enumerate(bound_ok[p][v])]
                         with m.Elif(~t["head"] & ends):
-                            m.d.sync += active[p][v].eq(0)
+                            m.d.sync += [active[p][v].eq(0), active_ri[p][v].eq(0)]
             m.d.comb += pop_next.eq(or_all(pops))
-            m.d.sync += in_pop[p].eq(pop_next)
+            m.d.sync += [in_pop[p].eq(pop_next), in_pop_ri[p].eq(pop_next), in_pop_st[p].eq(pop_next)]
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
