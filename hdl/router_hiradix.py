@@ -177,8 +177,8 @@ class HiradixStages:
                     m.d.sync += busy_reg[o][w].eq(held)
         # per input VC: IN's pop this cycle (the input side of the grants ST applied in the cycle before), one
         # register per reader: the input unit's, RI's and ST's entry select (which pulls toward the crossbar);
-        # likewise the bindings' bit, ST's and RI's. Every copy is kept: synthesis merges equal flip-flops
-        # unless both are
+        # likewise the bindings' bit, ST's and RI's. Every copy carries ``keep``: synthesis merges equal
+        # flip-flops unless both do
         in_pop = [Signal(V, name=f"in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
         in_pop_ri = [Signal(V, name=f"ri_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
         in_pop_st = [Signal(V, name=f"st_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]

@@ -82,8 +82,7 @@ from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
-           "render", "main", "version_line",
-           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
+           "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
            "PLACERS"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
