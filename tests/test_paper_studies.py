@@ -213,9 +213,10 @@ def test_kim_fig12_full(tmp_path):
 @pytest.mark.slow
 def test_slimfly_perf_q5(tmp_path):
     """The Hoffman-Singleton Slim Fly (q = 5, 200 endpoints) against a dragonfly and a fat tree (the talk's
-    q = 19 case study is ``run_study("slimfly-perf", out)``: many hours on 2 cores)."""
+    q = 19 case study is ``run_study("slimfly-perf", out)``: hours on one core). The fat tree (216 endpoints) carries
+    a little more than the Slim Fly's best routing, as the talk says: "negligibly lower" holds as stated."""
     res = run_study("slimfly-perf", tmp_path / "sf", q=5, jobs=2)
-    assert holds(res, "lowest latency") and holds(res, "better than the dragonfly")
+    assert holds(res, "lowest latency") and holds(res, "better than the dragonfly") and holds(res, "negligibly lower")
     assert holds(res, "worst case: MIN is limited") and holds(res, "non-minimal routings")
 
 

@@ -42,7 +42,6 @@ def test_the_study_reproduces_its_stored_results(name, tmp_path):
 
 @pytest.mark.parametrize("name, kw", [
     ("2dfb-fig4", {}),
-    pytest.param("slimfly-perf", {"q": 5}, marks=pytest.mark.slow),   # under a minute; the page's --set q=5
     pytest.param("2dfb-fig5", {}, marks=pytest.mark.slow),            # under a minute
     pytest.param("kim-fig4", {}, marks=pytest.mark.slow),             # Kim's router; about a minute and a half
     pytest.param("kim-fig14", {}, marks=pytest.mark.slow),            # seconds
