@@ -82,8 +82,8 @@ from ..gen.router_config import ROUTER_DEFAULTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
-           "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow",
-           "PLACERS"]
+           "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
+           "path_stages", "Flow", "PLACERS"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -390,6 +390,12 @@ def utilisation(log_text: str) -> dict[str, tuple[int, int]]:
 _SUFFIX = re.compile(r"(\$|_TRELLIS|_LUT4|_CCU2|_PFUMX|_L6MUX|_DPRAM|_DO_|_Z_|_DI_).*")
 
 
+def _design_name(cell: str) -> str:
+    """The signal a mapped cell is named after: its name without the primitives' suffix and RegisteredIO's
+    ``core.`` (empty for a Yosys-internal ``$...`` cell)."""
+    return _SUFFIX.sub("", cell).lstrip("\\").removeprefix("core.")
+
+
 def path_stages(path: list) -> list[str]:
     """The named design signals along a nextpnr critical path, in order, without repeats.
 
@@ -403,7 +409,7 @@ def path_stages(path: list) -> list[str]:
     """
     out: list[str] = []
     for seg in path:
-        name = _SUFFIX.sub("", seg["from"]["cell"]).lstrip("\\").removeprefix("core.")   # RegisteredIO's core
+        name = _design_name(seg["from"]["cell"])
         if name and (not out or out[-1] != name):   # a Yosys-internal ($...) cell names no signal
             out.append(name)
     return out
@@ -508,7 +514,6 @@ def slack_histogram(log_text: str) -> dict | None:
 _LEVELS = {"LUT4": 1, "PFUMX": 0, "L6MUX21": 0, "CCU2C": 1, "TRELLIS_DPR16X4": 1}
 _LEVEL_INPUTS = {"TRELLIS_DPR16X4": ("RAD",)}
 _ENDPOINTS = {"TRELLIS_FF": ("DI", "M", "CE", "LSR"), "TRELLIS_DPR16X4": ("DI", "WAD", "WRE")}
-_CELL_SUFFIX = re.compile(r"(\$\w+?)?(_TRELLIS_FF_Q\w*)?$")
 
 
 def logic_levels(netlist: dict, deepest: int = 10) -> dict:
@@ -543,16 +548,16 @@ def logic_levels(netlist: dict, deepest: int = 10) -> dict:
             if c["port_directions"].get(p) == "output":
                 for b in bits:
                     if isinstance(b, int):
-                        driver[b] = (n, p)
+                        driver[b] = n
     level: dict[int, int] = {}
 
-    def inputs(n: str, port: str) -> list[tuple[int, int]]:
-        """(bit, levels the cell adds from it) of what drives output ``port`` of cell ``n``."""
+    def inputs(n: str) -> list[tuple[int, int]]:
+        """(bit, levels the cell adds from it) of what drives the outputs of cell ``n``."""
         c = cells[n]
-        t, add = c["type"], _LEVELS.get(c["type"])
-        if add is None or (t == "TRELLIS_DPR16X4" and not port.startswith("DO")):
+        add = _LEVELS.get(c["type"])
+        if add is None:
             return []   # a register, block RAM, or a cell this count does not know: a path starts here
-        only = _LEVEL_INPUTS.get(t)
+        only = _LEVEL_INPUTS.get(c["type"])
         return [(b, 0 if p == "CIN" else add) for p, bits in c["connections"].items()
                 if c["port_directions"].get(p) == "input" and (only is None or p in only)
                 for b in bits if isinstance(b, int)]
@@ -568,10 +573,10 @@ def logic_levels(netlist: dict, deepest: int = 10) -> dict:
                 level[b] = 0
                 stack.pop()
                 continue
-            ins = inputs(*driver[b])
+            ins = inputs(driver[b])
             todo = [x for x, _ in ins if x not in level]
             if todo and b in busy:
-                raise ValueError(f"logic_levels: a combinational loop through {driver[b][0]}")
+                raise ValueError(f"logic_levels: a combinational loop through {driver[b]}")
             if todo:
                 busy.add(b)
                 stack.extend(todo)
@@ -586,7 +591,7 @@ def logic_levels(netlist: dict, deepest: int = 10) -> dict:
         ports = _ENDPOINTS.get(c["type"])
         if ports:
             lv = max((of(b) for p in ports for b in c["connections"].get(p, []) if isinstance(b, int)), default=0)
-            ends.append((lv, _CELL_SUFFIX.sub("", n).removeprefix("core.")))
+            ends.append((lv, _design_name(n)))
     hist: dict[int, int] = {}
     for lv, _ in ends:
         hist[lv] = hist.get(lv, 0) + 1
