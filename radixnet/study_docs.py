@@ -242,10 +242,12 @@ def _slimfly_perf(d: Path) -> list[str]:
     return lines
 
 
-def _latency_cells(pts: list[dict], loads: tuple[float, ...]) -> str:
-    """Average latency at each of ``loads`` ("saturated at L" from the first saturated load L on)."""
+def _latency_cells(pts: list[dict], loads: tuple[float, ...], scale: float = 1) -> str:
+    """Average latency at each of ``loads`` ("saturated at L" from the first saturated load L on); the rows'
+    loads are ``1 / scale`` of the table's (flits per cycle against a fraction of the terminal's rate)."""
     sat = _first_saturated(pts)
-    by = {round(float(r["load"]), 9): r for r in pts}
+    sat = None if sat is None else round(sat * scale, 9)
+    by = {round(float(r["load"]) * scale, 9): r for r in pts}
     cells = []
     for x in loads:
         if sat is not None and x >= sat - 1e-9:
@@ -258,8 +260,11 @@ def _latency_cells(pts: list[dict], loads: tuple[float, ...]) -> str:
 
 def _2dfb_fig5(d: Path) -> list[str]:
     """Per pattern: minimal routing's first saturated load and maximum accepted throughput, and the Adaptive
-    2DFB's and the adaptive Clos's latency at 0.1, 0.5 and 0.9 (``points.csv`` of 2dfb-fig5)."""
+    2DFB's and the adaptive Clos's latency at 0.1, 0.5 and 0.9 (``points.csv`` of 2dfb-fig5), loads and
+    throughputs as fractions of the terminal's rate (``claims.json``'s ``link_rate``: the points' flits per
+    cycle times it)."""
     rows = _csv_rows(d, "points.csv")
+    rate = json.loads((d / "claims.json").read_text()).get("link_rate", 1)
     loads = (0.1, 0.5, 0.9)
     lines = ["| pattern | 2DFB minimal: first saturated / max accepted | Adaptive 2DFB: latency at "
              + " / ".join(map(str, loads)) + " | Adaptive Clos: latency at " + " / ".join(map(str, loads)) + " |",
@@ -270,10 +275,10 @@ def _2dfb_fig5(d: Path) -> list[str]:
         mn = pts("2dfb", "min")
         sat = _first_saturated(mn)
         clos = pts("clos", "clos-adaptive")
-        lines.append(f"| {pat.removeprefix('2dfb-')} | {'none' if sat is None else f'{sat:g}'} / "
-                     f"{max(float(r['accepted_throughput']) for r in mn):.3f} | "
-                     f"{_latency_cells(pts('2dfb', '2dfb-adaptive'), loads)} | "
-                     f"{_latency_cells(clos, loads) if clos else 'no Clos counterpart'} |")
+        lines.append(f"| {pat.removeprefix('2dfb-')} | {'none' if sat is None else f'{sat * rate:g}'} / "
+                     f"{max(float(r['accepted_throughput']) for r in mn) * rate:.3f} | "
+                     f"{_latency_cells(pts('2dfb', '2dfb-adaptive'), loads, rate)} | "
+                     f"{_latency_cells(clos, loads, rate) if clos else 'no Clos counterpart'} |")
     return lines
 
 
@@ -389,7 +394,11 @@ STUDIES: dict[str, dict] = {
     "2dfb-fig5": {"files": ("claims.json", "fig5.csv"), "sweeps": True,
                   "figures": {"delay-2dfb-random.png": "2dfb-fig5-random.png",
                               "delay-2dfb-adversarial.png": "2dfb-fig5-adversarial.png"},
-                  "blocks": {"patterns": _2dfb_fig5}},
+                  "blocks": {"patterns": _2dfb_fig5}, "expect": {"link_rate": 2, "packet_length": 8}},
+    # the same study at the terminal's rate with single-flit packets (--set rate=1 packet=1), a second series
+    "2dfb-fig5-terminal": {"study": "2dfb-fig5", "files": ("claims.json", "fig5.csv"), "sweeps": True,
+                           "figures": {}, "blocks": {"patterns": _2dfb_fig5},
+                           "expect": {"link_rate": 1, "packet_length": 1}},
     **_kim_entries(),
     "ttn-dynamic": {"files": ("claims.json", "dynamic.csv"), "sweeps": True,
                     "figures": {"fig7b-uniform.png": "ttn-fig7b-uniform.png"},
@@ -445,6 +454,11 @@ def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES)
     missing = [f for f in spec["files"] if not (out / f).exists()]
     if missing:
         raise ValueError(f"study_docs: {out} is not a run of {name} (missing {', '.join(missing)})")
+    got = json.loads((out / "claims.json").read_text())
+    wrong = {k: got.get(k) for k, v in spec.get("expect", {}).items() if got.get(k) != v}
+    if wrong:
+        raise ValueError(f"study_docs: {out} is not a run of {name} (it has {wrong}; {name} keeps "
+                         + ", ".join(f"{k} = {v}" for k, v in spec["expect"].items()) + ")")
     if spec.get("sweeps") and not any(out.rglob("points.jsonl")):
         raise ValueError(f"study_docs: {out} is not a run of {name} (no sweep's points.jsonl)")
     if "router" in spec:   # a study run under each study router: the run must be this entry's

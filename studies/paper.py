@@ -182,7 +182,8 @@ def _latency_at(sw: Sweep, r: str, load: float) -> float | None:
     return rec["result"].get("avg_latency")
 
 
-def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, against: str = "offered") -> list[Path]:
+def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, against: str = "offered",
+                 scale: float = 1.0) -> list[Path]:
     """One figure of several (network, routing) curves: latency against offered load (a dotted wall at
     each curve's first saturated load, as :func:`radixnet.studies.sweep.plot`) or against accepted
     throughput (the TTN paper's axes; a cross at each curve's maximum accepted throughput).
@@ -194,6 +195,9 @@ def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, a
         Written as ``stem.png`` and ``stem.svg``.
     title : str
     against : {"offered", "accepted"}
+    scale : float
+        Loads and throughputs in units of ``1 / scale`` flits per cycle (2: a terminal whose link runs at half
+        the network channels' rate, as in the 2DFB paper), the axis labelled as a fraction of the terminal's rate.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -210,8 +214,9 @@ def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, a
         look = dict(marker=markers[i % len(markers)], ls=styles[i % len(styles)], mfc="none", lw=1.2,
                     ms=7 - 3 * i / max(len(curves), 1))
         key = "offered_load" if against == "offered" else "accepted_throughput"
-        xs = [row[key] for row in ok]
+        xs = [row[key] * scale for row in ok]
         wall = _sat(sw, r) if against == "offered" else _max_accepted(sw, r)
+        wall = None if wall is None else round(wall * scale, 9)
         lab = label if wall is None else (f"{label} (saturated at {wall:g})" if against == "offered"
                                           else f"{label} (max {wall:.3g})")
         line, = ax.plot(xs, [row["avg_latency"] for row in ok], label=lab, **look)
@@ -220,8 +225,12 @@ def _plot_curves(curves: list[tuple[str, Sweep, str]], stem: Path, title: str, a
         xmax = max([xmax, *xs, wall or 0.0])
     draw_walls(ax, walls)
     ax.set_xlim(0, min(1.0, xmax * 1.08) if xmax > 0 else 1.0)
-    ax.set_xlabel("offered load (flits/terminal/cycle)" if against == "offered"
-                  else "accepted throughput (flits/node/cycle)")
+    if scale != 1:
+        ax.set_xlabel(("offered load" if against == "offered" else "accepted throughput")
+                      + " (fraction of the terminal link's rate)")
+    else:
+        ax.set_xlabel("offered load (flits/terminal/cycle)" if against == "offered"
+                      else "accepted throughput (flits/node/cycle)")
     ax.set_ylabel("average latency (cycles)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -657,13 +666,19 @@ def kim_fig12(out: Path, N: int = 4096, jobs: int | None = None, loads: str = "0
 _DFB_PATTERNS = ("2dfb-benign", "2dfb-adversarial", "2dfb-random")
 
 
+#: Thamarakuzhi & Chandy §IV: inter-switch links of 2 Gb/s, terminals sending at most 1 Gb/s, 121-byte packets
+DFB_LINK_RATE = 2
+DFB_PACKET = 8   # 121 bytes in 16-byte flits (7.6, rounded up)
+
+
 def dfb_fig5_points(n: int = 2, loads: str = "0.1:1.0:0.1", **_: Any) -> int:
     """Simulation points of :func:`dfb_fig5` (an upper bound)."""
     return 8 * len(parse_loads(loads))
 
 
 def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1.0:0.1", on_point=None,
-             router_model: str = ROUTER_DEFAULTS["router_model"], k: int = 8, measure: int = 2000) -> dict[str, Any]:
+             router_model: str = ROUTER_DEFAULTS["router_model"], k: int = 8, measure: int = 2000,
+             rate: int = DFB_LINK_RATE, packet: int = DFB_PACKET) -> dict[str, Any]:
     """Thamarakuzhi & Chandy §IV-A/B, Fig. 5 and 7 (``n = 2``, N = 512; ``n = 1``: Fig. 4 and 6, N = 64):
     throughput and average end-to-end delay of Minimal and Adaptive 2DFB routing on the k-ary n-dim 2DFB
     and of Adaptive Clos on the folded Clos of the same size (the k-ary (n+1)-tree, ``clos-adaptive``).
@@ -676,18 +691,28 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
     is defined by the 2DFB's direct links and has no Clos counterpart; the 2DFB's benign delay is held
     against the Clos's lowest delay over its two patterns.
 
+    §IV's rates: the inter-switch links run at ``rate`` times a terminal's link (2 Gb/s against 1 Gb/s),
+    packets are ``packet`` flits (121 bytes). A flit cycle is the network channel's; a terminal offers at
+    most ``1 / rate`` flits a cycle, so an offered load ``x`` (a fraction of the terminal's rate, the paper's
+    axis) runs at ``x / rate`` flits a cycle, and every load, throughput and saturation point of the claims,
+    ``fig5.csv`` and the figures is in the paper's unit. (The sweeps' own CSVs and ``points.jsonl`` keep flits
+    per cycle.) ``rate=1, packet=1`` is the model at the terminal's rate with single-flit packets.
+
     Writes ``<pattern>/2dfb/`` and ``<pattern>/clos/`` sweeps, ``delay-<pattern>`` figures and
     ``fig5.csv``.
     """
     dfb = build("2dfb", k=k, n=n)
     clos = build("clos", k=k, n=n + 1)
     pts = parse_loads(loads)
+    net_load = {x: round(x / rate, 9) for x in pts}   # the paper's load -> flits per cycle
+    pts_net = list(net_load.values())
     shift = k ** n
     sweeps: dict[tuple[str, str], Sweep] = {}
     rows = []
     for pat in _DFB_PATTERNS:
-        base = SimConfig(dfb, traffic=pat, seed=1, router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP)
-        sw = _sweep(base, ["min", "2dfb-adaptive"], pts, out / pat / "2dfb", "2dfb-fig5", jobs, on_point)
+        base = SimConfig(dfb, traffic=pat, seed=1, router_model=router_model, measure=measure, speedup=STUDY_SPEEDUP,
+                         packet_length=packet)
+        sw = _sweep(base, ["min", "2dfb-adaptive"], pts_net, out / pat / "2dfb", "2dfb-fig5", jobs, on_point)
         sweeps[(pat, "2dfb")] = sw
         for r in ("min", "2dfb-adaptive"):
             rows.append(_summary(sw, r, pattern=pat, network=f"{k}-ary {n}-dim 2DFB"))
@@ -695,22 +720,33 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
             continue
         ct, co = ("shift", {"shift": shift}) if pat == "2dfb-adversarial" else ("2dfb-random", {})
         base = SimConfig(clos, traffic=ct, traffic_opts=co, seed=1, router_model=router_model, measure=measure,
-                         speedup=STUDY_SPEEDUP)
-        sw = _sweep(base, ["clos-adaptive"], pts, out / pat / "clos", "2dfb-fig5", jobs, on_point)
+                         speedup=STUDY_SPEEDUP, packet_length=packet)
+        sw = _sweep(base, ["clos-adaptive"], pts_net, out / pat / "clos", "2dfb-fig5", jobs, on_point)
         sweeps[(pat, "clos")] = sw
         rows.append(_summary(sw, "clos-adaptive", pattern=pat, network=f"{k}-ary {n + 1}-tree",
                              clos_traffic=ct, clos_traffic_opts=co))
+    for row in rows:   # in the paper's unit
+        for key in ("first_saturated_load", "max_accepted"):
+            if row[key] is not None:
+                row[key] = _r(row[key] * rate, 4)
+        row["link_rate"], row["packet_length"] = rate, packet
     _write_rows(out / "fig5.csv", rows)
     for pat in _DFB_PATTERNS:
         curves = [(f"2DFB {r}", sweeps[(pat, "2dfb")], r) for r in ("min", "2dfb-adaptive")]
         if (pat, "clos") in sweeps:
             curves.append(("Clos clos-adaptive", sweeps[(pat, "clos")], "clos-adaptive"))
-        _plot_curves(curves, out / f"delay-{pat}", f"{k}-ary {n}-dim 2DFB vs {k}-ary {n + 1}-tree Clos: {pat}")
+        _plot_curves(curves, out / f"delay-{pat}", f"{k}-ary {n}-dim 2DFB vs {k}-ary {n + 1}-tree Clos: {pat}"
+                     + (f" (links at {rate}x the terminals' rate, {packet}-flit packets)" if (rate, packet) != (1, 1)
+                        else ""), scale=rate)
     fig_t, fig_d = ("5", "7") if n == 2 else ("4", "6") if n == 1 else ("-", "-")
     claims = []
 
     def sat(pat, net, r):
-        return _sat_or(sweeps[(pat, net)], r)
+        s = sweeps[(pat, net)].saturation_load(r)
+        return 1.0 if s is None else _r(s * rate, 4)
+
+    def lat(sw, r, x):
+        return _latency_at(sw, r, net_load[x])
 
     for pat in _DFB_PATTERNS:
         s = sat(pat, "2dfb", "2dfb-adaptive")
@@ -724,15 +760,16 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
     claims.append(claim(f"Fig. {fig_t}: Minimal provides 100% throughput only for benign traffic: first saturated "
                          f"load (benign)", m, m >= 0.9))
     m = _max_accepted(sweeps[("2dfb-adversarial", "2dfb")], "min")
+    m = None if m is None else m * rate
     claims.append(claim(f"Fig. {fig_t}: Minimal provides 50% throughput for adversarial traffic (within 0.05; "
-                         f"the model's bound, by the paper's description, is 2/k = {2 / k:g}): maximum accepted",
-                         _r(m, 4), m is not None and abs(m - 0.5) <= 0.05))
+                         f"the model's bound, by the paper's description, is 2 lanes x {rate} / k = {2 * rate / k:g}):"
+                         f" maximum accepted", _r(m, 4), m is not None and abs(m - 0.5) <= 0.05))
 
     def lat_cmp(a, b):
         """Loads at which both curves are unsaturated, and whether a < b at every one of them."""
         (sa, ra), (sb, rb) = a, b
-        both = [x for x in pts if _latency_at(sa, ra, x) is not None and _latency_at(sb, rb, x) is not None]
-        vals = {x: (_r(_latency_at(sa, ra, x), 2), _r(_latency_at(sb, rb, x), 2)) for x in both}
+        both = [x for x in pts if lat(sa, ra, x) is not None and lat(sb, rb, x) is not None]
+        vals = {x: (_r(lat(sa, ra, x), 2), _r(lat(sb, rb, x), 2)) for x in both}
         return vals, bool(both) and all(u < v for u, v in vals.values())
 
     for pat in ("2dfb-adversarial", "2dfb-random"):
@@ -741,17 +778,17 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
                              f"(at every load both carry: 2DFB, Clos)", vals, ok))
     best_clos = {}
     for x in pts:
-        v = [_latency_at(sweeps[(p, "clos")], "clos-adaptive", x) for p in ("2dfb-adversarial", "2dfb-random")]
+        v = [lat(sweeps[(p, "clos")], "clos-adaptive", x) for p in ("2dfb-adversarial", "2dfb-random")]
         v = [y for y in v if y is not None]
         if v:
             best_clos[x] = min(v)
-    ben = {x: _latency_at(sweeps[("2dfb-benign", "2dfb")], "2dfb-adaptive", x) for x in pts}
+    ben = {x: lat(sweeps[("2dfb-benign", "2dfb")], "2dfb-adaptive", x) for x in pts}
     both = [x for x in pts if ben[x] is not None and x in best_clos]
     claims.append(claim(f"Fig. {fig_d}: 2dfb-benign: the Adaptive 2DFB delay is less than the Adaptive Clos delay "
                          f"(against the Clos's lower delay of its two patterns)",
                          {x: (_r(ben[x], 2), _r(best_clos[x], 2)) for x in both},
                          bool(both) and all(ben[x] < best_clos[x] for x in both)))
-    lb = {p: _latency_at(sweeps[(p, "2dfb")], "2dfb-adaptive", pts[0]) for p in _DFB_PATTERNS}
+    lb = {p: lat(sweeps[(p, "2dfb")], "2dfb-adaptive", pts[0]) for p in _DFB_PATTERNS}
     claims.append(claim(f"Fig. {fig_d}: the 2DFB's delay for benign traffic is less than for adversarial traffic "
                          f"(Adaptive 2DFB at load {pts[0]:g})", {p: _r(v, 2) for p, v in lb.items()},
                          None not in lb.values() and lb["2dfb-benign"] < lb["2dfb-adversarial"]))
@@ -760,14 +797,16 @@ def dfb_fig5(out: Path, n: int = 2, jobs: int | None = None, loads: str = "0.1:1
                          None not in lb.values()
                          and lb["2dfb-benign"] <= lb["2dfb-random"] <= lb["2dfb-adversarial"]))
     mid = [x for x in pts if x <= 0.5]
-    ma = {x: (_latency_at(sweeps[("2dfb-adversarial", "2dfb")], "min", x),
-              _latency_at(sweeps[("2dfb-adversarial", "2dfb")], "2dfb-adaptive", x)) for x in mid}
+    ma = {x: (lat(sweeps[("2dfb-adversarial", "2dfb")], "min", x),
+              lat(sweeps[("2dfb-adversarial", "2dfb")], "2dfb-adaptive", x)) for x in mid}
     worse = [x for x, (a, b) in ma.items() if a is None or (b is not None and a > 2 * b)]
     claims.append(claim(f"Fig. {fig_d}: Minimal gives very high delay on the adversarial pattern (saturated, or "
                          f"above twice Adaptive 2DFB's, at loads <= 0.5)",
                          {x: (_r(a, 2), _r(b, 2)) for x, (a, b) in ma.items()}, len(worse) >= len(mid) // 2 + 1))
     return {"network": f"{k}-ary {n}-dim 2DFB (N = {dfb.num_terminals}) vs {k}-ary {n + 1}-tree folded Clos",
-            "claims": claims}
+            "rates": f"inter-switch links at {rate}x the terminals' rate, {packet}-flit packets; loads and "
+                     f"throughputs as a fraction of the terminal's rate",
+            "link_rate": rate, "packet_length": packet, "claims": claims}
 
 
 # ------------------------------------------------------------------------------ Slim Fly performance

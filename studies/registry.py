@@ -390,7 +390,13 @@ STUDIES: dict[str, Study] = {
                        "and delay", paper_studies.dfb_fig5, paper_studies.dfb_fig5_points,
                        params=(Param("n", int, 2, "dimensions of the k-ary 2DFB", minimum=1, maximum=4),
                                _loads("0.1:1.0:0.1"), Param("k", int, 8, "routers per dimension", minimum=2, maximum=64),
-                               _MEASURE), check=_check_dfb_fig5),
+                               _MEASURE,
+                               Param("rate", int, paper_studies.DFB_LINK_RATE, "the inter-switch links' rate in "
+                                     "terminal link rates (§IV: 2 Gb/s against 1 Gb/s); loads are fractions of the "
+                                     "terminal's rate", minimum=1, maximum=8),
+                               Param("packet", int, paper_studies.DFB_PACKET, "flits per packet (§IV: 121 bytes, "
+                                     "16-byte flits)", minimum=1, maximum=LIMITS["packet_length"][1])),
+                       check=_check_dfb_fig5),
     "slimfly-perf": Study("slimfly-perf", "Slim Fly slides: MIN/VAL/UGAL-L/UGAL-G vs dragonfly and fat tree, "
                           "uniform, shift, worst case", paper_studies.slimfly_perf, paper_studies.slimfly_points,
                           params=(Param("q", int, 19, "Slim Fly q: a prime power with q mod 4 in {0, 1, 3}",

@@ -108,12 +108,28 @@ def test_kim_fig12_reduced(tmp_path):
     assert (tmp_path / "fig12" / "min-ad" / "2-ary-6-flat" / "min-ad.csv").exists()
 
 
+def test_2dfb_fig5_reduced_at_the_papers_rates(tmp_path):
+    """n = 1 (Fig. 4 and 6, N = 64) at §IV's rates (inter-switch links at twice the terminals' rate, 8-flit
+    packets; loads as fractions of the terminal's rate): the adaptive 2DFB and the adaptive Clos carry every
+    pattern, and minimal routing on the adversarial one is held to the two 2-dilated lanes' 2 x 2 / k = 0.5,
+    the paper's 50 %."""
+    res = run_study("2dfb-fig5", tmp_path / "d", n=1, jobs=1, loads="0.2,0.6,1.0")
+    assert res["link_rate"] == 2 and res["packet_length"] == 8
+    for pat in ("benign", "adversarial", "random"):
+        assert holds(res, f"2dfb-{pat}: Adaptive 2DFB throughput very close to 100%")
+    assert holds(res, "like the Clos network")
+    mins = by_text(res, "Minimal provides 50%")
+    assert len(mins) == 1 and 0.45 <= mins[0]["computed"] <= 0.5 and mins[0]["holds"]
+    assert holds(res, "2dfb-random: the Adaptive 2DFB delay is less")
+
+
 def test_2dfb_fig5_reduced(tmp_path):
-    """n = 1 (Fig. 4 and 6, N = 64): the adaptive 2DFB carries the benign and random patterns, and on the
+    """n = 1 (Fig. 4 and 6, N = 64) at the terminal's rate with single-flit packets (``rate=1, packet=1``): the
+    adaptive 2DFB carries the benign and random patterns, and on the
     adversarial one a terminal starves from 0.6 on (the ``tail`` saturation rule; docs/studies.md, "The adaptive
     2DFB's latency tail"); the adaptive Clos carries every pattern; minimal routing is limited to 2/k on the
     adversarial one; on the random permutation the 2DFB's delay is below the Clos's."""
-    res = run_study("2dfb-fig5", tmp_path / "d", n=1, jobs=1, loads="0.2,0.6,1.0")
+    res = run_study("2dfb-fig5", tmp_path / "d", n=1, jobs=1, loads="0.2,0.6,1.0", rate=1, packet=1)
     assert holds(res, "2dfb-benign: Adaptive 2DFB throughput very close to 100%")
     assert holds(res, "2dfb-random: Adaptive 2DFB throughput very close to 100%")
     adv = by_text(res, "2dfb-adversarial: Adaptive 2DFB throughput very close to 100%")
@@ -193,8 +209,13 @@ def test_clex_tables_full(tmp_path):
 
 @pytest.mark.slow
 def test_2dfb_fig5_full(tmp_path):
-    """The 8-ary 2-dim 2DFB (N = 512) against the 8-ary 3-tree."""
+    """The 8-ary 2-dim 2DFB (N = 512) against the 8-ary 3-tree, at §IV's rates and at the terminal's rate."""
     res = run_study("2dfb-fig5", tmp_path / "d", n=2, jobs=2)
+    for pat in ("benign", "adversarial", "random"):
+        assert holds(res, f"2dfb-{pat}: Adaptive 2DFB throughput very close to 100%")
+    assert holds(res, "adversarial: like the Clos") and holds(res, "random: like the Clos")
+    assert holds(res, "2dfb-random: the Adaptive 2DFB delay is less")
+    res = run_study("2dfb-fig5", tmp_path / "t", n=2, jobs=2, rate=1, packet=1)
     assert holds(res, "2dfb-benign: Adaptive 2DFB throughput very close to 100%")
     assert holds(res, "2dfb-random: Adaptive 2DFB throughput very close to 100%")
     assert not holds(res, "2dfb-adversarial: Adaptive 2DFB throughput very close to 100%")   # the ``tail`` rule
