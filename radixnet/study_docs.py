@@ -454,8 +454,8 @@ def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES)
     missing = [f for f in spec["files"] if not (out / f).exists()]
     if missing:
         raise ValueError(f"study_docs: {out} is not a run of {name} (missing {', '.join(missing)})")
-    got = json.loads((out / "claims.json").read_text())
-    wrong = {k: got.get(k) for k, v in spec.get("expect", {}).items() if got.get(k) != v}
+    claims = json.loads((out / "claims.json").read_text())
+    wrong = {k: claims.get(k) for k, v in spec.get("expect", {}).items() if claims.get(k) != v}
     if wrong:
         raise ValueError(f"study_docs: {out} is not a run of {name} (it has {wrong}; {name} keeps "
                          + ", ".join(f"{k} = {v}" for k, v in spec["expect"].items()) + ")")
@@ -464,7 +464,7 @@ def take(name: str, out: Path, results: Path = RESULTS, figures: Path = FIGURES)
     if "router" in spec:   # a study run under each study router: the run must be this entry's
         from .studies.paper import STUDY_ROUTERS
         want = STUDY_ROUTERS[spec["router"]].doc
-        got = json.loads((out / "claims.json").read_text()).get("router")
+        got = claims.get("router")
         if got is None or not (got == want or got.startswith(want + ";")):   # the doc, then what the study adds
             raise ValueError(f"study_docs: {out} is not a run of {name} (its routers: {got}; {name} keeps "
                              f"--set router={spec['router']}: {want})")

@@ -405,7 +405,7 @@ def test_tail_needs_a_starving_source(monkeypatch):
 
 @pytest.mark.slow
 def test_tail_screen_alone_is_no_saturation_at_ten_thousand_terminals():
-    """docs/studies.md "Where a curve stops on the `tail` rule alone": the 22-ary 3-tree (10,648 terminals) of the
+    """docs/studies.md "Where the `tail` screen fired": the 22-ary 3-tree (10,648 terminals) of the
     slimfly-perf study at 0.65 uniform carries what is offered and its maximum latency passes the screen (over
     10x the p99: a transient among 13.8 million packets), but no terminal starves (the slowest terminal's mean
     about 1.6x the median's), so the point is not saturated. About a minute."""
