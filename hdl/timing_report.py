@@ -140,9 +140,9 @@ def native_nextpnr() -> Path:
 class Flow:
     """nextpnr's place-and-route flow of a row: its placer (:data:`PLACERS`), its router
     (:data:`PNR_ROUTERS`), whether routing rips up by timing (``--tmg-ripup``), which build of nextpnr runs
-    (:data:`NEXTPNR_BUILDS`) and the device's speed grade (:data:`SPEED_GRADES`). The first of each is the default; every other choice names the row's cache file
-    (:attr:`suffix`), enters its key (:meth:`key_args`) and its fields (:meth:`fields`), and heads the report
-    (:attr:`words`).
+    (:data:`NEXTPNR_BUILDS`) and the device's speed grade (:data:`SPEED_GRADES`). The first of each is the
+    default; every other choice names the row's cache file (:attr:`suffix`), enters its key (:meth:`key_args`)
+    and its fields (:meth:`fields`), and heads the report (:attr:`words`).
 
     >>> Flow().suffix, Flow(router="router2").suffix, Flow(tmg_ripup=True).suffix, Flow(placer="static").suffix
     ('', '-router2', '-tmgripup', '-static')
@@ -156,6 +156,10 @@ class Flow:
     Traceback (most recent call last):
     ...
     ValueError: placer must be one of heap, static, got 'annealing'
+    >>> Flow(speed=9)
+    Traceback (most recent call last):
+    ...
+    ValueError: speed must be one of 6, 7, 8, got 9
     """
 
     placer: str = PLACERS[0]
@@ -168,7 +172,7 @@ class Flow:
         for name, allowed in (("placer", PLACERS), ("router", PNR_ROUTERS), ("nextpnr", NEXTPNR_BUILDS),
                               ("speed", SPEED_GRADES)):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {getattr(self, name)!r}")
 
     def _parts(self) -> list[tuple[str, list[str], str, str, str, object]]:
         """Each choice other than the default: (cache-name suffix, nextpnr's arguments, words, key name, field
@@ -196,7 +200,8 @@ class Flow:
 
     @property
     def suffix(self) -> str:
-        """What a row's cache name carries of the flow: ``-<placer>``, ``-<router>``, ``-tmgripup``."""
+        """What a row's cache name carries of the flow: ``-<placer>``, ``-<router>``, ``-tmgripup``, ``-native``,
+        ``-speed<N>``."""
         return "".join(x[0] for x in self._parts())
 
     @property
