@@ -23,6 +23,11 @@ The presets:
     (ST) applies its output side and, a cycle later, the inputs (IN) its input
     side (router-spec §R11): every stage reads registers only. One hop costs
     four cycles, as ``iq``.
+``hiradix-local``
+    ``hiradix`` with each output's arbitration in two levels (router-spec
+    §R11.6): a local arbiter per group of ``--group`` inputs keeps a group's
+    first ``S`` requests per output at the end of RI's cycle, and GO chooses
+    among the groups' winners. Four cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -83,6 +88,9 @@ class RouterModel:
         §R10) or ``"split"`` (combined VA/SA split into a registered input stage RI and output stage GO,
         the grant applied by ST in the next cycle, §R11) or ``"subswitch"`` (row buffers, a local allocator per
         sub-switch, column buffers, an output stage, §R12).
+    local_output : bool
+        ``split`` only: each output's arbitration in two levels, a local arbiter per group of ``--group`` inputs
+        at the end of RI's cycle and GO over the groups' winners (§R11.6).
     """
 
     name: str
@@ -93,6 +101,7 @@ class RouterModel:
     credit_delay: int
     summary: str
     allocation: str = "combined"
+    local_output: bool = False
 
     @property
     def pipelined(self) -> bool:
@@ -132,6 +141,9 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("hiradix", 0, 1, 1, 1, 1,
                 "allocation split into registered input and output stages, RI | GO | ST (+ IN) | link (spec §R11); "
                 "4 cycles per hop", "split"),
+    RouterModel("hiradix-local", 0, 1, 1, 1, 1,
+                "hiradix with the output arbitration in two levels: a local arbiter per group of --group inputs, "
+                "then GO over the groups' winners (spec §R11.6); 4 cycles per hop", "split", local_output=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),

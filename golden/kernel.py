@@ -82,7 +82,7 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: and whether a packet of that sub-switch holds it (``sw_lock``); the row register ``sw_row[r, p]`` (valid,
 #: flit, column, VC, output, class) and the column register ``sw_col[r, o, g]`` (valid, flit, output VC: in
 #: the RTL, the sub-switch's grant register and the row buffer's front); the pointers of SA's arbiters
-#: ``sw_pout[r, o, g]`` and GO's ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
+#: ``sw_pout[r, o, g]`` (``hiradix-local``: LO's ``ptr_loc[g][o]``, §R11.6) and GO's ``sw_pgo[r, o]`` (RI's is ``ptr_in``); ``sw_n[r]`` the flits in the router's row and column registers and
 #: buffers, ``sw_nret[r]`` its credit returns not yet counted.
 #: The decision line (§R11.2a; other configurations: arrays of one element): per terminal the flits in its
 #: injection port's line, ``wfl[s, c & (W - 1)]`` the flit (-1: none) that leaves the line at the end of cycle
@@ -917,11 +917,18 @@ def _bucket_add(r, o, p, v, j, ptr_out, P, V, sc):
     """Step 2 of the separable allocator (§R6): input p's selected VC v (its place ``j`` in the input's
     round-robin order) joins output o's list, kept sorted by the output's round-robin order (rank of the input from
     ``ptr_out``, then ``j``); an output's first request lists it in ``sc.out_list`` (``sc.nout[0]`` of them)."""
+    _bucket_insert(o, rr_offset(p, ptr_out[r, o], P), j, p, v, V, sc)
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _bucket_insert(o, rank, j, p, v, V, sc):
+    """Input p's VC v joins output o's list, kept sorted by ``rank``, then ``j`` (:func:`_bucket_add`;
+    ``hiradix-local``'s GO ranks by group and slot, §R11.6); an output's first request lists it in
+    ``sc.out_list``."""
     n = sc.bcount[o]
     if n == 0:
         sc.out_list[sc.nout[0]] = o
         sc.nout[0] += 1
-    rank = rr_offset(p, ptr_out[r, o], P)
     key = ((rank * V + j) << 32) | (p << 16) | v   # p, v < 2**16 (ports and VCs of a router)
     bucket = sc.bucket
     while n > 0 and bucket[o, n - 1] > key:
@@ -1143,12 +1150,13 @@ def _hr_st(r, t, prm, tp, rs, pk):
 @compiled(cache=True, _nrt=False)
 def _hr_go(r, prm, tp, rs, sc):
     """§R11.3 GO of router ``r``: the request register's requests, per output ranked by input from
-    ``ptr_out[o]`` and by lane, granted up to ``S`` per output on the view (the state after this cycle's ST)
+    ``ptr_out[o]`` and by lane (``hiradix-local``, §R11.6: by group from ``ptr_out[o]`` and by slot), granted up to ``S`` per output on the view (the state after this cycle's ST)
     with the output's earlier grants of this cycle counted (a credit each, a hold for a head of a packet
     longer than a flit; counted in ``credit`` and ``ovc_busy`` while the output is served, then undone: GO
     changes no state, it registers). A head to a network port is given the idle VC of its class with the most
     credits. The grants go into the grant register, in grant order per output."""
-    P, V, S, L = rs.buf.shape[1], prm.V, prm.S, prm.L
+    P, V, S, L, G = rs.buf.shape[1], prm.V, prm.S, prm.L, prm.G
+    Q = (P + G - 1) // G if G > 0 else P
     ej_depth = V * prm.B
     vpc = prm.vpc
     rq, gr, out_term, credit, ovc_busy = rs.rq, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
@@ -1166,7 +1174,10 @@ def _hr_go(r, prm, tp, rs, sc):
         sc.req_ph[p, v] = rq[r, i, 6]
         sc.req_dc[p, v] = rq[r, i, 7]
         sc.req_in[p, v] = rq[r, i, 8]
-        _bucket_add(r, rq[r, i, 2], p, v, rq[r, i, 5], rs.ptr_out, P, V, sc)   # rank by input, then lane
+        if G > 0:   # hiradix-local (§R11.6): rank by group from ptr_out, then by LO's slot
+            _bucket_insert(rq[r, i, 2], rr_offset(p // G, rs.ptr_out[r, rq[r, i, 2]], Q), rq[r, i, 5], p, v, V, sc)
+        else:
+            _bucket_add(r, rq[r, i, 2], p, v, rq[r, i, 5], rs.ptr_out, P, V, sc)   # rank by input, then lane
     ng = 0
     for i in range(sc.nout[0]):
         o = sc.out_list[i]
@@ -1209,7 +1220,7 @@ def _hr_go(r, prm, tp, rs, sc):
             ng += 1
             last_p = p
         if last_p >= 0:
-            rs.ptr_out[r, o] = wrap(last_p + 1, P)
+            rs.ptr_out[r, o] = wrap(last_p // G + 1, Q) if G > 0 else wrap(last_p + 1, P)
         for k in range(g0, ng):   # GO changes no state: its grants take effect at ST
             ov = gr[r, k, 3]
             if takes:
@@ -1366,7 +1377,50 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
             rs.ptr_in[r, p] = wrap(last + 1, V)
     if seq:
         n = _hr_chain(r, prm, tp, rs, pk, sc, nin)
+    if prm.G > 0 and n > 0:
+        n = _hr_local(r, prm, rs, sc, n)
     rs.rq_n[r] = n
+
+
+@compiled(cache=True, _nrt=False)
+def _hr_local(r, prm, rs, sc, n):
+    """§R11.6 LO of router ``r``: per group of ``G`` inputs and output, the ``n`` requests RI registered ranked
+    by input from ``ptr_loc`` (``sw_pout[r, o, g]``, inputs counted within the group) and by lane; the first
+    ``S`` kept, their slot in the lane field, the rest dropped; ``ptr_loc`` moves to one past the last input
+    kept. Returns the requests kept (compacted in the request register)."""
+    P, G, S = rs.buf.shape[1], prm.G, prm.S
+    rq, ptr, slot = rs.rq, rs.sw_pout, sc.resv
+    for i in range(n):
+        p, o = rq[r, i, 0], rq[r, i, 2]
+        g = p // G
+        gs = min(G, P - g * G)
+        ki = rr_offset(p - g * G, ptr[r, o, g], gs) * S + rq[r, i, 5]
+        c = 0
+        for j in range(n):
+            pj = rq[r, j, 0]
+            if j != i and rq[r, j, 2] == o and pj // G == g \
+                    and rr_offset(pj - g * G, ptr[r, o, g], gs) * S + rq[r, j, 5] < ki:
+                c += 1
+        slot[i] = c
+    for i in range(n):   # ptr_loc: one past the last input kept (the kept request with the highest slot)
+        p, o = rq[r, i, 0], rq[r, i, 2]
+        g = p // G
+        if slot[i] >= S:
+            continue
+        last = True
+        for j in range(n):
+            if rq[r, j, 2] == o and rq[r, j, 0] // G == g and S > slot[j] > slot[i]:
+                last = False
+        if last:
+            ptr[r, o, g] = wrap(p - g * G + 1, min(G, P - g * G))
+    k = 0
+    for i in range(n):
+        if slot[i] < S:
+            for f in range(rq.shape[2]):
+                rq[r, k, f] = rq[r, i, f]
+            rq[r, k, 5] = slot[i]
+            k += 1
+    return k
 
 
 @compiled(cache=True, _nrt=False)

@@ -133,7 +133,8 @@ class SimConfig:
         The router pipeline (§R10): ``single-cycle`` (route, allocate and traverse in one cycle), ``iq``
         (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each) or
         ``hiradix`` (combined allocation split into a registered input stage and output stage, the grant
-        applied by switch traversal a cycle later, §R11) or ``subswitch`` (row buffers, a local allocator
+        applied by switch traversal a cycle later, §R11), ``hiradix-local`` (``hiradix`` with a local output
+        arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6) or ``subswitch`` (row buffers, a local allocator
         per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
@@ -217,7 +218,7 @@ class SimConfig:
                 raise ParamError("speedup", f"must be 1 under --router-model subswitch (router-spec §R12: a port "
                                             f"moves one flit a cycle through its row and column buffers), "
                                             f"got {self.speedup}")
-        if self.seq_wavefront and not (self.model.split and plan.code == UGAL
+        if self.seq_wavefront and not (self.model.split and not self.model.local_output and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
             raise ParamError("seq-wavefront", f"needs --router-model hiradix and --routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
@@ -652,6 +653,7 @@ class Simulator:
         # Bs = 4 flits each, with their credits (full at reset), holds, bindings, registers and pointers
         sub = model.allocation == "subswitch"
         Qs, Bs = (-(-P // int(cfg.group)), 4) if sub else (1, 1)
+        lo = model.local_output   # hiradix-local (§R11.6): ptr_loc per (output, group) is sw_pout
         Rs, Ps, Vs = (R, P, V) if sub else (1, 1, 1)
         for name in ("sw_rb", "sw_rbo", "sw_rbk", "sw_cb"):
             setattr(self, name, np.zeros((Rs, Ps, Qs, Vs, Bs), i32))
@@ -662,7 +664,7 @@ class Simulator:
         self.sw_cbc = np.full((Rs, Ps, Qs, Vs), Bs, i32)
         self.sw_row = np.zeros((Rs, Ps, 6), i32)
         self.sw_col = np.zeros((Rs, Ps, Qs, 3), i32)
-        self.sw_pout = np.zeros((Rs, Ps, Qs), i32)
+        self.sw_pout = np.zeros((R, P, -(-P // int(cfg.group))), i32) if lo else np.zeros((Rs, Ps, Qs), i32)
         self.sw_pgo = np.zeros((Rs, Ps), i32)
         self.sw_n = np.zeros(R, i32)   # read by the watchdog under every model
         self.sw_nret = np.zeros(Rs, i32)
@@ -699,7 +701,7 @@ class Simulator:
                             dst=model.st_final_delay if model.split or sub else model.traversal_delay(),
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
                             E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
-                            G=int(cfg.group), wf=int(cfg.seq_wavefront))
+                            G=int(cfg.group) if sub or lo else 0, wf=int(cfg.seq_wavefront))
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,

@@ -243,7 +243,7 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "subswitch")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -416,10 +416,11 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             reject(self, f"crossbar_select (how hiradix's crossbar selects a lane) must be one of "
                          f"{', '.join(CROSSBAR_SELECTS)}, got {crossbar_select!r}")
         self.crossbar_select = crossbar_select
-        self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12)", group, 1)
+        self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12), inputs per local output "
+                                             "arbiter (§R11.6)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
-        if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
+        if seq_wavefront and not (self.model.split and not self.model.local_output and routing in HIRADIX_SEQUENTIAL):
             reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix' and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")

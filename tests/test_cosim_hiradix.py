@@ -1,4 +1,5 @@
-"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL.
+"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL, and
+``hiradix-local`` (§R11.6: the output arbitration in two levels).
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
@@ -190,3 +191,47 @@ def test_cli_fbfly_4_2_speedup_2(extra):
                         "--build-dir", str(CACHE)], capture_output=True, text=True, cwd=ROOT, timeout=3600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "MATCH" in r.stdout
+
+
+# ---- hiradix-local (§R11.6): a local output arbiter per group of inputs, GO over the groups' winners
+LOCAL = {"router_model": "hiradix-local"}
+
+
+def test_local_tiny_network_multiflit_past_saturation():
+    """The switch top in groups of two inputs (radix 3: groups {0, 1} and {2}), speedup 2, 3-flit packets past
+    saturation: LO keeps a group's first two lanes per output, a dropped lane's VC asks again in the next
+    cycle, GO ranks groups from its pointer and slots within a group."""
+    v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=3, packet_length=3, seed=4, speedup=2, group=2, **LOCAL)
+    assert_match(v)
+    assert v["stall_cycles"] > 50
+
+
+def test_local_router_level():
+    """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
+    port driven from the network's golden run."""
+    assert_router_match(run_router("fbfly", {"k": 2, "n": 3}, routing="ugal", traffic="complement", load=0.9,
+                                   cycles=200, vcs=2, vc_depth=2, ugal_threshold=0, group=2, **LOCAL))
+
+
+@pytest.mark.slow
+def test_local_sequential_ri_ugal_s():
+    """UGAL-S: the sequential chain registers at most S requests per output, LO keeps them all and gives them
+    their slots (groups of three)."""
+    family, params, routing, kw = SEQUENTIAL_CASES[0]
+    v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit",
+            **{**kw, "ugal_threshold": 2, "traffic": "uniform"}, group=3, **LOCAL)
+    assert_match(v)
+
+
+# slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's checks
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],
+                                   ["--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s",
+                                    "--packet-length", "3"],
+                                   ["--topo", "slimfly", "--q", "5", "--router", "0", "--load", "0.5"]])
+def test_cli_local(extra):
+    r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--router-model", "hiradix-local", "--speedup",
+                        "2", "--load", "0.6", *extra, "--build-dir", str(CACHE)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=3600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "MATCH" in r.stdout and "router model hiradix-local" in r.stdout

@@ -83,13 +83,22 @@ CASES = [("fbfly", dict(k=4, n=2), "min", {}),                      # table-like
          ("fbfly", dict(k=3, n=3), "ugal-s", {"seq_wavefront": 1, "speedup": 1})]
 
 
-@pytest.mark.parametrize("topo,kw,routing,extra", CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)])
+#: ``hiradix-local`` (§R11.6) on every case but the decision line's (which it refuses), in groups of 4 (the
+#: 4-ary 2-flat's 10 ports: groups of 4, 4 and 2) or 3
+LOCAL_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-local", "group": 3 if i % 2 else 4})
+               for i, (t, kw, rt, extra) in enumerate(CASES) if "seq_wavefront" not in extra]
+
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES,
+                         ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
+                         + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
     arrives exactly once, every credit comes home and the request and grant registers are empty."""
     net = build(topo, **kw)
-    sim = Simulator(SimConfig(net, routing=routing, seed=9, router_model="hiradix", watchdog=2000, **{"speedup": 2, **extra}))
+    sim = Simulator(SimConfig(net, routing=routing, seed=9, watchdog=2000,
+                              **{"speedup": 2, "router_model": "hiradix", **extra}))
     seen = []
     sim.on_ejected = lambda rec: seen.append(rec["seq"].copy())
     for _ in range(6):
@@ -101,6 +110,7 @@ def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, ext
             break
         sim.step(50)
         assert (credit_balance(sim) == sim.B).all()
+    sim.step(8)   # the last hop's credit may still be on its way home when the last packet is ejected
     ids = np.concatenate(seen)
     assert sim.collected == sim.next_seq > 500
     assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
@@ -134,7 +144,7 @@ def test_three_vcs_keep_an_input_busy():
 
 def traced(net, batch, **kw):
     """Run the explicit packets ``batch`` ([(cycle, src, dst)]) under hiradix; their trace records by id."""
-    sim = Simulator(SimConfig(net, routing="min", router_model="hiradix", **{"speedup": 2, **kw}), trace=True)
+    sim = Simulator(SimConfig(net, **{"routing": "min", "router_model": "hiradix", "speedup": 2, **kw}), trace=True)
     buf = io.StringIO()
     sim.on_ejected = TraceWriter(buf)
     cyc, src, dst = (np.array(x) for x in zip(*batch))
@@ -348,6 +358,8 @@ def test_cli_runs_the_decision_line(capsys):
     (dict(router_model="hiradix", routing="ugal"), "needs --router-model hiradix and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
+    # §R11.6: the decision line's chain beside GO reads every lane, not a group's winners
+    (dict(router_model="hiradix-local", routing="ugal-s"), "needs --router-model hiradix and --routing ugal-s"),
 ])
 def test_decision_line_refuses_other_settings(kw, message):
     from radixnet.gen import ParamError
@@ -356,3 +368,47 @@ def test_decision_line_refuses_other_settings(kw, message):
     with pytest.raises(ParamError, match=message) as err:
         SimConfig(net, **{"speedup": 2, **kw}).validate()
     assert "\n" not in str(err.value)
+
+
+# ---- hiradix-local (§R11.6): the output arbitration in two levels
+
+def trace_lines(net, routing, **kw):
+    """The §R9 trace of a 400-cycle run at 0.9 offered load, as lines."""
+    sim = Simulator(SimConfig(net, routing=routing, seed=4, **kw), trace=True)
+    buf = io.StringIO()
+    sim.on_ejected = TraceWriter(buf)
+    sim.step(400, 0.9)
+    sim.step(300)
+    return buf.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("routing,kw", [("min", {"speedup": 1}), ("min-ad", {"packet_length": 3}),
+                                        ("ugal-s", {"speedup": 2}), ("val", {"speedup": 2, "vcs": 4})])
+def test_local_groups_of_one_input_are_hiradix(routing, kw):
+    """§R11.6: with G = 1 every input is its own group, LO keeps each input's lanes and GO ranks inputs from
+    ``ptr_out``: the trace is ``hiradix``'s, packet for packet and cycle for cycle; with G = 4 it is not."""
+    net = build("fbfly", k=4, n=2)
+    flat = trace_lines(net, routing, router_model="hiradix", **kw)
+    assert len(flat) > 500
+    assert trace_lines(net, routing, router_model="hiradix-local", group=1, **kw) == flat
+    assert trace_lines(net, routing, router_model="hiradix-local", group=4, **kw) != flat
+
+
+def test_local_arbiter_drops_a_group_loser_which_asks_again_at_once():
+    """Terminals 0, 1 and 2 (router 0's input ports 0, 1, 2) each send a single-flit packet to terminal 5
+    (router 1) in cycle 0, S = 1. Flat ``hiradix``: RI at 1 registers all three, GO at 2 grants input 0; the
+    two losers' requests count in u(v) through RI at 3, ask at 4, GO at 5 grants input 1 (``ptr_out`` 1), input
+    2 asks again at 7: ST at 3, 6, 9. ``hiradix-local`` with G = 2 (groups {0, 1} and {2, 3}): LO at the end of
+    RI 1 keeps input 0 of group 0 (``ptr_loc`` 0) and input 2 of group 1, and drops input 1, whose VC is no
+    request and asks again at RI 2; GO at 2 grants group 0 (``ptr_out`` 0, then 1) and refuses input 2; GO at 3
+    grants input 1 (the only request); input 2 asks again at 4 (its refused request counted through RI 3), GO
+    at 5: ST at 3, 4, 6."""
+    net = build("fbfly", k=4, n=2)
+    assert [int(net.inj_port[t]) for t in range(3)] == [0, 1, 2] and net.ej_router[5] == 1
+    batch = [(0, 0, 5), (0, 1, 5), (0, 2, 5)]
+    flat = traced(net, batch, speedup=1)
+    assert [flat[i]["hops"][0][3] for i in range(3)] == [3, 6, 9]
+    local = traced(net, batch, speedup=1, router_model="hiradix-local", group=2)
+    assert [local[i]["hops"][0][3] for i in range(3)] == [3, 4, 6]
+    assert [local[i]["ejected"] - local[i]["hops"][0][3] for i in range(3)] == [6, 6, 6]
+
