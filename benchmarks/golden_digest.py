@@ -72,6 +72,11 @@ def cases():
     yield "torus", {}, dict(routing="dor", router_model="subswitch", speedup=1, packet_length=2), 0.4, True
     yield "slimfly", {"q": 5}, dict(routing="sp", router_model="subswitch", speedup=1, group=4), 0.5, False
     yield "fbfly", {"k": 3, "n": 3}, dict(routing="sp", router_model="subswitch", speedup=1, vcs=4), 0.9, False
+    # hiradix-local (router-spec §R11.6): local output arbiters in groups of 2, 3 and 4 inputs
+    for rt, L, S, G in (("min", 1, 2, 4), ("min-ad", 3, 1, 3), ("ugal-s", 2, 2, 2), ("val", 1, 1, 4)):
+        yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-local", packet_length=L, speedup=S,
+               group=G), 0.8, L == 3)
+    yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix-local", packet_length=2), 0.7, False
     # UGAL-S decided in the decision line, its chain beside GO (router-spec §R11.2a)
     yield ("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=2, speedup=1,
            packet_length=3), 0.5, True)
