@@ -128,9 +128,8 @@ DEFAULT_CHECKS = [
         "'tests/test_cosim_hiradix.py::test_router_level[fbfly-params2-ugal-kw2]'",
         "tests/test_cosim_hiradix.py::test_sequential_ri_ugal_s",
         "tests/test_cosim_hiradix.py::test_decision_line_ugal_s",
-        # hiradix-local (§R11.6): LO in groups of two on the switch top, and at router level
+        # hiradix-local (§R11.6): LO in groups of two on the switch top
         "tests/test_cosim_hiradix.py::test_local_tiny_network_multiflit_past_saturation",
-        "tests/test_cosim_hiradix.py::test_local_router_level",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits
         "tests/test_cosim_subswitch.py::test_tiny_network_multiflit_past_saturation",
         "tests/test_cosim_subswitch.py::test_stalling_sinks_one_port_groups",

@@ -206,6 +206,8 @@ def test_local_tiny_network_multiflit_past_saturation():
     assert v["stall_cycles"] > 50
 
 
+# slow (about 40 s, its own build): the switch top above kills every LO mutant by default
+@pytest.mark.slow
 def test_local_router_level():
     """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
     port driven from the network's golden run."""

@@ -22,3 +22,14 @@ def test_ci_runs_the_readme_commands():
     assert ci == ["make setup", "make test"]
     assert any(line.startswith("make setup") for line in readme) and any(line.startswith("make test")
                                                                         for line in readme)
+
+
+def test_the_venv_link_is_not_tracked():
+    """`make setup` leaves `.venv` as a link into ~/.cache/radixnet/venvs named after the clone's path. Tracked, a
+    second clone on the same machine would check out the first one's link, and its `make setup` would re-point the
+    first clone's editable install at itself."""
+    if not (ROOT / ".git").exists():
+        return
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--", ".venv", "build"], capture_output=True,
+                             text=True, timeout=60).stdout.split()
+    assert tracked == []
