@@ -9,7 +9,7 @@ and after a change that does (the spec changed first), pin the new digests and c
 
     .venv/bin/python benchmarks/golden_digest.py --save tests/data/golden_digests.json
 
-It runs 133 short simulations (every HyperX routing under the single-cycle, iq and hiradix models, single-
+It runs 143 short simulations (every HyperX routing under the single-cycle, iq and hiradix models, single-
 and multi-flit packets, speedup 1 and 2, terminals with egress FIFOs and stalling sinks, uniform and
 worst-case traffic, the 2DFB priority routing, table routings on a torus, a Clos, a dragonfly and, under
 ``hiradix``, a Slim Fly, the subswitch model's table routings, UGAL-S under the decision line, traces on, the 32-ary reference
@@ -77,6 +77,11 @@ def cases():
         yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-local", packet_length=L, speedup=S,
                group=G), 0.8, L == 3)
     yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix-local", packet_length=2), 0.7, False
+    # hiradix-staged (router-spec §R11.7): LO and the crossbar in cycles of their own, u(v) up to 3
+    for rt, L, S, G in (("min", 1, 2, 4), ("min-ad", 3, 1, 3), ("ugal-s", 2, 2, 2), ("val", 6, 1, 4)):
+        yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-staged", packet_length=L, speedup=S,
+               group=G), 0.8, L == 3)
+    yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix-staged", packet_length=2), 0.7, False
     # UGAL-S decided in the decision line, its chain beside GO (router-spec §R11.2a)
     yield ("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=2, speedup=1,
            packet_length=3), 0.5, True)

@@ -28,6 +28,11 @@ The presets:
     §R11.6): a local arbiter per group of ``--group`` inputs keeps a group's
     first ``S`` requests per output at the end of RI's cycle, and GO chooses
     among the groups' winners. Four cycles per hop.
+``hiradix-staged``
+    ``hiradix-local`` with the local arbitration in a cycle of its own (LO,
+    between RI and GO) and switch traversal in two halves (the flit into a
+    register at its input, then the crossbar): RI | LO | GO | ST1 (+ IN) |
+    ST2 | link (router-spec §R11.7). Six cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -47,6 +52,8 @@ Examples
 3
 >>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
 13
+>>> zero_load_latency(get_router_model("hiradix-staged"), hops=1, packet_length=3, link_latency=1)   # §R11.7
+18
 >>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
 15
 """
@@ -91,6 +98,9 @@ class RouterModel:
     local_output : bool
         ``split`` only: each output's arbitration in two levels, a local arbiter per group of ``--group`` inputs
         at the end of RI's cycle and GO over the groups' winners (§R11.6).
+    staged : bool
+        ``local_output`` only: the local arbiter in a cycle of its own (``vc_alloc_delay`` 2: RI, LO) and switch
+        traversal in two halves (``st_final_delay`` 2: ST1, ST2), §R11.7.
     """
 
     name: str
@@ -102,6 +112,7 @@ class RouterModel:
     summary: str
     allocation: str = "combined"
     local_output: bool = False
+    staged: bool = False
 
     @property
     def pipelined(self) -> bool:
@@ -149,6 +160,9 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("hiradix-local", 0, 1, 1, 1, 1,
                 "hiradix with the output arbitration in two levels: a local arbiter per group of --group inputs, "
                 "then GO over the groups' winners (spec §R11.6); 4 cycles per hop", "split", local_output=True),
+    RouterModel("hiradix-staged", 0, 2, 1, 2, 1,
+                "hiradix-local with the local arbiter and the crossbar in stages of their own, RI | LO | GO | ST1 "
+                "(+ IN) | ST2 | link (spec §R11.7); 6 cycles per hop", "split", local_output=True, staged=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),
@@ -188,5 +202,6 @@ def zero_load_latency(model: RouterModel, hops: int, packet_length: int = 1, lin
     creation cycle), ``hops + 1`` router traversals each followed by a link (the last one the
     ejection link), and ``packet_length - 1`` cycles for the body flits to follow the head.
     """
-    extra = 2 if model.split and packet_length > 1 else 0   # §R11.5: the first body waits for its head's IN
+    # §R11.5, §R11.7: the first body waits for its head's IN, vc_alloc_delay + 2 cycles after the head's RI
+    extra = model.vc_alloc_delay + 1 if model.split and packet_length > 1 else 0
     return link_latency + (hops + 1) * model.hop_cycles(link_latency) + packet_length - 1 + extra

@@ -45,7 +45,8 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: (§R11: RI | GO | ST, ``dst`` then counts the cycles from ST to the link); ``sub``: the ``subswitch`` model
 #: (§R12: RI | row | SA | column | GO, ``dst`` the cycles from GO to the link) with ports in groups of ``G``;
 #: ``wf``: ``hiradix`` with ``ugal-s`` deciding at the source in the decision line (§R11.2a), ``g`` positions
-#: per serve stage of its wavefront (0: RI's own chain, §R11.2).
+#: per serve stage of its wavefront (0: RI's own chain, §R11.2). Under ``split``, ``dv`` is the cycles from RI to GO:
+#: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
                                "split sub G wf")
 #: Topology and route tables (read only).
@@ -69,6 +70,9 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
 #: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
 #: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
+#: ``hiradix-staged`` (§R11.7): ``rqc[r, :rqc_n[r]]`` LO's candidates (the requests it kept in the last cycle, the
+#: lane field its slot), which GO decides; ``rq`` holds every lane RI selected, and ``rq2`` the candidates GO decided
+#: in the last cycle (with ``rq`` and ``rqc``, u(v)).
 #: ``subswitch`` (§R12): per output of a sub-switch's column, the lane SA granted in this cycle (``sw_lane``,
 #: -1: none).
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
@@ -92,7 +96,7 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: the router's injection ports in port order and ``wf_ptr[r]`` the one its allocator serves first.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n ri_credit ri_busy "
+                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n rqc rqc_n ri_credit ri_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
                                 "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret "
                                 "wfl wflv wfls wfln wfb wfb_n wf_lw wf_inj wf_ni wf_ptr")
@@ -1148,23 +1152,24 @@ def _hr_st(r, t, prm, tp, rs, pk):
 
 
 @compiled(cache=True, _nrt=False)
-def _hr_go(r, prm, tp, rs, sc):
+def _hr_go(r, prm, tp, rs, sc, rq, nrq):
     """§R11.3 GO of router ``r``: the request register's requests, per output ranked by input from
     ``ptr_out[o]`` and by lane (``hiradix-local``, §R11.6: by group from ``ptr_out[o]`` and by slot), granted up to ``S`` per output on the view (the state after this cycle's ST)
     with the output's earlier grants of this cycle counted (a credit each, a hold for a head of a packet
     longer than a flit; counted in ``credit`` and ``ovc_busy`` while the output is served, then undone: GO
     changes no state, it registers). A head to a network port is given the idle VC of its class with the most
-    credits. The grants go into the grant register, in grant order per output."""
+    credits. The grants go into the grant register, in grant order per output. ``rq[r, :nrq]``: the requests
+    GO decides (``hiradix-staged``, §R11.7: LO's candidates)."""
     P, V, S, L, G = rs.buf.shape[1], prm.V, prm.S, prm.L, prm.G
     Q = (P + G - 1) // G if G > 0 else P
     ej_depth = V * prm.B
     vpc = prm.vpc
-    rq, gr, out_term, credit, ovc_busy = rs.rq, rs.gr, tp.out_term, rs.credit, rs.ovc_busy
+    gr, out_term, credit, ovc_busy = rs.gr, tp.out_term, rs.credit, rs.ovc_busy
     bucket, bcount = sc.bucket, sc.bcount
     if prm.wf > 0 and prm.sequential:
         _hr_line_chain(r, prm, rs, sc)
     sc.nout[0] = 0
-    for i in range(rs.rq_n[r]):
+    for i in range(nrq):
         if rq[r, i, 2] < 0:
             continue   # dropped by the chain
         p = rq[r, i, 0]
@@ -1258,9 +1263,18 @@ def _hr_line_chain(r, prm, rs, sc):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _hr_age_requests(r, rs):
+def _hr_age_requests(r, prm, rs, sc):
     """The request register's requests become the two-cycle-old ones (``rq2``, counted in u(v) by the next RI),
-    except those the chain beside GO dropped (``o = -1``: their verdict is known from now on, §R11.2a)."""
+    except those the chain beside GO dropped (``o = -1``: their verdict is known from now on, §R11.2a).
+    ``hiradix-staged`` (§R11.7): the candidates GO decided in this cycle become ``rq2``, and LO (:func:`_hr_local`)
+    makes the next candidates of the request register."""
+    if prm.dv == 2:
+        for i in range(rs.rqc_n[r]):
+            rs.rq2[r, i, 0] = rs.rqc[r, i, 0]
+            rs.rq2[r, i, 1] = rs.rqc[r, i, 1]
+        rs.rq2_n[r] = rs.rqc_n[r]
+        rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rq, rs.rq_n[r], rs.rqc) if rs.rq_n[r] > 0 else 0
+        return
     n2 = 0
     for i in range(rs.rq_n[r]):
         if rs.rq[r, i, 2] >= 0:
@@ -1285,6 +1299,9 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
         sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
+    n_c = rs.rqc_n[r] if prm.dv == 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
+    for i in range(n_c):
+        sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] += 1
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1338,9 +1355,11 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 nin += 1
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
+    for i in range(n_c):
+        sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = 0
     for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
-    _hr_age_requests(r, rs)
+    _hr_age_requests(r, prm, rs, sc)
     seq = prm.sequential and prm.wf == 0   # under the decision line the chain runs beside GO (§R11.2a)
     if prm.sequential and prm.wf > 0:
         rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
@@ -1377,19 +1396,19 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
             rs.ptr_in[r, p] = wrap(last + 1, V)
     if seq:
         n = _hr_chain(r, prm, tp, rs, pk, sc, nin)
-    if prm.G > 0 and n > 0:
-        n = _hr_local(r, prm, rs, sc, n)
+    if prm.G > 0 and prm.dv == 1 and n > 0:   # hiradix-local: LO at the end of RI's cycle (§R11.6)
+        n = _hr_local(r, prm, rs, sc, rq, n, rq)
     rs.rq_n[r] = n
 
 
 @compiled(cache=True, _nrt=False)
-def _hr_local(r, prm, rs, sc, n):
-    """§R11.6 LO of router ``r``: per group of ``G`` inputs and output, the ``n`` requests RI registered ranked
-    by input from ``ptr_loc`` (``sw_pout[r, o, g]``, inputs counted within the group) and by lane; the first
-    ``S`` kept, their slot in the lane field, the rest dropped; ``ptr_loc`` moves to one past the last input
-    kept. Returns the requests kept (compacted in the request register)."""
+def _hr_local(r, prm, rs, sc, rq, n, out):
+    """§R11.6 LO of router ``r``: per group of ``G`` inputs and output, the ``n`` requests of ``rq`` (RI's lanes)
+    ranked by input from ``ptr_loc`` (``sw_pout[r, o, g]``, inputs counted within the group) and by lane; the
+    first ``S`` kept, their slot in the lane field, the rest dropped; ``ptr_loc`` moves to one past the last input
+    kept. Returns the requests kept, compacted into ``out`` (``rq`` itself, or LO's candidates, §R11.7)."""
     P, G, S = rs.buf.shape[1], prm.G, prm.S
-    rq, ptr, slot = rs.rq, rs.sw_pout, sc.resv
+    ptr, slot = rs.sw_pout, sc.resv
     for i in range(n):
         p, o = rq[r, i, 0], rq[r, i, 2]
         g = p // G
@@ -1417,8 +1436,8 @@ def _hr_local(r, prm, rs, sc, n):
     for i in range(n):
         if slot[i] < S:
             for f in range(rq.shape[2]):
-                rq[r, k, f] = rq[r, i, f]
-            rq[r, k, 5] = slot[i]
+                out[r, k, f] = rq[r, i, f]
+            out[r, k, 5] = slot[i]
             k += 1
     return k
 
@@ -1544,8 +1563,11 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         moved = _hr_in(r, prm, tp, rs, lk, sc)
     if rs.gr_n[r] > 0:
         moved |= _hr_st(r, t, prm, tp, rs, pk)
-    if rs.rq_n[r] > 0:
-        _hr_go(r, prm, tp, rs, sc)
+    if prm.dv == 2:   # hiradix-staged (§R11.7): GO decides LO's candidates
+        if rs.rqc_n[r] > 0:
+            _hr_go(r, prm, tp, rs, sc, rs.rqc, rs.rqc_n[r])
+    elif rs.rq_n[r] > 0:
+        _hr_go(r, prm, tp, rs, sc, rs.rq, rs.rq_n[r])
     # RI reads the output side one cycle late, from its copy (§R11.1); the copy for the next cycle is the
     # output side of this cycle's view (credits that arrive in this cycle are added after allocation)
     if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
@@ -1553,7 +1575,7 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         _hr_ri(r, prm, tp, rs, pk, sc)
         _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
     else:   # no flit: no request (each request's flit is still in its buffer)
-        _hr_age_requests(r, rs)
+        _hr_age_requests(r, prm, rs, sc)
         rs.rq_n[r] = 0
         if prm.sequential:
             rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])

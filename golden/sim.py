@@ -134,7 +134,8 @@ class SimConfig:
         (lookahead routing, then VC allocation, switch allocation and switch traversal a cycle each) or
         ``hiradix`` (combined allocation split into a registered input stage and output stage, the grant
         applied by switch traversal a cycle later, §R11), ``hiradix-local`` (``hiradix`` with a local output
-        arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6) or ``subswitch`` (row buffers, a local allocator
+        arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6), ``hiradix-staged`` (that arbiter
+        and switch traversal in cycles of their own, §R11.7) or ``subswitch`` (row buffers, a local allocator
         per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
@@ -645,6 +646,9 @@ class Simulator:
         # hiradix: the grants whose input side (IN) is the next cycle, and the requests of two cycles ago
         self.gi, self.gi_n = np.zeros((R, nreg, 4), i32), np.zeros(R, i32)
         self.rq2, self.rq2_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
+        # hiradix-staged (§R11.7): LO's candidates, which GO decides in the next cycle
+        self.rqc = np.zeros((R, nreg if model.staged else 1, len(kernel.RQ_FIELDS)), i32)
+        self.rqc_n = np.zeros(R, i32)
         self.qadd = np.zeros((R, P), i32)
         # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)

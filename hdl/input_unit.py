@@ -266,6 +266,10 @@ class FrontInputUnit(wiring.Component):
     ----------
     n_vcs, depth, flit_layout, check, side_shape
         As :class:`InputUnit`.
+    kinds : int
+        How many of the oldest entries' kinds (tail and head bits) are kept in registers, and how many
+        occupancy bits (``count >= 1 .. kinds``): 4, or 5 for ``hiradix-staged`` (router-spec §R11.7: the view's
+        first four flits, each possibly a pop behind). Default 4.
 
     Attributes
     ----------
@@ -274,10 +278,10 @@ class FrontInputUnit(wiring.Component):
     front0_ivc, front1_ivc : list of Signal(entry), out
         Per VC, the oldest and the second oldest entry (flit bits, then the side-band bits above
         them); don't-care when the VC holds fewer flits.
-    nge_ivc : list of Signal(4), out
+    nge_ivc : list of Signal(kinds), out
         Per VC, bit ``k - 1``: the VC holds at least ``k`` flits (registers).
-    kind_ivc : list of Signal(8), out
-        Per VC, the kinds of the four oldest entries, registers (what the allocator reads of the flits
+    kind_ivc : list of Signal(2 * kinds), out
+        Per VC, the kinds of the ``kinds`` oldest entries, registers (what the allocator reads of the flits
         behind the front one): bit ``2k`` the ``tail`` bit, ``2k + 1`` the ``head`` bit of entry ``k``
         (0 the oldest); don't-care for entries the VC does not hold, 0 for a layout without the bits.
     front0_next_ivc, front1_next_ivc : list of Signal(entry), out
@@ -286,9 +290,10 @@ class FrontInputUnit(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
-                 side_shape=None):
+                 side_shape=None, kinds: int = 4):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
+        self.kinds = check_int(self, "kinds", "oldest entries whose kinds are kept", kinds, 4)
         self.flit_layout, self.check, self.side_shape = flit_layout, check, side_shape
         self.side_bits = 0 if side_shape is None else Shape.cast(side_shape).width
         self.entry_bits = flit_layout.size + self.side_bits
@@ -299,8 +304,8 @@ class FrontInputUnit(wiring.Component):
             "pop_ivc": In(n_vcs),
             "front0_ivc": Out(self.entry_bits).array(n_vcs),
             "front1_ivc": Out(self.entry_bits).array(n_vcs),
-            "nge_ivc": Out(4).array(n_vcs),
-            "kind_ivc": Out(8).array(n_vcs),
+            "nge_ivc": Out(self.kinds).array(n_vcs),
+            "kind_ivc": Out(2 * self.kinds).array(n_vcs),
             "front0_next_ivc": Out(self.entry_bits).array(n_vcs),
             "front1_next_ivc": Out(self.entry_bits).array(n_vcs),
             "credit_ret_ivc": Out(n_vcs),
@@ -310,7 +315,7 @@ class FrontInputUnit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n, depth = self.n_vcs, self.depth
+        n, depth, nk = self.n_vcs, self.depth, self.kinds
         in_entry = Cat(self.in_flit, self.in_side) if self.side_shape is not None else Cat(self.in_flit)
         pop_ok_ivc, overflow_ivc, underflow_ivc = Signal(n), Signal(n), Signal(n)
         bad_vc = Signal()
@@ -339,9 +344,9 @@ class FrontInputUnit(wiring.Component):
             ]
             nxt = Signal(range(depth + 1), name=f"count_next_ivc_{v}")
             m.d.comb += nxt.eq(count + push - pop)
-            m.d.sync += [count.eq(nxt), nge.eq(Cat(nxt >= 1, nxt >= 2, nxt >= 3, nxt >= 4))]
+            m.d.sync += [count.eq(nxt), nge.eq(Cat(*[nxt >= k for k in range(1, nk + 1)]))]
             ram_data = None
-            fifth = None   # the fifth oldest entry (the RAM's slot after its head's next), for the kinds
+            behind_last = None   # the entry behind the kinds kept (RAM slot head + nk - 2), for the kinds
             fourth = None  # the fourth oldest entry (the RAM's slot after its head), for the third's side-band
             if rd:
                 # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
@@ -372,22 +377,25 @@ class FrontInputUnit(wiring.Component):
                         m.d.comb += [swp.addr.eq(tail), swp.data.eq(in_entry[fw:]), swp.en.eq(to_ram),
                                      srp.addr.eq(inc(head))]
                         fourth = srp.data
-                    if rd >= 3:   # the fifth entry's kind, read where only the kind registers' update sees it
+                    if rd >= nk - 1:   # that entry's kind, read where only the kind registers' update sees it
                         rp2 = mem.read_port(domain="comb")
-                        m.d.comb += rp2.addr.eq(inc(inc(head)))
-                        fifth = rp2.data
+                        a = head
+                        for _ in range(nk - 2):
+                            a = inc(a)
+                        m.d.comb += rp2.addr.eq(a)
+                        behind_last = rp2.data
                     with m.If(to_ram):
                         m.d.sync += tail.eq(inc(tail))
                     with m.If(from_ram):
                         m.d.sync += head.eq(inc(head))
                     ram_data = rp.data
-            # the four oldest entries' kinds: a shift register beside the FIFO (a pop shifts it by one entry;
+            # the oldest entries' kinds: a shift register beside the FIFO (a pop shifts it by one entry;
             # the arriving flit's kind lands at its place, count - pop)
-            kinds = [self.kind_ivc[v][2 * k:2 * k + 2] for k in range(4)]
-            behind = kinds[1:] + [kind(fifth) if fifth is not None else Const(0, 2)]
+            kinds = [self.kind_ivc[v][2 * k:2 * k + 2] for k in range(nk)]
+            behind = kinds[1:] + [kind(behind_last) if behind_last is not None else Const(0, 2)]
             at = Signal(range(depth + 1), name=f"arrive_at_ivc_{v}")
             m.d.comb += at.eq(count - pop)
-            for k in range(min(depth, 4)):
+            for k in range(min(depth, nk)):
                 m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(pop, behind[k], kinds[k])))
             # the third entry's side-band (a head's stored route) in a register, shifted as the kinds are, so
             # that front1's next side-band, which a reader looks up a cycle early, reads no RAM

@@ -243,7 +243,7 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "subswitch")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -314,7 +314,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         the grant cycle, Moore outputs from the buffers), ``iq`` (:mod:`radixnet.hdl.router_iq`: VA,
         SA, ST and output registers, a credit register; 4 cycles per hop), ``hiradix``
         (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
-        the greedy routings and ``ugal-s``) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
+        the greedy routings and ``ugal-s``), ``hiradix-local`` (its output arbitration in two levels, §R11.6),
+        ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
         row buffers | SA per sub-switch | column buffers | GO, router-spec §R12; route tables, ``S = 1``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
@@ -583,7 +584,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             for i, p in enumerate(self.inject_ports):
                 m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
-            iu = (FrontInputUnit if split else InputUnit)(V, B, lay, check=self.check, side_shape=side)
+            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5 if self.model.staged else 4)
+                  if split else InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
             if line is not None and p in self.inject_ports:
                 i = self.inject_ports.index(p)
@@ -613,7 +615,9 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         # 1 its counters take a cycle after GO (at ST) and the view is a counter less the take on its way, which
         # reads ">= 4" for ">= 3" (§R11.3 "Where GO's grants are applied")
         self._hr_defer = split and self.speedup == 1 and K == 1
-        cc_kw = {"thresholds": 4 if self._hr_defer else 3} if split else {"thresholds": 1} if sub else {}
+        # hiradix-staged: u(v) up to 3, so the bound VCs' copies read ``>= 4`` (§R11.7)
+        cc_kw = {"thresholds": (4 if self._hr_defer else 3) + int(self.model.staged)} if split else \
+            {"thresholds": 1} if sub else {}
         for o in range(P):
             if is_eject[o]:
                 busy[o] = Signal(1, name=f"busy_op_{o}_ovc")  # the implicit VC, held head to tail (§R5)

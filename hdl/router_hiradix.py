@@ -147,6 +147,9 @@ class HiradixStages:
         is_eject = self._is_eject
         credits, ej_credits, busy = self._credits, self._ej_credits, self._busy
         adaptive = self.routing is not None
+        # hiradix-staged (§R11.7): LO in a cycle of its own, ST in two halves; u(v) up to 3, so RI reads four flits
+        staged = self.model.staged
+        nu = 4 if staged else 3
         fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
         side_lay = self._side_layout
@@ -160,6 +163,8 @@ class HiradixStages:
                    for o in range(P)}
         st_take2 = {o: [Signal(range(S + 1), name=f"st_take2_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
                     for o in range(P)}   # the same, a cycle older
+        st_take3 = {o: [Signal(range(S + 1), name=f"st_take3_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
+                    for o in range(P)} if staged else {}   # and two cycles older (§R11.7)
         # one VC class at speedup 1 (§R11.3 "Where GO's grants are applied"): GO registers, per output VC, each
         # outcome's reductions of its grant and, per output, the availability bit that selects the outcome; ST
         # selects (``st_take``, ``st_hold``, ``st_release``) and the credit counters and holds apply it at ST's
@@ -198,6 +203,8 @@ class HiradixStages:
         # (GO decided them in the cycle before; the view holds their verdict from the next cycle)
         pending = [Signal(V, name=f"req_pending_ip_{p}") for p in range(P)]
         pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
+        # hiradix-staged (§R11.7): the VCs LO kept two cycles ago and three (req_pending2 then holds the kept only)
+        pending3 = [Signal(V, name=f"req_pending3_ip_{p}") for p in range(P)] if staged else []
         # under the decision line (§R11.2a): per input lane, the chain beside GO dropped the request GO decided in
         # the cycle before (the request ``st`` holds now); RI no longer counts it in u(v)
         line = bool(self.seq_wavefront)
@@ -228,7 +235,9 @@ class HiradixStages:
                 "e2": reg(1, f"rq_dep2_{lane_sfx(p, s)}"),
                 "t1": reg(1, f"rq_tail1_{lane_sfx(p, s)}"),
                 "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
-                "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}")} for s in range(S)] for p in range(P)]
+                "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}"),
+                **({"e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"), "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")}
+                   if staged else {})} for s in range(S)] for p in range(P)]
         # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
         # whether it was granted comes back from the outputs' grant registers)
         # RI writes the request's next value (``rqn``); the request register and, with more than one group of
@@ -247,12 +256,16 @@ class HiradixStages:
         keep = [[Signal(name=f"lo_keep_{lane_sfx(p, s)}") for s in range(S)] for p in range(P)] if local else []
         for p in range(P):
             for s in range(S):
-                if local:
+                if local and not staged:
                     m.d.sync += [x.eq(rqn[p][s][k] & keep[p][s] if k in ("valid", "ooh") else rqn[p][s][k])
                                  for k, x in rq[p][s].items()]
                     continue
                 m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
                 m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
+        # hiradix-staged: the request's ST fields wait a cycle beside the input while LO decides it (§R11.7)
+        lo_rq = [[{k: reg(rq[p][s][k].shape(), f"lo_rq_{k}_{lane_sfx(p, s)}")
+                   for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in rq[p][s]}
+                  for s in range(S)] for p in range(P)] if staged else []
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
@@ -273,6 +286,17 @@ class HiradixStages:
         by_index = self.crossbar_select == "index"
         g_sel = [[(valid, Signal(ptr_width(n), name=f"g_lane_op_{o}" + ("" if S == 1 else f"_{j}")))
                   for j, (valid, _) in enumerate(g_reg[o])] for o in range(P)] if by_index else g_reg
+        # hiradix-staged: ST2's copy of the grant registers (the crossbar's select and a head's output VC), a cycle
+        # after ST1 read the flits into the lane registers (§R11.7)
+        g2_sel = [[(Signal(name=f"g2_valid_op_{o}" + ("" if S == 1 else f"_{j}")),
+                    Signal(len(x), name=f"g2_{'lane' if by_index else 'lane_oh'}_op_{o}" + ("" if S == 1 else f"_{j}")))
+                   for j, (_, x) in enumerate(g_sel[o])] for o in range(P)] if staged else []
+        g2_ovc = [[Signal(vw, name=f"g2_ovc_op_{o}" + ("" if S == 1 else f"_{j}")) for j in range(S)]
+                  for o in range(P)] if staged else []
+        for o in range(len(g2_sel)):
+            for j in range(S):
+                m.d.sync += [g2_sel[o][j][0].eq(g_reg[o][j][0]), g2_sel[o][j][1].eq(g_sel[o][j][1]),
+                             g2_ovc[o][j].eq(g_ovc[o][j])]
 
         # ------------------------------------------------ the view (§R11.1): functions of registers
         def counter(o, w):
@@ -336,7 +360,7 @@ class HiradixStages:
         m.d.comb += ok_tab.eq(Cat(*ok_bits))
         # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
         # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
-        n_ge = 4 if defer else 3
+        n_ge = (4 if defer else 3) + int(staged)
 
         def counter_ge(o, w, j):
             if o >= P or w >= len(st_take[o]):
@@ -363,16 +387,16 @@ class HiradixStages:
             cc = counter(o, w)
             return 1 if cc is None else int(cc.depth >= k)
 
-        h_init = {1: 0, 2: 0, 3: 0}
+        h_init = {k: 0 for k in range(1, nu + 1)}
         for o in range(P):
             for w in range(len(st_take[o])):
-                for k in (1, 2, 3):
+                for k in range(1, nu + 1):
                     h_init[k] |= reset_ge(o, w, k) << (o * (1 << vw) + w)
         # a bound input VC reads only its own output VC's bits of the copy, one register per input VC beside RI,
         # made at the input from registers (written in ST, below): the output VC is held by the VC's own packet,
         # so the take ST applies to it is the VC's own pop, and the view's bits are the counter's, selected by the
         # binding's next value and moved by the pop (no logic of the output's on the long wire)
-        bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in (1, 2, 3)]
+        bound_ok = [[[Signal(name=f"ri_bound_ok{k}_ip_{p}_ivc_{v}", init=(h_init[k] & 1)) for k in range(1, nu + 1)]
                      for v in range(V)] for p in range(P)]
         # the sequential allocator's queue lengths (§R11.2, §R11.2a): RI's copy, a register per output
         ri_q_o = {}
@@ -395,11 +419,12 @@ class HiradixStages:
                 m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
                 f = data.View(lay, fe[:fw])
                 nge = iu.nge_ivc[v]
-                pres = [Signal(name=f"view_has{k}_{tag}") for k in (1, 2, 3)]   # the view holds >= 1, 2, 3 flits
+                pres = [Signal(name=f"view_has{k}_{tag}") for k in range(1, nu + 1)]   # the view holds >= 1, 2, .. flits
                 m.d.comb += [x.eq(Mux(pop, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
-                # the kinds (tail, head) of the view's first three flits, from the input unit's kind registers
+                # the kinds (tail, head) of the view's first three (staged: four) flits, from the input unit's kind
+                # registers
                 kd = iu.kind_ivc[v]
-                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(3)]
+                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(nu)]
                 tl = [x[0] for x in kv]
                 oks = bound_ok[p][v]   # the bound output VC holds >= 1, 2, 3 credits (copy)
                 # per front register, what RI reads of its head, made a cycle early from the view of the cycle
@@ -446,9 +471,18 @@ class HiradixStages:
                     e2 = Signal(name=f"req_pending2_kept_{tag}")
                     m.d.comb += e2.eq(pending2[p][v] & ~Cat(*[chain_drop[p][s] & st[p][s]["voh"][v]
                                                               for s in range(S)]).any())
-                m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
-                                           Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
-                                               pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
+                if staged:   # u(v) = e1 + e2 + e3 (the last two: requests LO kept, §R11.7)
+                    e3 = pending3[p][v]
+                    u = Signal(2, name=f"ri_u_{tag}")
+                    m.d.comb += u.eq(e1 + e2 + e3)
+                    by_u = [pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok)]
+                    for k in (1, 2, 3):
+                        by_u.append(bound & ~Cat(*tl[:k]).any() & pres[k] & oks[k])
+                    m.d.comb += elig[v].eq(Cat(*by_u).bit_select(u, 1))
+                else:
+                    m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
+                                               Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
+                                                   pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok))))
                 o_req = Signal(pw, name=f"ri_op_{tag}")
                 m.d.comb += o_req.eq(Mux(bound, act_o[p][v], port))
                 commit = {}
@@ -465,10 +499,11 @@ class HiradixStages:
                 m.d.comb += hk.eq(Mux(bound, 0, (Const(1, K) << cls[:kb])[:K]))
                 # the kind of the flit this request takes: the view's flit k, k the number of its VC's undecided
                 # requests GO grants (GO counts them, §R11.2)
-                ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(3)]
+                ts = [Signal(name=f"ri_tail{k + 1}_{tag}") for k in range(nu)]
                 m.d.comb += [t.eq(x[0] & ~x[1]) for t, x in zip(ts, kv)]
                 per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
-                              "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit})
+                              "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit,
+                              **({"e3": e3, "t4": ts[3]} if staged else {})})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
                                                              new_ok, hops_out, eject_tab, commit_lay, tag))
@@ -476,7 +511,8 @@ class HiradixStages:
             m.submodules[f"ri_sel_ip_{p}"] = sel
             m.d.comb += sel.elig.eq(elig)
             if seq:   # the selected lanes go to the sequential allocator (below), which registers them
-                seq_lanes.append([{k: mux_onehot(sel.pick[s], [x[k] for x in per_v]) for k in SEQ_LANE_FIELDS}
+                seq_lanes.append([{k: mux_onehot(sel.pick[s], [x[k] for x in per_v])
+                                   for k in SEQ_LANE_FIELDS + (("e3", "t4") if staged else ())}
                                   | {"pick": sel.pick[s]} for s in range(S)])
                 continue
             picked = []
@@ -486,22 +522,30 @@ class HiradixStages:
                 r = rqn[p][s]
                 m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.comb += r["ooh"].eq(mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3"):
+                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3") \
+                        + (("e3", "t4") if staged else ()):
                     m.d.comb += r[k].eq(mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
                     m.d.comb += r["commit"].eq(mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
-            if local:
+            if local and not staged:
                 picked = [Mux(keep[p][s], x, 0) for s, x in enumerate(picked)]
             m.d.sync += pending[p].eq(or_all(picked))
 
         if seq:
-            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay, keep)
-        cand = self._hr_local(m, rqn, keep) if local else None
+            self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay, [] if staged else keep)
+        go_fields = GO_FIELDS + (("e3", "t4") if staged else ())
+        # LO (§R11.6): at the end of RI's cycle on its next requests, or (staged, §R11.7) in the next cycle on the
+        # request register
+        cand = self._hr_local(m, rq if staged else rqn, keep, go_fields) if local else None
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
         for p in range(P):
-            m.d.sync += pending2[p].eq(pending[p])
+            if staged:   # u(v)'s requests of two and three cycles ago: those LO kept (§R11.7)
+                m.d.sync += [pending2[p].eq(or_all([Mux(keep[p][s], rq[p][s]["voh"], 0) for s in range(S)])),
+                             pending3[p].eq(pending2[p])]
+            else:
+                m.d.sync += pending2[p].eq(pending[p])
 
         # ------------------------------------------------ GO (§R11.3)
         # per group of outputs, the lanes as its GO reads them (its copy of GO's fields)
@@ -512,7 +556,9 @@ class HiradixStages:
         oqs = self._hiradix_oqs
         for o in (o for o in range(P) if is_eject[o]):
             in_st = sum(valid for valid, _ in g_reg[o])
-            cnt = Signal(range(V * B + 2 * S + 2), name=f"eject_len_op_{o}")
+            if staged:   # and the flits in ST2 (§R11.7)
+                in_st = in_st + sum(valid for valid, _ in g2_sel[o])
+            cnt = Signal(range(V * B + (3 if staged else 2) * S + 2), name=f"eject_len_op_{o}")
             m.d.comb += cnt.eq((self.out_valid_op[o] if S == 1 else oqs[o].count) + in_st)
             eject_len[o] = cnt
 
@@ -662,7 +708,14 @@ class HiradixStages:
                 m.d.comb += [took1.eq(st_take[o][w] != 0), took2.eq(st_take2[o][w] != 0)]
                 m.d.sync += st_take2[o][w].eq(st_take[o][w])
                 lane_tail = []
-                for r in lanes:
+                if staged:   # three undecided requests (§R11.7): the grant takes flit e1·took1 + e2·took2 + e3·took3
+                    took3 = Signal(name=f"go_took3_op_{o}_ovc_{w}")
+                    m.d.comb += took3.eq(st_take3[o][w] != 0)
+                    m.d.sync += st_take3[o][w].eq(st_take2[o][w])
+                    for r in lanes:
+                        nk = (r["e1"] & took1) + (r["e2"] & took2) + (r["e3"] & took3)
+                        lane_tail.append(Cat(r["t1"], r["t2"], r["t3"], r["t4"]).bit_select(nk, 1))
+                for r in (() if staged else lanes):
                     k1, k2 = r["e1"] & took1, r["e2"] & took2
                     lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
                 if two:
@@ -754,6 +807,9 @@ class HiradixStages:
             for s in range(S):
                 i = p * S + s
                 r, t = rq[p][s], st[p][s]
+                if staged:   # RI's request, a cycle beside LO, then ST's
+                    m.d.sync += [x.eq(r[k]) for k, x in lo_rq[p][s].items()]
+                    r = lo_rq[p][s]
                 m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band)
                 ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
@@ -774,7 +830,12 @@ class HiradixStages:
                             hops = self._hops_out(m, Const(0, 1), data.View(lay, ent[:fw]).hops,
                                                   f"fault_{lane_sfx(p, s)}")
                         m.d.comb += fl.hops.eq(hops)
-                lane_flits.append(fl)
+                if staged:   # ST1 reads the flit into the lane register; ST2's crossbar reads that (§R11.7)
+                    fl2 = Signal(lay, name=f"st2_flit_{lane_sfx(p, s)}")
+                    m.d.sync += fl2.eq(fl)
+                    lane_flits.append(fl2)
+                else:
+                    lane_flits.append(fl)
                 by = Signal(P * S, name=f"st_granted_by_{lane_sfx(p, s)}")   # per output and grant
                 m.d.comb += by.eq(Cat(*[g_oh[o][j][i] for o in range(P) for j in range(S)]))
                 granted = Signal(name=f"st_granted_{lane_sfx(p, s)}")
@@ -806,14 +867,14 @@ class HiradixStages:
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
-        outs = self._crossbar(m, lane_flits, g_sel, "crossbar", select=self.crossbar_select)
+        outs = self._crossbar(m, lane_flits, g2_sel if staged else g_sel, "crossbar", select=self.crossbar_select)
         if vpc > 1:   # a head leaves on the output VC GO gave it (registered at the output)
             for o in range(P):
                 for j, (go, fo) in enumerate(outs[o]):
                     f2 = Signal(lay, name=f"st_out_flit_op_{o}" + ("" if S == 1 else f"_{j}"))
                     m.d.comb += f2.eq(fo)
                     with m.If(fo.head):
-                        m.d.comb += f2.vc.eq(g_ovc[o][j])
+                        m.d.comb += f2.vc.eq((g2_ovc if staged else g_ovc)[o][j])
                     outs[o][j] = (go, f2)
         self._drive_links(m, outs, oqs, m.d.sync)
 
@@ -826,12 +887,13 @@ class HiradixStages:
                                  self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]
 
     # ------------------------------------------------ LO: the local output arbiters (§R11.6)
-    def _hr_local(self, m: Module, rqn, keep):
-        """§R11.6's LO at the end of RI's cycle: per group of ``G`` inputs and output, an
-        :class:`~radixnet.hdl.alloc.go.OutputArbiter` over the group's lanes (ranked by input from its pointer,
-        then by lane) keeps the first ``S``; ``keep`` (per lane) says which lanes are registered. Returns, per
-        group, output and slot, the candidate register GO reads: ``valid``, the lane one-hot within the group
-        (``lane_oh``) and GO's fields of the kept request."""
+    def _hr_local(self, m: Module, rqn, keep, go_fields=GO_FIELDS):
+        """§R11.6's LO: per group of ``G`` inputs and output, an :class:`~radixnet.hdl.alloc.go.OutputArbiter` over
+        the group's lanes ``rqn`` (RI's next requests at the end of its cycle; ``hiradix-staged``, §R11.7: the
+        request register, in the next cycle), ranked by input from its pointer, then by lane, keeps the first
+        ``S``; ``keep`` (per lane) says which lanes it kept. Returns, per group, output and slot, the candidate
+        register GO reads: ``valid``, the lane one-hot within the group (``lane_oh``) and ``go_fields`` of the kept
+        request."""
         P, S, G = self.n_ports, self.speedup, self.group
         cand = []
         kept = {(p, s): [] for p in range(P) for s in range(S)}
@@ -850,7 +912,7 @@ class HiradixStages:
                 for k, g in enumerate([arb.first, arb.second][:S]):
                     sfx = f"grp_{q}_op_{o}" + ("" if S == 1 else f"_{k}")
                     c = {"valid": Signal(name=f"lo_valid_{sfx}"), "lane_oh": Signal(nl, name=f"lo_lane_oh_{sfx}")}
-                    for f in GO_FIELDS:
+                    for f in go_fields:
                         x = rqn[lanes[0][0]][lanes[0][1]][f]
                         c[f] = Signal(x.shape(), name=f"lo_{f}_{sfx}")
                         m.d.sync += c[f].eq(mux_onehot(g, [rqn[p][s][f] for p, s in lanes]))
@@ -951,5 +1013,6 @@ class HiradixStages:
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
                              r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
                              r["t3"].eq(x["t3"])]
+                m.d.comb += [r[k].eq(x[k]) for k in ("e3", "t4") if k in r]
                 granted.append(Mux(g & keep[p][s] if keep else g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

@@ -1,5 +1,5 @@
-"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL, and
-``hiradix-local`` (§R11.6: the output arbitration in two levels).
+"""Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL;
+``hiradix-local`` (§R11.6: the output arbitration in two levels) and ``hiradix-staged`` (§R11.7).
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
@@ -193,8 +193,11 @@ def test_cli_fbfly_4_2_speedup_2(extra):
     assert "MATCH" in r.stdout
 
 
-# ---- hiradix-local (§R11.6): a local output arbiter per group of inputs, GO over the groups' winners
+# ---- hiradix-local (§R11.6): a local output arbiter per group of inputs, GO over the groups' winners; and
+# hiradix-staged (§R11.7): that arbiter in a cycle of its own, switch traversal in two halves
 LOCAL = {"router_model": "hiradix-local"}
+STAGED = {"router_model": "hiradix-staged"}
+TWO_LEVEL = ["hiradix-local", "hiradix-staged"]
 
 
 def test_local_tiny_network_multiflit_past_saturation():
@@ -206,34 +209,58 @@ def test_local_tiny_network_multiflit_past_saturation():
     assert v["stall_cycles"] > 50
 
 
-# slow (about 40 s, its own build): the switch top above kills every LO mutant by default
+def test_staged_tiny_network_multiflit_past_saturation():
+    """The switch top in groups of two inputs, speedup 2, 3-flit packets past saturation, 4 flits per VC: LO
+    decides RI's request register a cycle later, u(v) counts LO's kept requests of two and three cycles ago (a
+    bound VC streams with three undecided requests), ST1 reads the flits into lane registers and ST2 crosses."""
+    v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=4, packet_length=3, seed=4, speedup=2, group=2, **STAGED)
+    assert_match(v)
+    assert v["stall_cycles"] > 50
+
+
+# speedup 2 is slow (its own build)
+@pytest.mark.parametrize("speedup", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_staged_smallest_buffers(speedup):
+    """``V = B = 1``: GO counts the ejection queue with the flits in ST1 and ST2 (§R11.7), so a flit anywhere on
+    its way to the queue stops grants; at speedup 1 one VC class applies GO's grants at ST's edge (§R11.3), with
+    the credit counters' ``>= 5`` bits."""
+    v = run(*TINY, load=0.9, cycles=300, vcs=1, vc_depth=1, terminals="flit", group=2, speedup=speedup, **STAGED)
+    assert_match(v)
+    assert v["stall_cycles"] > 500
+
+
+# slow (about 40 s each, its own build): the switch tops above kill every LO and staged mutant by default
 @pytest.mark.slow
-def test_local_router_level():
+@pytest.mark.parametrize("model", TWO_LEVEL)
+def test_local_router_level(model):
     """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
     port driven from the network's golden run."""
     assert_router_match(run_router("fbfly", {"k": 2, "n": 3}, routing="ugal", traffic="complement", load=0.9,
-                                   cycles=200, vcs=2, vc_depth=2, ugal_threshold=0, group=2, **LOCAL))
+                                   cycles=200, vcs=2, vc_depth=2, ugal_threshold=0, group=2, router_model=model))
 
 
 @pytest.mark.slow
-def test_local_sequential_ri_ugal_s():
-    """UGAL-S: the sequential chain registers at most S requests per output, LO keeps them all and gives them
-    their slots (groups of three)."""
+@pytest.mark.parametrize("model", TWO_LEVEL)
+def test_local_sequential_ri_ugal_s(model):
+    """UGAL-S: the sequential chain registers at most S requests per output, LO (in RI's cycle, or the next) keeps
+    them all and gives them their slots (groups of three)."""
     family, params, routing, kw = SEQUENTIAL_CASES[0]
     v = run(family, params, routing=routing, cycles=150, seed=9, terminals="flit",
-            **{**kw, "ugal_threshold": 2, "traffic": "uniform"}, group=3, **LOCAL)
+            **{**kw, "ugal_threshold": 2, "traffic": "uniform"}, group=3, router_model=model)
     assert_match(v)
 
 
-# slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's checks
+# slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's and
+# §R11.7's checks
 @pytest.mark.slow
+@pytest.mark.parametrize("model", TWO_LEVEL)
 @pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],
                                    ["--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s",
                                     "--packet-length", "3"],
                                    ["--topo", "slimfly", "--q", "5", "--router", "0", "--load", "0.5"]])
-def test_cli_local(extra):
-    r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--router-model", "hiradix-local", "--speedup",
+def test_cli_local(model, extra):
+    r = subprocess.run([sys.executable, "-m", "radixnet", "cosim", "--router-model", model, "--speedup",
                         "2", "--load", "0.6", *extra, "--build-dir", str(CACHE)], capture_output=True, text=True,
                        cwd=ROOT, timeout=3600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert "MATCH" in r.stdout and "router model hiradix-local" in r.stdout
+    assert "MATCH" in r.stdout and f"router model {model}" in r.stdout

@@ -30,6 +30,7 @@ def test_the_preset_is_split_and_not_pipelined():
     assert zero_load_latency(HR, 1, 3, 1) == zero_load_latency(get_router_model("iq"), 1, 3, 1) + 2 == 13
 
 
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged"])
 @pytest.mark.parametrize("speedup", [1, 2])
 @pytest.mark.parametrize("length", [1, 3])
 @pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
@@ -37,18 +38,29 @@ def test_the_preset_is_split_and_not_pipelined():
                                                 ("fbfly", dict(k=3, n=3), "clos-ad", 1),
                                                 ("slimfly", dict(q=5), "sp", 1),
                                                 ("fbfly", dict(k=4, n=2), "min-ad", 2)])
-def test_zero_load_latency_is_the_spec_timeline(speedup, length, topo, kw, routing, tl):
+def test_zero_load_latency_is_the_spec_timeline(model, speedup, length, topo, kw, routing, tl):
     """§R11.5: a lone packet is ejected Tl + (H + 1) * (3 + Tl) + L - 1 (+2 for L > 1) cycles after its
-    creation, for several hop counts, at speedup 1 and 2."""
+    creation, for several hop counts, at speedup 1 and 2; ``hiradix-staged`` (§R11.7): Tl + (H + 1) * (5 + Tl)
+    + L - 1 (+3 for L > 1)."""
     net = build(topo, **kw)
     sim = Simulator(SimConfig(net, routing=routing, seed=3, packet_length=length, speedup=speedup,
-                              link_latency=tl, router_model="hiradix"))
+                              link_latency=tl, router_model=model))
     rng = np.random.default_rng(11)
     pairs = [(int(rng.integers(net.num_terminals)), int(rng.integers(net.num_terminals))) for _ in range(30)]
     got = lone_packets(sim, pairs)
     assert len({h for _, h in got}) >= 2   # several hop counts
     for lat, hops in got:
-        assert lat == zero_load_latency(HR, hops, length, tl), (lat, hops)
+        assert lat == zero_load_latency(get_router_model(model), hops, length, tl), (lat, hops)
+
+
+def test_the_staged_preset_is_six_cycles_per_hop():
+    st = get_router_model("hiradix-staged")
+    assert st.split and st.local_output and st.staged and st.grouped
+    assert (st.routing_delay, st.vc_alloc_delay, st.sw_alloc_delay, st.st_final_delay, st.credit_delay) == \
+        (0, 2, 1, 2, 1)
+    assert st.hop_cycles(1) == 6
+    assert zero_load_latency(st, 1, 1, 1) == 1 + 2 * 6
+    assert zero_load_latency(st, 1, 3, 1) == 1 + 2 * 6 + 3 + 2
 
 
 def credit_balance(sim):
@@ -89,9 +101,14 @@ LOCAL_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-local", "group": 3
                for i, (t, kw, rt, extra) in enumerate(CASES) if "seq_wavefront" not in extra]
 
 
-@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES,
+#: ``hiradix-staged`` (§R11.7) on the same cases as ``hiradix-local``
+STAGED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-staged"}) for t, kw, rt, extra in LOCAL_CASES]
+
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
-                         + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)])
+                         + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)]
+                         + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
@@ -115,7 +132,7 @@ def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, ext
     assert sim.collected == sim.next_seq > 500
     assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
     assert sim.bcnt.sum() == 0 and sim.oq_cnt.sum() == 0 and sim.ovc_busy.sum() == 0 and sim.in_active.sum() == 0
-    assert sim.rq_n.sum() == 0 and sim.gr_n.sum() == 0 and sim.qadd.sum() == 0
+    assert sim.rq_n.sum() == 0 and sim.gr_n.sum() == 0 and sim.rqc_n.sum() == 0 and sim.qadd.sum() == 0
     assert (sim.wfl < 0).all() and sim.wfb_n.sum() == 0 and (sim.wfb < 0).all()   # decision lines empty
     full = np.where((sim.out_ch >= 0)[:, :, None], sim.B, 0) * np.ones((1, 1, sim.V), np.int64)
     E = int(sim.cfg.egress_depth)
@@ -412,3 +429,37 @@ def test_local_arbiter_drops_a_group_loser_which_asks_again_at_once():
     assert [local[i]["hops"][0][3] for i in range(3)] == [3, 4, 6]
     assert [local[i]["ejected"] - local[i]["hops"][0][3] for i in range(3)] == [6, 6, 6]
 
+
+
+def test_staged_local_arbiter_and_switch_traversal_take_a_cycle_each():
+    """§R11.7, the scenario above under ``hiradix-staged`` (G = 2, S = 1). RI at 1 registers all three lanes; LO at
+    2 keeps input 0 (group 0, ``ptr_loc`` 0, then 1) and input 2 (group 1) and drops input 1; RI at 2 asks for none
+    of them (each has a request of RI 1, whose fate RI cannot know yet). GO at 3 grants group 0 (``ptr_out`` 0,
+    then 1): input 0's ST1 at 4, its flit on the link at 6 (ST2 at 5). Input 1's dropped request no longer counts
+    at RI 3, which asks again: LO 4, GO 5 (group 1 has no candidate), ST1 6. Input 2's refused request counts
+    through RI 4 (its verdict is in the view from 5): RI 5, LO 6, GO 7, ST1 8. Each hop to the ejection at
+    router 1 takes nine cycles from ST1 (ST2, link, then RI, LO, GO, ST1, ST2, link)."""
+    net = build("fbfly", k=4, n=2)
+    recs = traced(net, [(0, 0, 5), (0, 1, 5), (0, 2, 5)], speedup=1, router_model="hiradix-staged", group=2)
+    assert [recs[i]["hops"][0][3] for i in range(3)] == [4, 6, 8]
+    assert [recs[i]["sent"][0] - recs[i]["hops"][0][3] for i in range(3)] == [2, 2, 2]
+    assert [recs[i]["ejected"] - recs[i]["hops"][0][3] for i in range(3)] == [9, 9, 9]
+
+
+@pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13)])
+def test_the_credit_loop_that_lets_one_vc_stream(model, enough):
+    """§R11.5, §R11.7: a bound VC asks with u(v) + 1 credits in RI's copy, which sees a credit one cycle after GO
+    could; with ``enough`` flits per VC a lone 40-flit packet streams (zero-load latency), with one fewer it
+    stalls on credits."""
+    net = build("fbfly", k=4, n=2)
+    m = get_router_model(model)
+
+    def latency(B):
+        sim = Simulator(SimConfig(net, routing="min", seed=3, packet_length=40, vc_depth=B, router_model=m))
+        (lat, hops), = lone_packets(sim, [(0, 13)])
+        return lat, zero_load_latency(m, hops, 40, 1)
+
+    lat, zl = latency(enough)
+    assert lat == zl
+    lat, zl = latency(enough - 1)
+    assert lat > zl

@@ -95,7 +95,7 @@ def bit(bits, field):
     return (bits >> field.offset) & 1
 
 
-def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
+def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
     """Drive an InputUnit under the credit protocol and compare every cycle with a FIFO model.
 
     ``steps`` items are ``(send, pop_wish, bits)``: the upstream sends a flit with payload ``bits``
@@ -105,11 +105,11 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
     Returns the number of flits that went through.
 
     ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the kinds (tail and
-    head bits) of the four oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too; its
+    head bits) of the ``kinds`` oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too; its
     entries carry a 3-bit side-band (a function of the flit's bits), checked with the flit.
     """
     layout = unit_layout(n_vcs)
-    dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3)) if front else
+    dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3), kinds=kinds) if front else
            InputUnit(n_vcs, depth, layout))
 
     def side(bits):
@@ -127,14 +127,14 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
             for v in range(n_vcs):
                 assert ctx.get(dut.count_ivc[v]) == len(fifo[v])
                 if front:
-                    assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(4) if len(fifo[v]) > k)
+                    assert ctx.get(dut.nge_ivc[v]) == sum(1 << k for k in range(kinds) if len(fifo[v]) > k)
                     for k, port in enumerate((dut.front0_ivc, dut.front1_ivc)):
                         if len(fifo[v]) > k:
                             assert ctx.get(port[v]) == fifo[v][k], (v, k)
-                    kinds = ctx.get(dut.kind_ivc[v])
-                    for k in range(min(4, len(fifo[v]))):
+                    kd = ctx.get(dut.kind_ivc[v])
+                    for k in range(min(kinds, len(fifo[v]))):
                         want = bit(fifo[v][k], layout["tail"]) | bit(fifo[v][k], layout["head"]) << 1
-                        assert (kinds >> 2 * k) & 3 == want, (v, k)
+                        assert (kd >> 2 * k) & 3 == want, (v, k)
                 elif fifo[v]:
                     assert ctx.get(dut.front_flit_ivc[v].as_value()) == fifo[v][0]
             pops = [v for v in range(n_vcs) if (pop_wish >> v) & 1 and fifo[v]][:speedup]
@@ -173,7 +173,7 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False):
 @st.composite
 def input_case(draw):
     n_vcs = draw(st.integers(1, 4))
-    depth = draw(st.integers(1, 5))
+    depth = draw(st.integers(1, 7))
     speedup = draw(st.integers(1, 2))
     bits = st.integers(0, 2 ** unit_layout(n_vcs).size - 1)
     pop_wish = st.integers(0, 2 ** n_vcs - 1)
@@ -198,15 +198,24 @@ def test_front_input_unit_matches_fifo_model(case):
     input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True)
 
 
-@pytest.mark.parametrize("depth", [4, 5])
-def test_front_input_unit_fill_then_drain(depth):
+@SETTINGS
+@given(input_case())
+def test_front_input_unit_with_five_kinds_matches_fifo_model(case):
+    """``hiradix-staged``'s input unit (router-spec §R11.7): the kinds and occupancy of its five oldest entries."""
+    n_vcs, depth, speedup, steps = case
+    input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True, kinds=5)
+
+
+@pytest.mark.parametrize("depth", [4, 5, 7])
+@pytest.mark.parametrize("kinds", [4, 5])
+def test_front_input_unit_fill_then_drain(depth, kinds):
     """The hiradix input unit filled to its depth, then drained a flit per cycle while flits arrive: each entry
     behind the front two reaches ``front1`` with its own side-band (the third entry's is a register, shifted
     from the RAM's next slot)."""
     fill = [(0, 0, 10 + i) for i in range(depth)]
     drain = [(0, 1, 40 + i) for i in range(3 * depth)]
     # every flit goes through but one: the first drain cycle has no credit upstream
-    assert input_unit_run(1, depth, fill + drain + [(1, 1, 0)] * depth, front=True) == 4 * depth - 1
+    assert input_unit_run(1, depth, fill + drain + [(1, 1, 0)] * depth, front=True, kinds=kinds) == 4 * depth - 1
 
 
 def test_input_unit_full_rate_and_wrap():
