@@ -123,6 +123,12 @@ GO_FIELDS = ("head", "single", "hk", "cls", "ovc", "e1", "e2", "t1", "t2", "t3")
 #: bodies only) of the heads' takes and holds and the bodies' takes and releases
 DEFER_TERMS = ("head_on", "head_take", "head_hold", "body_take_a", "body_release_a", "body_take_b", "body_release_b")
 
+#: what a request carries more under ``hiradix-staged`` (§R11.7): whether its VC had a request three RIs before
+#: (``e3``, one LO kept) and "a body's tail" for the view's fourth flit (``t4``)
+STAGED_FIELDS = ("e3", "t4")
+#: what ST reads of the request GO decided (a copy of the request register at the input)
+ST_FIELDS = ("v", "voh", "o", "head", "single", "ovc", "commit")
+
 #: header fields an adaptive routing's decision in RI commits (written at ST into the head); with a route table
 #: ST writes the head's ``hops`` from its buffer entry (the stored lookahead's side-band), and RI commits nothing
 ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
@@ -150,6 +156,7 @@ class HiradixStages:
         # hiradix-staged (§R11.7): LO in a cycle of its own, ST in two halves; u(v) up to 3, so RI reads four flits
         staged = self.model.staged
         nu = 4 if staged else 3
+        more = STAGED_FIELDS if staged else ()
         fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
         side_lay = self._side_layout
@@ -237,7 +244,7 @@ class HiradixStages:
                 "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
                 "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}"),
                 **({"e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"), "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")}
-                   if staged else {})} for s in range(S)] for p in range(P)]
+                   if more else {})} for s in range(S)] for p in range(P)]
         # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
         # whether it was granted comes back from the outputs' grant registers)
         # RI writes the request's next value (``rqn``); the request register and, with more than one group of
@@ -263,8 +270,7 @@ class HiradixStages:
                 m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
                 m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
         # hiradix-staged: the request's ST fields wait a cycle beside the input while LO decides it (§R11.7)
-        lo_rq = [[{k: reg(rq[p][s][k].shape(), f"lo_rq_{k}_{lane_sfx(p, s)}")
-                   for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in rq[p][s]}
+        lo_rq = [[{k: reg(rq[p][s][k].shape(), f"lo_rq_{k}_{lane_sfx(p, s)}") for k in ST_FIELDS if k in rq[p][s]}
                   for s in range(S)] for p in range(P)] if staged else []
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
@@ -512,7 +518,7 @@ class HiradixStages:
             m.d.comb += sel.elig.eq(elig)
             if seq:   # the selected lanes go to the sequential allocator (below), which registers them
                 seq_lanes.append([{k: mux_onehot(sel.pick[s], [x[k] for x in per_v])
-                                   for k in SEQ_LANE_FIELDS + (("e3", "t4") if staged else ())}
+                                   for k in SEQ_LANE_FIELDS + more}
                                   | {"pick": sel.pick[s]} for s in range(S)])
                 continue
             picked = []
@@ -522,8 +528,7 @@ class HiradixStages:
                 r = rqn[p][s]
                 m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.comb += r["ooh"].eq(mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3") \
-                        + (("e3", "t4") if staged else ()):
+                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3") + more:
                     m.d.comb += r[k].eq(mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
                     m.d.comb += r["commit"].eq(mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
@@ -533,7 +538,7 @@ class HiradixStages:
 
         if seq:
             self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay, [] if staged else keep)
-        go_fields = GO_FIELDS + (("e3", "t4") if staged else ())
+        go_fields = GO_FIELDS + more
         # LO (§R11.6): at the end of RI's cycle on its next requests, or (staged, §R11.7) in the next cycle on the
         # request register
         cand = self._hr_local(m, rq if staged else rqn, keep, go_fields) if local else None
@@ -715,9 +720,10 @@ class HiradixStages:
                     for r in lanes:
                         nk = (r["e1"] & took1) + (r["e2"] & took2) + (r["e3"] & took3)
                         lane_tail.append(Cat(r["t1"], r["t2"], r["t3"], r["t4"]).bit_select(nk, 1))
-                for r in (() if staged else lanes):
-                    k1, k2 = r["e1"] & took1, r["e2"] & took2
-                    lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
+                else:
+                    for r in lanes:
+                        k1, k2 = r["e1"] & took1, r["e2"] & took2
+                        lane_tail.append(Mux(k1 & k2, r["t3"], Mux(k1 | k2, r["t2"], r["t1"])))
                 if two:
                     # per outcome of the availability bit, the take, hold and release of this VC, each a
                     # reduction of the chain's one-hot halves over per-lane terms from registers; a head's VC
@@ -810,7 +816,7 @@ class HiradixStages:
                 if staged:   # RI's request, a cycle beside LO, then ST's
                     m.d.sync += [x.eq(r[k]) for k, x in lo_rq[p][s].items()]
                     r = lo_rq[p][s]
-                m.d.sync += [t[k].eq(r[k]) for k in ("v", "voh", "o", "head", "single", "ovc", "commit") if k in t]
+                m.d.sync += [t[k].eq(r[k]) for k in ST_FIELDS if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band)
                 ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
                 eb = iu.entry_bits
@@ -1013,6 +1019,6 @@ class HiradixStages:
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
                              r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
                              r["t3"].eq(x["t3"])]
-                m.d.comb += [r[k].eq(x[k]) for k in ("e3", "t4") if k in r]
+                m.d.comb += [r[k].eq(x[k]) for k in STAGED_FIELDS if k in r]
                 granted.append(Mux(g & keep[p][s] if keep else g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))
