@@ -1159,20 +1159,33 @@ def _hr_go(r, prm, tp, rs, sc, rq, nrq):
     longer than a flit; counted in ``credit`` and ``ovc_busy`` while the output is served, then undone: GO
     changes no state, it registers). A head to a network port is given the idle VC of its class with the most
     credits. The grants go into the grant register, in grant order per output. ``rq[r, :nrq]``: the requests
-    GO decides (``hiradix-staged``, §R11.7: LO's candidates)."""
+    GO decides (``hiradix-staged``, §R11.7: LO's candidates). Under the decision line GO decides the admitted
+    requests only: the flat model's chain drops the rest (:func:`_hr_line_chain`); the two-level models admit, per
+    output, the first ``S`` candidates in the service order of the RI that made them (§R11.6), and the rest are
+    refused."""
     P, V, S, L, G = rs.buf.shape[1], prm.V, prm.S, prm.L, prm.G
     Q = (P + G - 1) // G if G > 0 else P
     ej_depth = V * prm.B
     vpc = prm.vpc
     gr, out_term, credit, ovc_busy = rs.gr, tp.out_term, rs.credit, rs.ovc_busy
     bucket, bcount = sc.bucket, sc.bcount
-    if prm.wf > 0 and prm.sequential:
+    line_cand = prm.wf > 0 and prm.sequential and G > 0
+    if prm.wf > 0 and prm.sequential and G == 0:
         _hr_line_chain(r, prm, rs, sc)
+    start = wrap(rs.ptr_seq[r] + P - prm.dv, P)   # the service order of the RI that made the requests
     sc.nout[0] = 0
     for i in range(nrq):
         if rq[r, i, 2] < 0:
             continue   # dropped by the chain
         p = rq[r, i, 0]
+        if line_cand:   # admitted: fewer than S candidates for the output before it in the service order
+            ki = rr_offset(p, start, P) * S + rq[r, i, 5]
+            c = 0
+            for j in range(nrq):
+                if j != i and rq[r, j, 2] == rq[r, i, 2] and rr_offset(rq[r, j, 0], start, P) * S + rq[r, j, 5] < ki:
+                    c += 1
+            if c >= S:
+                continue   # not admitted: refused
         v = rq[r, i, 1]
         sc.req_v[p, v] = rq[r, i, 3]
         sc.req_hd[p, v] = rq[r, i, 4]
@@ -1406,22 +1419,30 @@ def _hr_local(r, prm, rs, sc, rq, n, out):
     """§R11.6 LO of router ``r``: per group of ``G`` inputs and output, the ``n`` requests of ``rq`` (RI's lanes)
     ranked by input from ``ptr_loc`` (``sw_pout[r, o, g]``, inputs counted within the group) and by lane; the
     first ``S`` kept, their slot in the lane field, the rest dropped; ``ptr_loc`` moves to one past the last input
-    kept. Returns the requests kept, compacted into ``out`` (``rq`` itself, or LO's candidates, §R11.7)."""
+    kept. Returns the requests kept, compacted into ``out`` (``rq`` itself, or LO's candidates, §R11.7).
+    Under the decision line the lanes are ranked in the service order of the RI that made them (inputs from its
+    ``ptr_seq``, one behind the pointer now, then by lane) and ``ptr_loc`` plays no part."""
     P, G, S = rs.buf.shape[1], prm.G, prm.S
     ptr, slot = rs.sw_pout, sc.resv
+    line = prm.wf > 0 and prm.sequential
+    start = wrap(rs.ptr_seq[r] + P - 1, P)
     for i in range(n):
         p, o = rq[r, i, 0], rq[r, i, 2]
         g = p // G
         gs = min(G, P - g * G)
-        ki = rr_offset(p - g * G, ptr[r, o, g], gs) * S + rq[r, i, 5]
+        ki = (rr_offset(p, start, P) if line else rr_offset(p - g * G, ptr[r, o, g], gs)) * S + rq[r, i, 5]
         c = 0
         for j in range(n):
             pj = rq[r, j, 0]
-            if j != i and rq[r, j, 2] == o and pj // G == g \
-                    and rr_offset(pj - g * G, ptr[r, o, g], gs) * S + rq[r, j, 5] < ki:
-                c += 1
+            if j != i and rq[r, j, 2] == o and pj // G == g:
+                kj = (rr_offset(pj, start, P) if line else rr_offset(pj - g * G, ptr[r, o, g], gs)) * S \
+                    + rq[r, j, 5]
+                if kj < ki:
+                    c += 1
         slot[i] = c
     for i in range(n):   # ptr_loc: one past the last input kept (the kept request with the highest slot)
+        if line:
+            break
         p, o = rq[r, i, 0], rq[r, i, 2]
         g = p // G
         if slot[i] >= S:

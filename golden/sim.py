@@ -219,9 +219,10 @@ class SimConfig:
                 raise ParamError("speedup", f"must be 1 under --router-model subswitch (router-spec §R12: a port "
                                             f"moves one flit a cycle through its row and column buffers), "
                                             f"got {self.speedup}")
-        if self.seq_wavefront and not (self.model.split and not self.model.local_output and plan.code == UGAL
+        if self.seq_wavefront and not (self.model.split and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
-            raise ParamError("seq-wavefront", f"needs --router-model hiradix and --routing ugal-s on a HyperX family "
+            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local or hiradix-staged and "
+                                              f"--routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
                                               f"{self.model.name} and {self.routing} on {self.net.family}")
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)

@@ -421,8 +421,9 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                                              "arbiter (§R11.6)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
-        if seq_wavefront and not (self.model.split and not self.model.local_output and routing in HIRADIX_SEQUENTIAL):
-            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix' and routing "
+        if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
+            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local' or "
+                         f"'hiradix-staged' and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")
         if self.model.allocation == "subswitch":

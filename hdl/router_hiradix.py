@@ -95,7 +95,12 @@ registered request and admits the first ``S`` in service order from RI's ``ptr_s
 before; GO reads only the admitted ones (with ``S = 1`` the one admitted request is the grant if the view
 allows it: no round robin). The drops, ORed over the outputs per lane, are registered (``chain_drop_ip_<p>``)
 and in the next cycle clear the lane's VC from ``req_pending2`` as RI reads it (``req_pending2_kept``): the
-request no longer counts in u(v).
+request no longer counts in u(v). Under the two-level models (§R11.6) the chain is taken at LO and GO: a
+router-wide thermometer mask of ``ptr_seq`` (``lo_seq_mask``; RI's own for ``hiradix-local``, the cycle before's
+for ``hiradix-staged``) ranks each group's lanes in an :class:`~radixnet.hdl.alloc.chain.OutputChain`
+(``lo_chain_grp_<g>_op_<o>``) in place of LO's arbiter, each candidate registers its input's bit of the mask
+(``lo_from_ptr_*``), and per output a chain over the candidates with those bits as its mask admits the first
+``S`` (``go_admit_op_<o>_cand``); a candidate it leaves is refused, and no drop goes back.
 """
 
 from __future__ import annotations
@@ -215,8 +220,11 @@ class HiradixStages:
         # under the decision line (§R11.2a): per input lane, the chain beside GO dropped the request GO decided in
         # the cycle before (the request ``st`` holds now); RI no longer counts it in u(v)
         line = bool(self.seq_wavefront)
-        chain_drop = [[Signal(name=f"chain_drop_ip_{p}_lane_{s}") for s in range(S)] for p in range(P)] if line \
-            else []
+        # the two-level models take the chain's rule at LO and GO, where a candidate GO does not admit is refused
+        # (§R11.6): no drop comes back
+        line_drop = line and not self.model.local_output
+        chain_drop = [[Signal(name=f"chain_drop_ip_{p}_lane_{s}") for s in range(S)] for p in range(P)] \
+            if line_drop else []
 
         def lane_sfx(p, s):
             return f"ip_{p}" if S == 1 else f"ip_{p}_lane_{s}"
@@ -473,7 +481,7 @@ class HiradixStages:
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
                 e1, e2 = pending[p][v], pending2[p][v]
-                if line:
+                if line_drop:
                     e2 = Signal(name=f"req_pending2_kept_{tag}")
                     m.d.comb += e2.eq(pending2[p][v] & ~Cat(*[chain_drop[p][s] & st[p][s]["voh"][v]
                                                               for s in range(S)]).any())
@@ -541,8 +549,17 @@ class HiradixStages:
         go_fields = GO_FIELDS + more
         # LO (§R11.6): at the end of RI's cycle on its next requests, or (staged, §R11.7) in the next cycle on the
         # request register
-        cand = self._hr_local(m, rq if staged else rqn, keep, go_fields) if local else None
-        drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line else []
+        seq_mask = None
+        if line and local:
+            # §R11.6 under the decision line: LO ranks by the service order of the RI whose lanes it reads, a
+            # thermometer mask (bit p: input p is at or after ptr_seq) one input on every cycle: RI's own at the
+            # end of RI's cycle, the cycle before's in LO's own cycle (staged)
+            seq_mask = Signal(P, init=(1 << (P - 1)) if staged else (1 << P) - 1, name="lo_seq_mask")
+            shifted = Signal(P, name="lo_seq_mask_shifted")
+            m.d.comb += shifted.eq(seq_mask << 1)
+            m.d.sync += seq_mask.eq(Mux(shifted.any(), shifted, (1 << P) - 1))
+        cand = self._hr_local(m, rq if staged else rqn, keep, go_fields, seq_mask) if local else None
+        drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line_drop else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
         for p in range(P):
@@ -609,11 +626,19 @@ class HiradixStages:
             # availability (``avail``), the same for every head; the chain runs on both of its values (all
             # requests; bodies only) and the outcome is selected by it last (below)
             two = defer   # one VC class and S = 1
-            if line:   # §R11.2a: the chain beside GO admits the first S requests in service order
+            if line_drop:   # §R11.2a: the chain beside GO admits the first S requests in service order
                 chain = OutputChain(P, S)
                 m.submodules[f"go_chain_op_{o}"] = chain
                 m.d.comb += [chain.req.eq(ask), drop_next[o].eq(chain.drop)]
                 ask = chain.admit
+            elif line:   # §R11.6 under the decision line: the first S candidates in service order, by the place
+                # each candidate's input kept in it (a group's candidates are in its order already)
+                chain = OutputChain(n, S, lanes=1, mask_in=True)
+                m.submodules[f"go_chain_op_{o}"] = chain
+                admitted = Signal(n, name=f"go_admit_op_{o}_cand")
+                m.d.comb += [chain.req.eq(ask), chain.ptr_mask.eq(Cat(*[r["from_ptr"] for r in lanes])),
+                             admitted.eq(chain.admit)]
+                ask = admitted
             if line and S == 1:
                 # one admitted request, nothing left to order (ptr_out plays no part): granted if allowed
                 req = Signal(n, name=f"go_req_op_{o}_lane")
@@ -782,7 +807,7 @@ class HiradixStages:
             if defer:
                 m.d.sync += go_use[o].eq(avail[(o, 0)])
         n = n_lanes
-        if line:   # the chain's drops, back to the inputs through a register (§R11.2a)
+        if line_drop:   # the chain's drops, back to the inputs through a register (§R11.2a)
             m.d.sync += [chain_drop[p][s].eq(Cat(*[drop_next[o][p * S + s] for o in range(P)]).any())
                          for p in range(P) for s in range(S)]
 
@@ -893,13 +918,15 @@ class HiradixStages:
                                  self.obs_dec_ivc_ip_lane[i].eq(t["v"]), self.obs_dec_op_ip_lane[i].eq(t["o"])]
 
     # ------------------------------------------------ LO: the local output arbiters (§R11.6)
-    def _hr_local(self, m: Module, rqn, keep, go_fields=GO_FIELDS):
+    def _hr_local(self, m: Module, rqn, keep, go_fields=GO_FIELDS, seq_mask=None):
         """§R11.6's LO: per group of ``G`` inputs and output, an :class:`~radixnet.hdl.alloc.go.OutputArbiter` over
         the group's lanes ``rqn`` (RI's next requests at the end of its cycle; ``hiradix-staged``, §R11.7: the
         request register, in the next cycle), ranked by input from its pointer, then by lane, keeps the first
-        ``S``; ``keep`` (per lane) says which lanes it kept. Returns, per group, output and slot, the candidate
-        register GO reads: ``valid``, the lane one-hot within the group (``lane_oh``) and ``go_fields`` of the kept
-        request."""
+        ``S``; ``keep`` (per lane) says which lanes it kept. Under the decision line (``seq_mask``, the service
+        order's thermometer mask) an :class:`~radixnet.hdl.alloc.chain.OutputChain` on the group's slice of the
+        mask ranks them instead, and each candidate keeps its input's bit of the mask (``from_ptr``). Returns, per
+        group, output and slot, the candidate register GO reads: ``valid``, the lane one-hot within the group
+        (``lane_oh``) and ``go_fields`` of the kept request."""
         P, S, G = self.n_ports, self.speedup, self.group
         cand = []
         kept = {(p, s): [] for p in range(P) for s in range(S)}
@@ -909,13 +936,21 @@ class HiradixStages:
             nl = len(lanes)
             per_o = []
             for o in range(P):
-                arb = OutputArbiter(len(ins), S)
-                m.submodules[f"lo_arb_grp_{q}_op_{o}"] = arb
-                m.d.comb += arb.req.eq(Cat(*[rqn[p][s]["ooh"][o] for p, s in lanes]))
-                if S > 1:
-                    m.d.comb += arb.second_ok.eq(Const((1 << nl) - 1, nl))
+                req = Cat(*[rqn[p][s]["ooh"][o] for p, s in lanes])
+                if seq_mask is not None:
+                    arb = OutputChain(len(ins), S, mask_in=True)
+                    m.submodules[f"lo_chain_grp_{q}_op_{o}"] = arb
+                    m.d.comb += [arb.req.eq(req), arb.ptr_mask.eq(seq_mask[p0:p0 + len(ins)])]
+                    gnts = list(arb.slot_admit)
+                else:
+                    arb = OutputArbiter(len(ins), S)
+                    m.submodules[f"lo_arb_grp_{q}_op_{o}"] = arb
+                    m.d.comb += arb.req.eq(req)
+                    if S > 1:
+                        m.d.comb += arb.second_ok.eq(Const((1 << nl) - 1, nl))
+                    gnts = [arb.first, arb.second][:S]
                 slots = []
-                for k, g in enumerate([arb.first, arb.second][:S]):
+                for k, g in enumerate(gnts):
                     sfx = f"grp_{q}_op_{o}" + ("" if S == 1 else f"_{k}")
                     c = {"valid": Signal(name=f"lo_valid_{sfx}"), "lane_oh": Signal(nl, name=f"lo_lane_oh_{sfx}")}
                     for f in go_fields:
@@ -923,6 +958,9 @@ class HiradixStages:
                         c[f] = Signal(x.shape(), name=f"lo_{f}_{sfx}")
                         m.d.sync += c[f].eq(mux_onehot(g, [rqn[p][s][f] for p, s in lanes]))
                     m.d.sync += [c["valid"].eq(g.any()), c["lane_oh"].eq(g)]
+                    if seq_mask is not None:   # the candidate's input is at or after the service pointer
+                        c["from_ptr"] = Signal(name=f"lo_from_ptr_{sfx}")
+                        m.d.sync += c["from_ptr"].eq((g & Cat(*[seq_mask[p] for p, _ in lanes])).any())
                     for i, ps in enumerate(lanes):
                         kept[ps].append(g[i])
                     slots.append(c)

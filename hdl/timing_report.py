@@ -353,12 +353,12 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
          crossbar_select: str = CROSSBAR_SELECTS[0]) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
-    ``hiradix``'s ``sequential`` rows are UGAL-S with its RI composing hdl/seq_alloc.py's prefix
-    structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision line (§R11.2a)
-    instead (the other rows ignore it). ``crossbar_select``: ``hiradix``'s crossbar select (the others ignore
-    it)."""
+    The ``sequential`` rows of the split models (``hiradix`` and the two-level ones) are UGAL-S with RI composing
+    hdl/seq_alloc.py's prefix structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision
+    line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``: the split models' crossbar select (the
+    others ignore it)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
-                seq_wavefront if m == "hiradix" and a == "sequential" else 0,
+                seq_wavefront if get_router_model(m).split and a == "sequential" else 0,
                 crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
@@ -917,7 +917,7 @@ def _parser() -> Parser:
                    help="ports per sub-switch group G of the subswitch model, inputs per local output arbiter of "
                         "hiradix-local and hiradix-staged (4)")
     p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
-                   help="hiradix sequential rows: UGAL-S decided in the decision line, G decisions per wavefront "
+                   help="sequential rows of the split models: UGAL-S decided in the decision line, G decisions per wavefront "
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")
     p.add_argument("--crossbar-select", choices=CROSSBAR_SELECTS, default=CROSSBAR_SELECTS[0],
                    help="hiradix rows: the crossbar's select, the granted lane's index or the one-hot grant (index)")

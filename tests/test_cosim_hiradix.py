@@ -229,6 +229,19 @@ def test_staged_smallest_buffers(speedup):
     assert v["stall_cycles"] > 500
 
 
+# hiradix-local is slow (about 60 s, its own build): the staged run kills the two-level line's mutants by default
+@pytest.mark.parametrize("model", [pytest.param("hiradix-local", marks=pytest.mark.slow), "hiradix-staged"])
+def test_two_level_decision_line_ugal_s(model):
+    """UGAL-S decided in the decision lines under the two-level models (router-spec §R11.6): groups of two inputs
+    (radix 5: {0, 1}, {2, 3}, {4}); LO keeps a group's first lane per output in the service order of the RI that
+    made it, GO admits the first candidate in that order and grants it if the view allows it."""
+    v = run("fbfly", {"k": 2, "n": 3, "c": 2}, routing="ugal-s", traffic="uniform", load=0.9, cycles=200, vcs=4,
+            vc_depth=2, packet_length=3, ugal_threshold=0, seq_wavefront=1, terminals="flit", group=2,
+            router_model=model)
+    assert_match(v)
+    assert v["stall_cycles"] > 1000
+
+
 # slow (about 40 s each, its own build): the switch tops above kill every LO and staged mutant by default
 @pytest.mark.slow
 @pytest.mark.parametrize("model", TWO_LEVEL)

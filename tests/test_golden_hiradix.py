@@ -95,10 +95,10 @@ CASES = [("fbfly", dict(k=4, n=2), "min", {}),                      # table-like
          ("fbfly", dict(k=3, n=3), "ugal-s", {"seq_wavefront": 1, "speedup": 1})]
 
 
-#: ``hiradix-local`` (§R11.6) on every case but the decision line's (which it refuses), in groups of 4 (the
-#: 4-ary 2-flat's 10 ports: groups of 4, 4 and 2) or 3
+#: ``hiradix-local`` (§R11.6) on every case, in groups of 4 (the 4-ary 2-flat's 10 ports: groups of 4, 4 and 2) or
+#: 3 (the decision line's: LO and GO take its chain's capacity rule)
 LOCAL_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-local", "group": 3 if i % 2 else 4})
-               for i, (t, kw, rt, extra) in enumerate(CASES) if "seq_wavefront" not in extra]
+               for i, (t, kw, rt, extra) in enumerate(CASES)]
 
 
 #: ``hiradix-staged`` (§R11.7) on the same cases as ``hiradix-local``
@@ -359,24 +359,26 @@ def test_decision_line_throughput():
     assert res[2, 0.48]["avg_latency"] > res[0, 0.5]["avg_latency"] + line_length(net, 0, 2) - 1
 
 
-def test_cli_runs_the_decision_line(capsys):
-    """``radixnet sim --seq-wavefront g``: the report names it, and its zero-load latency counts the line."""
-    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "3", "--load", "0.05", "--router-model", "hiradix",
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-local", "hiradix-staged"])
+def test_cli_runs_the_decision_line(capsys, model):
+    """``radixnet sim --seq-wavefront g``: the report names it, and its zero-load latency counts the line (the
+    two-level models take its capacity rule at LO and GO, §R11.6, and add no cycle)."""
+    assert main(["sim", "--topo", "fbfly", "--k", "4", "--n", "3", "--load", "0.05", "--router-model", model,
                  "--routing", "ugal-s", "--speedup", "1", "--seq-wavefront", "2", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["seq_wavefront"] == 2
-    want = zero_load_latency(HR, rep["avg_hops"], 1, 1) + line_length(build("fbfly", k=4, n=3), 0, 2)
+    want = zero_load_latency(get_router_model(model), rep["avg_hops"], 1, 1) \
+        + line_length(build("fbfly", k=4, n=3), 0, 2)
     assert abs(rep["zero_load_latency"] - want) < 1e-3
     assert want <= rep["avg_latency"] < want + 1.0
 
 
 @pytest.mark.parametrize("kw, message", [
-    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix and --routing ugal-s"),
-    (dict(router_model="hiradix", routing="ugal"), "needs --router-model hiradix and --routing ugal-s"),
+    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local or hiradix-staged and "
+                                                "--routing ugal-s"),
+    (dict(router_model="hiradix-staged", routing="ugal"), "needs --router-model hiradix, .* and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
-    # §R11.6: the decision line's chain beside GO reads every lane, not a group's winners
-    (dict(router_model="hiradix-local", routing="ugal-s"), "needs --router-model hiradix and --routing ugal-s"),
 ])
 def test_decision_line_refuses_other_settings(kw, message):
     from radixnet.gen import ParamError

@@ -220,6 +220,35 @@ def test_output_chain_matches_spec(P, S):
     assert P == 1 or (seen["dropped"] > 0 and seen["wrapped"] > 0)
 
 
+@pytest.mark.parametrize("P,S,L", [(4, 1, 1), (3, 2, 2), (8, 2, 1)])
+def test_output_chain_mask_in_and_slots(P, S, L):
+    """``OutputChain(mask_in=True)``, as the two-level models use it under the decision line (router-spec §R11.6):
+    any thermometer mask given (inputs at or after a pointer, the unit keeping none of its own), ``lanes`` per
+    input; the ``j``-th admitted request is ``slot_admit[j]``, in service order."""
+    from radixnet.hdl.alloc import OutputChain
+
+    dut = OutputChain(P, S, lanes=L, mask_in=True)
+    rng = random.Random(P * 100 + S * 10 + L)
+    n = P * L
+
+    async def bench(ctx):
+        for _ in range(60 * P):
+            ptr = rng.randrange(P)
+            req = [int(rng.random() < rng.choice([0.2, 0.6, 1.0])) for _ in range(n)]
+            ctx.set(dut.ptr_mask, sum(1 << p for p in range(ptr, P)))
+            ctx.set(dut.req, sum(b << i for i, b in enumerate(req)))
+            order = [((ptr + i) % P) * L + j for i in range(P) for j in range(L)]
+            first = [lane for lane in order if req[lane]][:S]
+            assert ctx.get(dut.admit) == sum(1 << lane for lane in first), (ptr, req)
+            for j in range(S):
+                assert ctx.get(dut.slot_admit[j]) == (1 << first[j] if j < len(first) else 0), (ptr, req, j)
+            await ctx.delay(1e-9)
+
+    sim = Simulator(dut)   # combinational: no register of its own
+    sim.add_testbench(bench)
+    sim.run()
+
+
 def test_output_chain_refuses_bad_sizes():
     from radixnet.hdl.alloc import OutputChain
 

@@ -41,43 +41,56 @@ class OutputChain(wiring.Component):
     n_inputs : int
         Inputs ``P``, ``>= 1``.
     s : int
-        Lanes per input and requests admitted per cycle (the speedup ``S``), ``>= 1``.
+        Requests admitted per cycle (the speedup ``S``), ``>= 1``.
+    lanes : int, optional
+        Lanes per input (default ``s``: an input's ``S`` lanes); 1 when each position is one candidate.
+    mask_in : bool
+        The pointer comes in as ``ptr_mask`` instead of the unit's own register: the two-level arbitration under
+        the decision line (router-spec §R11.6), where LO ranks a group's lanes by a slice of the router's
+        service order and GO its candidates by the place each kept.
 
     Attributes
     ----------
-    req : Signal(n_inputs * s), in
-        This output's requests, lane ``p * s + j`` (input ``p``'s ``j``-th lane).
-    admit : Signal(n_inputs * s), out
+    req : Signal(n_inputs * lanes), in
+        This output's requests, lane ``p * lanes + j`` (input ``p``'s ``j``-th lane).
+    admit : Signal(n_inputs * lanes), out
         The first ``s`` requests from the pointer's input (inputs in order, wrapping; lanes in order).
-    drop : Signal(n_inputs * s), out
+    slot_admit : list of Signal(n_inputs * lanes), out
+        The ``j``-th of them, one-hot (0 when fewer were asked).
+    drop : Signal(n_inputs * lanes), out
         The other requests (``req & ~admit``).
-    ptr_mask : Signal(n_inputs), out
+    ptr_mask : Signal(n_inputs), out (in with ``mask_in``)
         The pointer as its thermometer mask (bit ``p``: input ``p`` is at or after it).
     """
 
-    def __init__(self, n_inputs: int, s: int):
+    def __init__(self, n_inputs: int, s: int, *, lanes: int | None = None, mask_in: bool = False):
         self.n_inputs = check_int(self, "n_inputs", "inputs", n_inputs, 1)
         self.s = check_int(self, "s", "requests admitted per cycle", s, 1)
-        n = n_inputs * s
-        super().__init__({"req": In(n), "admit": Out(n), "drop": Out(n), "ptr_mask": Out(n_inputs)})
+        self.lanes = check_int(self, "lanes", "lanes per input", s if lanes is None else lanes, 1)
+        self.mask_in = bool(mask_in)
+        n = n_inputs * self.lanes
+        super().__init__({"req": In(n), "admit": Out(n), "slot_admit": Out(n).array(s), "drop": Out(n),
+                          "ptr_mask": (In if mask_in else Out)(n_inputs)})
 
     def elaborate(self, platform):
         m = Module()
-        P, S = self.n_inputs, self.s
-        n = P * S
-        full = (1 << P) - 1
-        mask = Signal(P, init=1 << (P - 1), name="mask")   # input P - 1: ptr_seq of the cycle before the first
-        # one input on, every cycle: the inputs after it, or all of them after the last input
-        shifted = Signal(P, name="mask_shifted")
-        m.d.comb += shifted.eq(mask << 1)
-        m.d.sync += mask.eq(Mux(shifted.any(), shifted, full))
-        m.d.comb += self.ptr_mask.eq(mask)
-        lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(S)])
+        P, S, L = self.n_inputs, self.s, self.lanes
+        n = P * L
+        mask = self.ptr_mask
+        if not self.mask_in:
+            full = (1 << P) - 1
+            own = Signal(P, init=1 << (P - 1), name="mask")   # input P - 1: ptr_seq of the cycle before the first
+            # one input on, every cycle: the inputs after it, or all of them after the last input
+            shifted = Signal(P, name="mask_shifted")
+            m.d.comb += shifted.eq(own << 1)
+            m.d.sync += own.eq(Mux(shifted.any(), shifted, full))
+            m.d.comb += mask.eq(own)
+        lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(L)])
         left = self.req
         for j in range(S):
             g, _, _ = rr_masked(m, left, lane_mask, n, f"admit{j}")
             nxt = Signal(n, name=f"left{j}")
-            m.d.comb += nxt.eq(left & ~g)
+            m.d.comb += [nxt.eq(left & ~g), self.slot_admit[j].eq(g)]
             left = nxt
         m.d.comb += [self.admit.eq(self.req & ~left), self.drop.eq(left)]
         return m
