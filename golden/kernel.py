@@ -1440,9 +1440,8 @@ def _hr_local(r, prm, rs, sc, rq, n, out):
                 if kj < ki:
                     c += 1
         slot[i] = c
-    for i in range(n):   # ptr_loc: one past the last input kept (the kept request with the highest slot)
-        if line:
-            break
+    # ptr_loc: one past the last input kept (the kept request with the highest slot); none under the decision line
+    for i in range(0 if line else n):
         p, o = rq[r, i, 0], rq[r, i, 2]
         g = p // G
         if slot[i] >= S:

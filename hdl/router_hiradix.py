@@ -112,6 +112,7 @@ from amaranth.lib import data
 from amaranth.lib.wiring import Out
 
 from .alloc import InputSelect, OutputArbiter, OutputChain
+from .alloc.chain import service_mask
 from .arbiter import mux_onehot, next_ptr, onehot_index, or_all, ptr_width
 from .seq_alloc import SequentialAllocator
 from .vc_select import OutputVCSelect, QueueLength
@@ -554,10 +555,7 @@ class HiradixStages:
             # §R11.6 under the decision line: LO ranks by the service order of the RI whose lanes it reads, a
             # thermometer mask (bit p: input p is at or after ptr_seq) one input on every cycle: RI's own at the
             # end of RI's cycle, the cycle before's in LO's own cycle (staged)
-            seq_mask = Signal(P, init=(1 << (P - 1)) if staged else (1 << P) - 1, name="lo_seq_mask")
-            shifted = Signal(P, name="lo_seq_mask_shifted")
-            m.d.comb += shifted.eq(seq_mask << 1)
-            m.d.sync += seq_mask.eq(Mux(shifted.any(), shifted, (1 << P) - 1))
+            seq_mask = service_mask(m, P, behind=staged, name="lo_seq_mask")
         cand = self._hr_local(m, rq if staged else rqn, keep, go_fields, seq_mask) if local else None
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line_drop else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle

@@ -30,7 +30,20 @@ from amaranth.lib.wiring import In, Out
 from ..arbiter import check_int
 from .go import rr_masked
 
-__all__ = ["OutputChain"]
+__all__ = ["OutputChain", "service_mask"]
+
+
+def service_mask(m: Module, n: int, *, behind: bool, name: str) -> Signal:
+    """RI's ``ptr_seq`` as a thermometer-mask register (bit ``p``: input ``p`` is at or after it), one input on
+    every cycle from input 0 at the first RI; ``behind``: a cycle behind it (reset to input ``n - 1``), for a
+    reader of the requests RI made in the cycle before."""
+    full = (1 << n) - 1
+    mask = Signal(n, init=1 << (n - 1) if behind else full, name=name)
+    # one input on, every cycle: the inputs after it, or all of them after the last input
+    shifted = Signal(n, name=f"{name}_shifted")
+    m.d.comb += shifted.eq(mask << 1)
+    m.d.sync += mask.eq(Mux(shifted.any(), shifted, full))
+    return mask
 
 
 class OutputChain(wiring.Component):
@@ -78,12 +91,7 @@ class OutputChain(wiring.Component):
         n = P * L
         mask = self.ptr_mask
         if not self.mask_in:
-            full = (1 << P) - 1
-            own = Signal(P, init=1 << (P - 1), name="mask")   # input P - 1: ptr_seq of the cycle before the first
-            # one input on, every cycle: the inputs after it, or all of them after the last input
-            shifted = Signal(P, name="mask_shifted")
-            m.d.comb += shifted.eq(own << 1)
-            m.d.sync += own.eq(Mux(shifted.any(), shifted, full))
+            own = service_mask(m, P, behind=True, name="mask")
             m.d.comb += mask.eq(own)
         lane_mask = Cat(*[mask[p] for p in range(P) for _ in range(L)])
         left = self.req
