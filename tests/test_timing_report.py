@@ -39,6 +39,8 @@ def test_small_core_end_to_end(tmp_path):
     hist = got["slack_histogram"]
     assert sum(b[2] * hist["unit"] + b[3] for b in hist["bins"]) > 50
     assert tr.failing_endpoints(hist, got["fmax_mhz"] / 2, 100.0) == (0, 0)
+    # the endpoints that miss each target, by register family (nextpnr's detailed timing): none, this core is fast
+    assert [(c["mhz"], c["failing"]) for c in got["endpoint_families"]] == [(100.0, 0), (120.0, 0)]
     above, far = (tr.failing_endpoints(hist, got["fmax_mhz"] * x, 100.0) for x in (1.05, 3))
     assert above[1] >= 1 and far[0] >= above[0] and far[0] > 0
     # LUT levels in front of every register, from the netlist: each flip-flop counted, the deepest named
@@ -275,3 +277,25 @@ def test_unit_rows_in_docs_are_the_units_now():
         assert got["latency"] == getattr(unit, "latency", 0)
         assert f"| {got['latency']} | " in doc
     assert main(["--n", "0"]) == 2 and main(["--per-stage", "1", "--impls", "tree"]) == 2
+
+
+def test_failing_endpoint_families_rendered():
+    """A row below a target names the register families of the endpoints that miss it (the first target above
+    its Fmax); a row that meets both targets, or one placed before the census was kept, adds no line."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "timing-rows"
+    row = json.loads((docs / "r16-hiradix-staged-greedy-v2-b4-w32.json").read_text())
+    rep = {"detailed_net_timings": [{"endpoints": [
+        {"cell": f"core.rq_op_ip_{p}_TRELLIS_FF_Q", "port": "DI", "delay": [1.0, 11.0 + p / 10]} for p in range(3)]
+        + [{"cell": "core.req_pending2_ip_7_TRELLIS_FF_Q", "port": "LSR", "delay": [1.0, 9.0]},
+           {"cell": "core.g_lane_op_2_TRELLIS_FF_Q", "port": "DI", "delay": [1.0, 8.0]}]}]}
+    fam = [tr.endpoint_families(rep, f) for f in tr.FAMILY_TARGETS_MHZ]
+    assert fam[0] == {"mhz": 100.0, "failing": 3, "families": [["rq_op_ip_N", 3, 11.2]]}
+    assert fam[1]["failing"] == 4 and fam[1]["families"][1] == ["req_pending2_ip_N", 1, 9.42]
+    versions = row["versions"]
+    text = tr.render([{**row, "endpoint_families": fam}], command="x", versions=versions, device="85k", freq=100)
+    assert "* r16 hiradix-staged greedy at 100 MHz, 3 endpoints: `rq_op_ip_N` 3 (11.2 ns)" in text
+    assert "miss a target" not in tr.render([row], command="x", versions=versions, device="85k", freq=100)
+    fast = {**row, "fmax_mhz": 130.0, "endpoint_families": fam}
+    assert "miss a target" not in tr.render([fast], command="x", versions=versions, device="85k", freq=100)
