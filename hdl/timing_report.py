@@ -90,8 +90,8 @@ from ..gen.router_model import get_router_model
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
-           "endpoint_families", "FAMILY_TARGETS_MHZ", "logic_levels", "render", "main", "version_line", "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS",
-           "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr"]
+           "endpoint_families", "FAMILY_TARGETS_MHZ", "logic_levels", "render", "main", "version_line",
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -485,8 +485,8 @@ def path_stages(path: list) -> list[str]:
 #: the clock rates (MHz) a placed row's failing endpoints are counted at (:func:`endpoint_families`): the router
 #: targets of the report (radix 16 at 100, radix 8 at 120), and the row's own target
 FAMILY_TARGETS_MHZ = (100.0, 120.0)
-#: setup (ns) nextpnr adds at a flip-flop's input beyond its arrival: the slice's LSR and CE inputs (the -6
-#: grade's 0.42 ns on the critical paths); none at DI and M
+#: setup (ns) nextpnr adds at a flip-flop's input beyond its arrival: 0.42 at the slice's LSR (the -6 grade's, on
+#: the critical paths; CE taken as the same), none at DI and M
 _SETUP_NS = {"LSR": 0.42, "CE": 0.42}
 _INDEX = re.compile(r"(?<=_)\d+(?=$|[_.])")
 
@@ -886,6 +886,12 @@ def _model(r: dict) -> str:
     return f"{name} line g={wf}" if wf else name
 
 
+def _row_label(r: dict) -> str:
+    """A row as the lists under a block's table name it: ``r16 hiradix greedy`` (`` S=2`` at speedup 2)."""
+    sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
+    return f"r{r['radix']} {_model(r)} {r['allocator']}{sp}"
+
+
 def render(results: list[dict], *, command: str, versions: dict, device: str, freq: float, seeds=(1,),
            missing=(), flow: Flow = Flow()) -> str:
     """The Markdown block: the table (best of the seeds run, with their spread), then each row's critical path
@@ -920,10 +926,8 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
         for r in results:
             if r["fmax_mhz"] is None:
                 continue
-            sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
-            lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} "
-                         f"({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} "
-                         f"ns): " + short_path(r["critical_path"]))
+            lines.append(f"* {_row_label(r)} ({r['crit_logic_ns'] + r['crit_routing_ns']:.0f} ns): "
+                         + short_path(r["critical_path"]))
     missed = [(r, c) for r in results if r["fmax_mhz"] is not None
               for c in [next((c for c in r.get("endpoint_families") or [] if c["mhz"] > r["fmax_mhz"]), None)]
               if c is not None]
@@ -931,9 +935,7 @@ def render(results: list[dict], *, command: str, versions: dict, device: str, fr
         lines += ["", "Endpoints that miss a target (the first of 100 and 120 MHz above the row's Fmax), by the "
                       "register family they land in (indices as `N`): the count, then the worst arrival:", ""]
         for r, c in missed:
-            sp = "" if r.get("speedup", 1) == 1 else f" S={r['speedup']}"
-            lines.append(f"* r{r['radix']} {_model(r)} {r['allocator']}{sp} at {c['mhz']:g} MHz, {c['failing']} "
-                         "endpoints: " + ", ".join(f"`{f}` {n} ({w:.1f} ns)" for f, n, w in c["families"]))
+            lines.append(f"* {_row_label(r)} at {c['mhz']:g} MHz, {c['failing']} endpoints: " + ", ".join(f"`{f}` {n} ({w:.1f} ns)" for f, n, w in c["families"]))
     if missing:
         lines += ["", "Rows not in this report (not run yet under `--cached-only`, or failed): "
                   + ", ".join(f"`{m}`" for m in missing) + "."]

@@ -6,8 +6,8 @@ as a thermometer mask, one carry chain over the masked and then all requests, an
 order. ``later_than`` is what a second grant of the same arbiter may still take (§R8b "the second grant of an
 input": the VCs after the first grant in round-robin order). An off-by-one at the pointer boundary -- the
 requester *at* the pointer treated as later than a grant that wrapped around, or the reverse -- only shows when a
-second grant is taken across the wrap, which chosen traffic reaches rarely; here every
-request vector, pointer and first grant is checked for each ``n``.
+second grant is taken across the wrap, which chosen traffic reaches rarely; here every request vector, pointer
+and first grant is checked for each ``n``.
 """
 
 from __future__ import annotations
@@ -117,4 +117,3 @@ def test_masked_rr_every_request_and_pointer(n):
         masked = r & full & ~((1 << p) - 1)
         assert lo == (g if masked else g << n), (n, r, p)   # in the masked half iff a masked lane asks
         assert af == (((1 << 2 * n) - 1) & ~(lo - 1) if lo else 0), (n, r, p)
-

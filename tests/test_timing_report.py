@@ -8,6 +8,7 @@ minute beside other jobs), under ``-m slow``; the default suite checks the harne
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -282,8 +283,6 @@ def test_unit_rows_in_docs_are_the_units_now():
 def test_failing_endpoint_families_rendered():
     """A row below a target names the register families of the endpoints that miss it (the first target above
     its Fmax); a row that meets both targets, or one placed before the census was kept, adds no line."""
-    from pathlib import Path
-
     docs = Path(__file__).resolve().parents[1] / "docs" / "timing-rows"
     row = json.loads((docs / "r16-hiradix-staged-greedy-v2-b4-w32.json").read_text())
     rep = {"detailed_net_timings": [{"endpoints": [
