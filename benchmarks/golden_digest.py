@@ -82,6 +82,10 @@ def cases():
         yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-staged", packet_length=L, speedup=S,
                group=G), 0.8, L == 3)
     yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix-staged", packet_length=2), 0.7, False
+    # hiradix-decoupled (router-spec §R11.8): u(v) counts a request LO dropped until a cycle after its verdict
+    for rt, L, S, G in (("min", 3, 2, 2), ("ugal-s", 2, 2, 2)):
+        yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-decoupled", packet_length=L,
+               speedup=S, group=G), 0.8, L == 3)
     # UGAL-S decided in the decision line, its chain beside GO (router-spec §R11.2a)
     yield ("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=2, speedup=1,
            packet_length=3), 0.5, True)

@@ -133,6 +133,9 @@ DEFAULT_CHECKS = [
         # hiradix-staged (§R11.7): LO and ST2 in cycles of their own, u(v) up to 3, the ejection queue with ST2
         "tests/test_cosim_hiradix.py::test_staged_tiny_network_multiflit_past_saturation",
         "'tests/test_cosim_hiradix.py::test_staged_smallest_buffers[1]'",
+        # hiradix-decoupled (§R11.8): u(v) without LO's verdict of the cycle before, greedy and with UGAL-S's chain
+        "tests/test_cosim_hiradix.py::test_decoupled_tiny_network_multiflit_past_saturation",
+        "'tests/test_cosim_hiradix.py::test_local_sequential_ri_ugal_s[hiradix-decoupled]'",
         # the decision line under hiradix-staged (§R11.6): LO and GO in the service order
         "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-staged]'",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits

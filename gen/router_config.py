@@ -68,7 +68,7 @@ ROUTER_PARAMS: tuple[Param, ...] = (
     Param("egress_depth", int, 0, "each terminal's egress FIFO in flits, the ejection port's credits (§R3a); "
                                   "0: ideal sinks", minimum=0, maximum=65_536),
     Param("group", int, 4, "--router-model subswitch: ports per row and column group (§R12); hiradix-local, "
-          "hiradix-staged: inputs per local output arbiter (§R11.6)", minimum=1,
+          "hiradix-staged, hiradix-decoupled: inputs per local output arbiter (§R11.6)", minimum=1,
           maximum=4096),
     Param("seq_wavefront", int, 0, "--router-model hiradix --routing ugal-s on a HyperX family: decide at the "
                                    "source in each injection port's decision line, g decisions per pipeline "
@@ -92,7 +92,7 @@ def default_help(p: Param) -> str:
     """``--help`` of a router parameter: its doc, its default and what it allows.
 
     >>> default_help(router_param("group"))
-    '--router-model subswitch: ports per row and column group (§R12); hiradix-local, hiradix-staged: inputs per local output arbiter (§R11.6) [default 4; an integer in [1, 4096]]'
+    '--router-model subswitch: ports per row and column group (§R12); hiradix-local, hiradix-staged, hiradix-decoupled: inputs per local output arbiter (§R11.6) [default 4; an integer in [1, 4096]]'
     """
     if p.default is None:
         return f"{p.help} [{p.allowed()}]"

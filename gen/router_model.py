@@ -33,6 +33,10 @@ The presets:
     between RI and GO) and switch traversal in two halves (the flit into a
     register at its input, then the crossbar): RI | LO | GO | ST1 (+ IN) |
     ST2 | link (router-spec §R11.7). Six cycles per hop.
+``hiradix-decoupled``
+    ``hiradix-staged`` with RI's loop local to its input (router-spec §R11.8):
+    a request counts as undecided until its verdict is in the view whether
+    LO kept it or not, so no input waits for LO's answer. Six cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -53,6 +57,8 @@ Examples
 >>> zero_load_latency(get_router_model("hiradix"), hops=1, packet_length=3, link_latency=1)   # §R11.5
 13
 >>> zero_load_latency(get_router_model("hiradix-staged"), hops=1, packet_length=3, link_latency=1)   # §R11.7
+18
+>>> zero_load_latency(get_router_model("hiradix-decoupled"), hops=1, packet_length=3, link_latency=1)   # §R11.8
 18
 >>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
 15
@@ -101,6 +107,9 @@ class RouterModel:
     staged : bool
         ``local_output`` only: the local arbiter in a cycle of its own (``vc_alloc_delay`` 2: RI, LO) and switch
         traversal in two halves (``st_final_delay`` 2: ST1, ST2), §R11.7.
+    decoupled : bool
+        ``staged`` only: RI's u(v) counts each of its requests until the request's verdict is in the view, kept by
+        LO or not, so LO's answer does not come back to the inputs (§R11.8).
     """
 
     name: str
@@ -113,6 +122,7 @@ class RouterModel:
     allocation: str = "combined"
     local_output: bool = False
     staged: bool = False
+    decoupled: bool = False
 
     @property
     def pipelined(self) -> bool:
@@ -163,6 +173,10 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
     RouterModel("hiradix-staged", 0, 2, 1, 2, 1,
                 "hiradix-local with the local arbiter and the crossbar in stages of their own, RI | LO | GO | ST1 "
                 "(+ IN) | ST2 | link (spec §R11.7); 6 cycles per hop", "split", local_output=True, staged=True),
+    RouterModel("hiradix-decoupled", 0, 2, 1, 2, 1,
+                "hiradix-staged with RI's loop local to its input: a request is undecided until its verdict is in "
+                "the view, kept by LO or not (spec §R11.8); 6 cycles per hop", "split", local_output=True,
+                staged=True, decoupled=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),

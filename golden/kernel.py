@@ -46,9 +46,10 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: (§R12: RI | row | SA | column | GO, ``dst`` the cycles from GO to the link) with ports in groups of ``G``;
 #: ``wf``: ``hiradix`` with ``ugal-s`` deciding at the source in the decision line (§R11.2a), ``g`` positions
 #: per serve stage of its wavefront (0: RI's own chain, §R11.2). Under ``split``, ``dv`` is the cycles from RI to GO:
-#: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2).
+#: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2);
+#: ``ri_own``: RI counts a request LO dropped in u(v) until its verdict would be in the view (§R11.8).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
-                               "split sub G wf")
+                               "split sub G wf ri_own")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port "
@@ -1282,10 +1283,13 @@ def _hr_age_requests(r, prm, rs, sc):
     ``hiradix-staged`` (§R11.7): the candidates GO decided in this cycle become ``rq2``, and LO (:func:`_hr_local`)
     makes the next candidates of the request register."""
     if prm.dv == 2:
+        n2 = 0
         for i in range(rs.rqc_n[r]):
-            rs.rq2[r, i, 0] = rs.rqc[r, i, 0]
-            rs.rq2[r, i, 1] = rs.rqc[r, i, 1]
-        rs.rq2_n[r] = rs.rqc_n[r]
+            if rs.rqc[r, i, 2] >= 0:   # hiradix-decoupled (§R11.8): LO's drop is known from now on
+                rs.rq2[r, n2, 0] = rs.rqc[r, i, 0]
+                rs.rq2[r, n2, 1] = rs.rqc[r, i, 1]
+                n2 += 1
+        rs.rq2_n[r] = n2
         rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rq, rs.rq_n[r], rs.rqc) if rs.rq_n[r] > 0 else 0
         return
     n2 = 0
@@ -1454,10 +1458,12 @@ def _hr_local(r, prm, rs, sc, rq, n, out):
             ptr[r, o, g] = wrap(p - g * G + 1, min(G, P - g * G))
     k = 0
     for i in range(n):
-        if slot[i] < S:
+        if slot[i] < S or prm.ri_own:
             for f in range(rq.shape[2]):
                 out[r, k, f] = rq[r, i, f]
             out[r, k, 5] = slot[i]
+            if slot[i] >= S:
+                out[r, k, 2] = -1   # hiradix-decoupled (§R11.8): dropped, GO skips it, RI counts it in u(v)
             k += 1
     return k
 
@@ -2177,7 +2183,7 @@ def decide_reference(known: dict) -> bool:
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
-                 sseed=0, split=False, sub=False, G=1, wf=0)
+                 sseed=0, split=False, sub=False, G=1, wf=0, ri_own=False)
     pid, dec = int(known.get("pid", 0)), known["dec"]
     with as_python():   # and the compiled functions it calls: these arrays are not the simulator's types
         ok = bool(_decide(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))

@@ -135,7 +135,8 @@ class SimConfig:
         ``hiradix`` (combined allocation split into a registered input stage and output stage, the grant
         applied by switch traversal a cycle later, §R11), ``hiradix-local`` (``hiradix`` with a local output
         arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6), ``hiradix-staged`` (that arbiter
-        and switch traversal in cycles of their own, §R11.7) or ``subswitch`` (row buffers, a local allocator
+        and switch traversal in cycles of their own, §R11.7), ``hiradix-decoupled`` (``hiradix-staged`` with RI's
+        loop local to its input, §R11.8) or ``subswitch`` (row buffers, a local allocator
         per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
@@ -221,7 +222,8 @@ class SimConfig:
                                             f"got {self.speedup}")
         if self.seq_wavefront and not (self.model.split and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
-            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local or hiradix-staged and "
+            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local, hiradix-staged or "
+                                              f"hiradix-decoupled and "
                                               f"--routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
                                               f"{self.model.name} and {self.routing} on {self.net.family}")
@@ -707,7 +709,8 @@ class Simulator:
                             dst=model.st_final_delay if model.split or sub else model.traversal_delay(),
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
                             E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
-                            G=int(cfg.group) if model.grouped else 0, wf=int(cfg.seq_wavefront))
+                            G=int(cfg.group) if model.grouped else 0, wf=int(cfg.seq_wavefront),
+                            ri_own=model.decoupled)
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,

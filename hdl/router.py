@@ -243,7 +243,7 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "subswitch")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -315,7 +315,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         SA, ST and output registers, a credit register; 4 cycles per hop), ``hiradix``
         (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
         the greedy routings and ``ugal-s``), ``hiradix-local`` (its output arbitration in two levels, §R11.6),
-        ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
+        ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7),
+        ``hiradix-decoupled`` (``hiradix-staged`` with RI's loop local to its input, §R11.8) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
         row buffers | SA per sub-switch | column buffers | GO, router-spec §R12; route tables, ``S = 1``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
@@ -422,8 +423,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
         if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
-            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local' or "
-                         f"'hiradix-staged' and routing "
+            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local', "
+                         f"'hiradix-staged' or 'hiradix-decoupled' and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")
         if self.model.allocation == "subswitch":

@@ -75,7 +75,10 @@ VC is bound in the view, ``a + 2``: on the link in ``a + 5``.
 group's first ``S`` lanes asking for the output (:meth:`HiradixStages._hr_local`); only kept lanes are registered
 (``lo_keep_*``) and set ``req_pending``. The kept requests' GO fields are registered per group, output and slot
 (``lo_*_grp_<g>_op_<o>``), and GO reads those ``Q * S`` candidates instead of the lanes, round robin over groups; its
-grant is registered as the candidate's lane one-hot.
+grant is registered as the candidate's lane one-hot. ``hiradix-staged`` (§R11.7) gives LO a cycle of its own on the
+request register and splits ST in two; ``hiradix-decoupled`` (§R11.8) is that, with ``req_pending2`` written from
+the request register alone and LO's verdict registered beside the group (``lo_keep_*_reg``), so that only
+``req_pending3`` reads it, through one gate.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -161,6 +164,7 @@ class HiradixStages:
         adaptive = self.routing is not None
         # hiradix-staged (§R11.7): LO in a cycle of its own, ST in two halves; u(v) up to 3, so RI reads four flits
         staged = self.model.staged
+        decoupled = self.model.decoupled   # hiradix-decoupled (§R11.8): LO's verdict a cycle later, RI's loop local
         nu = 4 if staged else 3
         more = STAGED_FIELDS if staged else ()
         fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
@@ -560,8 +564,14 @@ class HiradixStages:
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line_drop else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
+        if decoupled:   # LO's verdict, registered beside the group (§R11.8)
+            keep_reg = [[Signal(name=f"lo_keep_{lane_sfx(p, s)}_reg") for s in range(S)] for p in range(P)]
+            m.d.sync += [keep_reg[p][s].eq(keep[p][s]) for p in range(P) for s in range(S)]
         for p in range(P):
-            if staged:   # u(v)'s requests of two and three cycles ago: those LO kept (§R11.7)
+            if decoupled:   # u(v): the requests of two cycles ago all, of three those LO kept (§R11.8)
+                m.d.sync += [pending2[p].eq(or_all([Mux(rq[p][s]["valid"], rq[p][s]["voh"], 0) for s in range(S)])),
+                             pending3[p].eq(or_all([Mux(keep_reg[p][s], lo_rq[p][s]["voh"], 0) for s in range(S)]))]
+            elif staged:   # u(v)'s requests of two and three cycles ago: those LO kept (§R11.7)
                 m.d.sync += [pending2[p].eq(or_all([Mux(keep[p][s], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(pending2[p])]
             else:

@@ -975,7 +975,7 @@ def _parser() -> Parser:
     p.add_argument("--depth", type=positive_arg("depth"), default=4, help="flits per VC buffer (4)")
     p.add_argument("--group", type=positive_arg("group"), default=4,
                    help="ports per sub-switch group G of the subswitch model, inputs per local output arbiter of "
-                        "hiradix-local and hiradix-staged (4)")
+                        "the two-level hiradix models (4)")
     p.add_argument("--seq-wavefront", type=positive_arg("seq-wavefront", 0), default=0, metavar="G",
                    help="sequential rows of the split models: UGAL-S decided in the decision line, G decisions per wavefront "
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")

@@ -197,7 +197,7 @@ def test_cli_fbfly_4_2_speedup_2(extra):
 # hiradix-staged (§R11.7): that arbiter in a cycle of its own, switch traversal in two halves
 LOCAL = {"router_model": "hiradix-local"}
 STAGED = {"router_model": "hiradix-staged"}
-TWO_LEVEL = ["hiradix-local", "hiradix-staged"]
+TWO_LEVEL = ["hiradix-local", "hiradix-staged", "hiradix-decoupled"]
 
 
 def test_local_tiny_network_multiflit_past_saturation():
@@ -214,6 +214,15 @@ def test_staged_tiny_network_multiflit_past_saturation():
     decides RI's request register a cycle later, u(v) counts LO's kept requests of two and three cycles ago (a
     bound VC streams with three undecided requests), ST1 reads the flits into lane registers and ST2 crosses."""
     v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=4, packet_length=3, seed=4, speedup=2, group=2, **STAGED)
+    assert_match(v)
+    assert v["stall_cycles"] > 50
+
+
+def test_decoupled_tiny_network_multiflit_past_saturation():
+    """``hiradix-decoupled`` (§R11.8) on the staged run's switch top: u(v) counts every request of two cycles ago,
+    kept or dropped by LO, and of three cycles ago those LO kept (its verdict registered beside the group)."""
+    v = run(*TINY, load=0.9, cycles=200, vcs=2, vc_depth=4, packet_length=3, seed=4, speedup=2, group=2,
+            router_model="hiradix-decoupled")
     assert_match(v)
     assert v["stall_cycles"] > 50
 
@@ -252,8 +261,8 @@ def test_local_router_level(model):
                                    cycles=200, vcs=2, vc_depth=2, ugal_threshold=0, group=2, router_model=model))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL)
+# slow but for hiradix-decoupled, whose u(v) counts the request register's lanes that the chain registered
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow) for m in TWO_LEVEL[:2]] + TWO_LEVEL[2:])
 def test_local_sequential_ri_ugal_s(model):
     """UGAL-S: the sequential chain registers at most S requests per output, LO (in RI's cycle, or the next) keeps
     them all and gives them their slots (groups of three)."""
@@ -263,8 +272,8 @@ def test_local_sequential_ri_ugal_s(model):
     assert_match(v)
 
 
-# slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's and
-# §R11.7's checks
+# slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's, §R11.7's
+# and §R11.8's checks
 @pytest.mark.slow
 @pytest.mark.parametrize("model", TWO_LEVEL)
 @pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],

@@ -30,7 +30,7 @@ def test_the_preset_is_split_and_not_pipelined():
     assert zero_load_latency(HR, 1, 3, 1) == zero_load_latency(get_router_model("iq"), 1, 3, 1) + 2 == 13
 
 
-@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged"])
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled"])
 @pytest.mark.parametrize("speedup", [1, 2])
 @pytest.mark.parametrize("length", [1, 3])
 @pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
@@ -61,6 +61,14 @@ def test_the_staged_preset_is_six_cycles_per_hop():
     assert st.hop_cycles(1) == 6
     assert zero_load_latency(st, 1, 1, 1) == 1 + 2 * 6
     assert zero_load_latency(st, 1, 3, 1) == 1 + 2 * 6 + 3 + 2
+
+
+def test_the_decoupled_preset_is_the_staged_timeline():
+    """§R11.8: ``hiradix-staged``'s stages and delays; only u(v)'s rule differs."""
+    st, dc = get_router_model("hiradix-staged"), get_router_model("hiradix-decoupled")
+    assert dc.decoupled and not st.decoupled
+    assert dc.staged and dc.local_output and dc.split and dc.grouped
+    assert dc.as_dict() | {"router_model": "hiradix-staged"} == st.as_dict()
 
 
 def credit_balance(sim):
@@ -105,10 +113,15 @@ LOCAL_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-local", "group": 3
 STAGED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-staged"}) for t, kw, rt, extra in LOCAL_CASES]
 
 
-@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES,
+#: ``hiradix-decoupled`` (§R11.8) on the same cases
+DECOUPLED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-decoupled"}) for t, kw, rt, extra in LOCAL_CASES]
+
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
                          + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)]
-                         + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)])
+                         + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)]
+                         + [f"decoupled-{c[0]}-{c[2]}-{i}" for i, c in enumerate(DECOUPLED_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
@@ -359,7 +372,7 @@ def test_decision_line_throughput():
     assert res[2, 0.48]["avg_latency"] > res[0, 0.5]["avg_latency"] + line_length(net, 0, 2) - 1
 
 
-@pytest.mark.parametrize("model", ["hiradix", "hiradix-local", "hiradix-staged"])
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled"])
 def test_cli_runs_the_decision_line(capsys, model):
     """``radixnet sim --seq-wavefront g``: the report names it, and its zero-load latency counts the line (the
     two-level models take its capacity rule at LO and GO, §R11.6, and add no cycle)."""
@@ -374,8 +387,8 @@ def test_cli_runs_the_decision_line(capsys, model):
 
 
 @pytest.mark.parametrize("kw, message", [
-    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local or hiradix-staged and "
-                                                "--routing ugal-s"),
+    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local, hiradix-staged or "
+                                                "hiradix-decoupled and --routing ugal-s"),
     (dict(router_model="hiradix-staged", routing="ugal"), "needs --router-model hiradix, .* and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
@@ -448,7 +461,18 @@ def test_staged_local_arbiter_and_switch_traversal_take_a_cycle_each():
     assert [recs[i]["ejected"] - recs[i]["hops"][0][3] for i in range(3)] == [9, 9, 9]
 
 
-@pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13)])
+def test_decoupled_dropped_request_counts_one_cycle_longer():
+    """§R11.8, the scenario above under ``hiradix-decoupled``: input 1's request of RI 1, which LO drops at 2, is
+    counted in u(v) through RI 3 (RI cannot know LO's verdict of the cycle before), so it asks again at RI 4: LO
+    5, GO 6 (the only candidate), ST1 7. Inputs 0 and 2 go as under ``hiradix-staged`` (ST1 at 4 and 8)."""
+    net = build("fbfly", k=4, n=2)
+    batch = [(0, 0, 5), (0, 1, 5), (0, 2, 5)]
+    recs = traced(net, batch, speedup=1, router_model="hiradix-decoupled", group=2)
+    assert [recs[i]["hops"][0][3] for i in range(3)] == [4, 7, 8]
+    assert [recs[i]["ejected"] - recs[i]["hops"][0][3] for i in range(3)] == [9, 9, 9]
+
+
+@pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13)])
 def test_the_credit_loop_that_lets_one_vc_stream(model, enough):
     """§R11.5, §R11.7: a bound VC asks with u(v) + 1 credits in RI's copy, which sees a credit one cycle after GO
     could; with ``enough`` flits per VC a lone 40-flit packet streams (zero-load latency), with one fewer it
