@@ -82,7 +82,7 @@ def cases():
         yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-staged", packet_length=L, speedup=S,
                group=G), 0.8, L == 3)
     yield "slimfly", {"q": 5}, dict(routing="ugal-l", router_model="hiradix-staged", packet_length=2), 0.7, False
-    # hiradix-decoupled (router-spec §R11.8): u(v) counts a request LO dropped until a cycle after its verdict
+    # hiradix-decoupled (router-spec §R11.8): u(v) counts a request LO dropped until a cycle after LO's verdict
     for rt, L, S, G in (("min", 3, 2, 2), ("ugal-s", 2, 2, 2)):
         yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-decoupled", packet_length=L,
                speedup=S, group=G), 0.8, L == 3)

@@ -35,8 +35,9 @@ The presets:
     ST2 | link (router-spec §R11.7). Six cycles per hop.
 ``hiradix-decoupled``
     ``hiradix-staged`` with RI's loop local to its input (router-spec §R11.8):
-    a request counts as undecided until its verdict is in the view whether
-    LO kept it or not, so no input waits for LO's answer. Six cycles per hop.
+    LO's verdict reaches the inputs a cycle after LO gives it, through a
+    register beside the group, so no input waits for LO's arbiters. Six
+    cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -108,8 +109,8 @@ class RouterModel:
         ``local_output`` only: the local arbiter in a cycle of its own (``vc_alloc_delay`` 2: RI, LO) and switch
         traversal in two halves (``st_final_delay`` 2: ST1, ST2), §R11.7.
     decoupled : bool
-        ``staged`` only: RI's u(v) counts each of its requests until the request's verdict is in the view, kept by
-        LO or not, so LO's answer does not come back to the inputs (§R11.8).
+        ``staged`` only: RI's u(v) counts a request of two cycles ago whatever LO decided, and one of three cycles
+        ago if LO kept it, so LO's verdict reaches the inputs through a register of its own (§R11.8).
     """
 
     name: str
@@ -174,8 +175,8 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "hiradix-local with the local arbiter and the crossbar in stages of their own, RI | LO | GO | ST1 "
                 "(+ IN) | ST2 | link (spec §R11.7); 6 cycles per hop", "split", local_output=True, staged=True),
     RouterModel("hiradix-decoupled", 0, 2, 1, 2, 1,
-                "hiradix-staged with RI's loop local to its input: a request is undecided until its verdict is in "
-                "the view, kept by LO or not (spec §R11.8); 6 cycles per hop", "split", local_output=True,
+                "hiradix-staged with RI's loop local to its input: LO's verdict reaches the inputs a cycle later, "
+                "through a register (spec §R11.8); 6 cycles per hop", "split", local_output=True,
                 staged=True, decoupled=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "

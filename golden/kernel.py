@@ -47,7 +47,7 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: ``wf``: ``hiradix`` with ``ugal-s`` deciding at the source in the decision line (§R11.2a), ``g`` positions
 #: per serve stage of its wavefront (0: RI's own chain, §R11.2). Under ``split``, ``dv`` is the cycles from RI to GO:
 #: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2);
-#: ``ri_own``: RI counts a request LO dropped in u(v) until its verdict would be in the view (§R11.8).
+#: ``ri_own``: RI counts a request LO dropped in u(v) a cycle longer: LO's verdict reaches it a cycle late (§R11.8).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
                                "split sub G wf ri_own")
 #: Topology and route tables (read only).
