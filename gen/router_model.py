@@ -36,8 +36,9 @@ The presets:
 ``hiradix-decoupled``
     ``hiradix-staged`` with RI's loop local to its input (router-spec §R11.8):
     LO's verdict reaches the inputs a cycle after LO gives it, through a
-    register beside the group, so no input waits for LO's arbiters. Six
-    cycles per hop.
+    register beside the group, so no input waits for LO's arbiters; a head
+    reads the output side of the view of two cycles before, registered at the
+    outputs. Six cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -110,7 +111,8 @@ class RouterModel:
         traversal in two halves (``st_final_delay`` 2: ST1, ST2), §R11.7.
     decoupled : bool
         ``staged`` only: RI's u(v) counts a request of two cycles ago whatever LO decided, and one of three cycles
-        ago if LO kept it, so LO's verdict reaches the inputs through a register of its own (§R11.8).
+        ago if LO kept it, so LO's verdict reaches the inputs through a register of its own; a head reads the
+        output side of the view of two cycles before (§R11.8).
     """
 
     name: str
@@ -176,7 +178,7 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "(+ IN) | ST2 | link (spec §R11.7); 6 cycles per hop", "split", local_output=True, staged=True),
     RouterModel("hiradix-decoupled", 0, 2, 1, 2, 1,
                 "hiradix-staged with RI's loop local to its input: LO's verdict reaches the inputs a cycle later, "
-                "through a register (spec §R11.8); 6 cycles per hop", "split", local_output=True,
+                "through a register, and a head reads the output side two cycles old (spec §R11.8); 6 cycles per hop", "split", local_output=True,
                 staged=True, decoupled=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "

@@ -47,7 +47,8 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: ``wf``: ``hiradix`` with ``ugal-s`` deciding at the source in the decision line (§R11.2a), ``g`` positions
 #: per serve stage of its wavefront (0: RI's own chain, §R11.2). Under ``split``, ``dv`` is the cycles from RI to GO:
 #: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2);
-#: ``ri_own``: RI counts a request LO dropped in u(v) a cycle longer: LO's verdict reaches it a cycle late (§R11.8).
+#: ``ri_own``: RI's loop local to its input (§R11.8): RI counts a request LO dropped in u(v) a cycle longer (LO's
+#: verdict reaches it a cycle late), and a head reads the output side of the view of two cycles before.
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
                                "split sub G wf ri_own")
 #: Topology and route tables (read only).
@@ -77,7 +78,8 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``subswitch`` (§R12): per output of a sub-switch's column, the lane SA granted in this cycle (``sw_lane``,
 #: -1: none).
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
-#: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused).
+#: as they were in the view of the cycle before (other models: ``(1, 1, 1)``, unused); ``ri2_credit``, ``ri2_busy``
+#: (``hiradix-decoupled``, §R11.8): the view of two cycles before, which a head reads.
 #: ``subswitch`` (§R12; other models: arrays of one element): per router, input ``p``, column ``c`` and VC
 #: ``v`` the row buffer ``sw_rb[r, p, c, v, :]`` (flits; with each its output ``sw_rbo`` and class ``sw_rbk``),
 #: its head and count (``sw_rbh``, ``sw_rbn``), the input's credits for it (``sw_rbc``), the credit returned
@@ -98,6 +100,7 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
                                 "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n rqc rqc_n ri_credit ri_busy "
+                                "ri2_credit ri2_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
                                 "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret "
                                 "wfl wflv wfls wfln wfb wfb_n wf_lw wf_inj wf_ni wf_ptr")
@@ -1329,6 +1332,9 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 o = rs.in_o[r, p, v]
                 ov = rs.in_ov[r, p, v]
                 u = sc.hu[p, v]
+                # a bound VC's credits: RI's copy, the view of t - 1 (§R11.1); under ri_own ``credit`` holds the
+                # view of t - 2, which the heads read, and the copy is in ``ri_credit`` (§R11.8)
+                bc = rs.ri_credit[r, o, ov] if prm.ri_own else rs.credit[r, o, ov]
                 if u:
                     # the first u flits may be taken by the undecided requests: the next one, if none of them is
                     # a tail, a flit is behind them and the output VC holds u + 1 credits (none needed at an
@@ -1342,9 +1348,9 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                             tail = True
                     if tail:
                         continue
-                    if (out_term[r, o] < 0 or prm.E > 0) and rs.credit[r, o, ov] < u + 1:
+                    if (out_term[r, o] < 0 or prm.E > 0) and bc < u + 1:
                         continue
-                elif _no_credit(r, o, ov, prm, tp, rs):
+                elif (out_term[r, o] < 0 or prm.E > 0) and bc <= 0:   # no credit (_no_credit on the copy)
                     continue
                 sc.req_v[p, v] = ov
                 sc.req_hd[p, v] = 0
@@ -1545,7 +1551,8 @@ def _hr_decide_line(r, prm, tp, rs, pk, sc):
     if rs.wfb_n[r] == 0:
         return
     rs.wfb_n[r] = 0
-    coords, port_to, out_term, credit, qadd, B = tp.coords, tp.port_to, tp.out_term, rs.ri_credit, rs.qadd, prm.B
+    coords, port_to, out_term, qadd, B = tp.coords, tp.port_to, tp.out_term, rs.qadd, prm.B
+    credit = rs.ri2_credit if prm.ri_own else rs.ri_credit   # RI's copy, as a head reads it (§R11.1, §R11.8)
     touched = False
     for i in range(ni):
         p = rs.wf_inj[r, wrap(start + i, ni)]
@@ -1596,23 +1603,39 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         _hr_go(r, prm, tp, rs, sc, rs.rq, rs.rq_n[r])
     # RI reads the output side one cycle late, from its copy (§R11.1); the copy for the next cycle is the
     # output side of this cycle's view (credits that arrive in this cycle are added after allocation)
-    if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
-        _hr_swap(r, rs)   # the copy in, this cycle's view out (the next cycle's copy)
+    if prm.ri_own:   # §R11.8: the heads read the view of t - 2 (ri2), the bound VCs the copy of t - 1 (ri)
+        if rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+            _hr_swap(r, rs.ri2_credit, rs.ri2_busy, rs)   # the heads' view in, this cycle's view out
+            _hr_ri(r, prm, tp, rs, pk, sc)
+            _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # the copy: the next cycle's ri2
+            _hr_swap(r, rs.ri2_credit, rs.ri2_busy, rs)   # this cycle's view back, the next ri2 out
+        else:
+            _hr_no_ri(r, prm, rs, sc)
+            _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.ri2_credit, rs.ri2_busy)
+        _hr_copy(r, rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy)
+    elif rs.n_act[r, 0] + rs.n_act[r, 1] > 0:
+        _hr_swap(r, rs.ri_credit, rs.ri_busy, rs)   # the copy in, this cycle's view out (the next cycle's copy)
         _hr_ri(r, prm, tp, rs, pk, sc)
         _hr_copy(r, rs.ri_credit, rs.ri_busy, rs.credit, rs.ovc_busy)   # this cycle's view back
-    else:   # no flit: no request (each request's flit is still in its buffer)
-        _hr_age_requests(r, prm, rs, sc)
-        rs.rq_n[r] = 0
-        if prm.sequential:
-            rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
+    else:
+        _hr_no_ri(r, prm, rs, sc)
         _hr_copy(r, rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy)
     return moved
 
 
 @compiled(cache=True, inline="always", _nrt=False)
-def _hr_swap(r, rs):
-    """Exchange router ``r``'s ``credit`` and ``ovc_busy`` with RI's copy of them (§R11.1)."""
-    credit, busy, ri_credit, ri_busy = rs.credit, rs.ovc_busy, rs.ri_credit, rs.ri_busy
+def _hr_no_ri(r, prm, rs, sc):
+    """Router ``r``'s RI with no flit: no request (each request's flit is still in its buffer)."""
+    _hr_age_requests(r, prm, rs, sc)
+    rs.rq_n[r] = 0
+    if prm.sequential:
+        rs.ptr_seq[r] = wrap(rs.ptr_seq[r] + 1, rs.buf.shape[1])
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_swap(r, ri_credit, ri_busy, rs):
+    """Exchange router ``r``'s ``credit`` and ``ovc_busy`` with a copy of them (§R11.1)."""
+    credit, busy = rs.credit, rs.ovc_busy
     for o in range(credit.shape[1]):
         for v in range(credit.shape[2]):
             x = credit[r, o, v]

@@ -136,7 +136,7 @@ class SimConfig:
         applied by switch traversal a cycle later, §R11), ``hiradix-local`` (``hiradix`` with a local output
         arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6), ``hiradix-staged`` (that arbiter
         and switch traversal in cycles of their own, §R11.7), ``hiradix-decoupled`` (``hiradix-staged`` with RI's
-        loop local to its input, §R11.8) or ``subswitch`` (row buffers, a local allocator
+        loop local to its input and a head reading the output side two cycles old, §R11.8) or ``subswitch`` (row buffers, a local allocator
         per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
@@ -656,6 +656,9 @@ class Simulator:
         # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)
         self.ri_busy = self.ovc_busy.copy() if model.split else np.zeros((1, 1, 1), i32)
+        # hiradix-decoupled: the view of two cycles before, which a head reads (§R11.8)
+        self.ri2_credit = self.credit.copy() if model.decoupled else np.zeros((1, 1, 1), i32)
+        self.ri2_busy = self.ovc_busy.copy() if model.decoupled else np.zeros((1, 1, 1), i32)
         # subswitch (§R12): row buffers per (input, column, VC) and column buffers per (output, row, output VC),
         # Bs = 4 flits each, with their credits (full at reset), holds, bindings, registers and pointers
         sub = model.allocation == "subswitch"

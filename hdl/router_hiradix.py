@@ -78,7 +78,8 @@ group's first ``S`` lanes asking for the output (:meth:`HiradixStages._hr_local`
 grant is registered as the candidate's lane one-hot. ``hiradix-staged`` (§R11.7) gives LO a cycle of its own on the
 request register and splits ST in two; ``hiradix-decoupled`` (§R11.8) is that, with ``req_pending2`` written from
 the request register alone and LO's verdict registered beside the group (``lo_keep_*_reg``), so that only
-``req_pending3`` reads it, through one gate.
+``req_pending3`` reads it, through one gate, and with the view's availability table and the decision units'
+queue lengths registered at the outputs (``ri_new_ok_op_cls``, ``ri_view_*``): a head reads them two cycles old.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -237,6 +238,12 @@ class HiradixStages:
         def reg(shape, name):
             return Signal(shape, name=name)
 
+        def older(x, name, init=0):
+            """``x`` a cycle late: a register."""
+            r = Signal(len(x), name=name, init=init)
+            m.d.sync += r.eq(x)
+            return r
+
         rq = [[{"valid": reg(1, f"rq_valid_{lane_sfx(p, s)}"),
                 "v": reg(vw, f"rq_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"rq_ivc_oh_{lane_sfx(p, s)}"),
@@ -377,6 +384,13 @@ class HiradixStages:
                                avail[(o, 0)] if o < P and is_eject[o] else Const(0, 1))
         ok_tab = Signal(len(ok_bits), name="view_new_ok_op_cls")
         m.d.comb += ok_tab.eq(Cat(*ok_bits))
+        if decoupled:
+            # §R11.8: a head reads the output side of the view of two cycles before: the table registered at the
+            # outputs, so the wire to the inputs' front registers runs from a register (at reset, every output
+            # available: the reset state's table)
+            ok_tab = older(ok_tab, "ri_new_ok_op_cls",
+                                 init=sum(1 << i for i, b in enumerate(ok_bits)
+                                          if not (isinstance(b, Const) and b.value == 0)))
         # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
         # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
         n_ge = (4 if defer else 3) + int(staged)
@@ -399,6 +413,9 @@ class HiradixStages:
                 m.d.comb += [ql.credit_ovc[w].eq(vcnt[o][w]) for w in range(V)]
                 q_o[o] = ql.q
                 avail_o[o] = Cat(*[avail[(o, k)] for k in range(K)])
+                if decoupled:   # §R11.8: the decision units read the view of two cycles before, registered
+                    q_o[o] = older(q_o[o], f"ri_view_qlen_op_{o}")
+                    avail_o[o] = older(avail_o[o], f"ri_view_avail_op_{o}_cls", init=(1 << K) - 1)
 
         # RI's copy of the output side (§R11.1): the view's output-side bits of the cycle before, registered;
         # at reset the reset state's (every counter full, nothing held)

@@ -70,7 +70,6 @@ def test_the_decoupled_preset_is_the_staged_timeline():
     assert dc.staged and dc.local_output and dc.split and dc.grouped
     assert dc.as_dict() | {"router_model": "hiradix-staged"} == st.as_dict()
 
-
 def credit_balance(sim):
     """Per network channel and VC: upstream credits + flits in the downstream buffer + flits on the link +
     credits on the way back + flits granted into the upstream output queue. Each must equal B."""
@@ -115,7 +114,6 @@ STAGED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-staged"}) for t, 
 
 #: ``hiradix-decoupled`` (§R11.8) on the same cases
 DECOUPLED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-decoupled"}) for t, kw, rt, extra in LOCAL_CASES]
-
 
 @pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
@@ -470,6 +468,22 @@ def test_decoupled_dropped_request_counts_one_cycle_longer():
     recs = traced(net, batch, speedup=1, router_model="hiradix-decoupled", group=2)
     assert [recs[i]["hops"][0][3] for i in range(3)] == [4, 7, 8]
     assert [recs[i]["ejected"] - recs[i]["hops"][0][3] for i in range(3)] == [9, 9, 9]
+
+
+def test_decoupled_head_sees_a_released_vc_a_cycle_later():
+    """§R11.8: a head reads the output side of the view of two cycles before. Terminals 0 and 1 each send a 3-flit
+    packet to terminal 5 in cycle 0, one VC, S = 1, G = 2. Packet 0 crosses first (head at ST1 4, IN 5; its bodies
+    asked at RI 5 and 6, ST1 8 and 9); its tail releases the output VC at ST1 9. Under ``hiradix-staged`` packet 1's
+    head finds it idle in RI's copy at 10: LO 11, GO 12, ST1 13. Under ``hiradix-decoupled`` it sees the release
+    a cycle later, at RI 11: ST1 14, and everything after is a cycle later."""
+    net = build("fbfly", k=4, n=2)
+    batch = [(0, 0, 5), (0, 1, 5)]
+    kw = {"speedup": 1, "group": 2, "vcs": 1, "packet_length": 3}
+    staged = traced(net, batch, router_model="hiradix-staged", **kw)
+    dec = traced(net, batch, router_model="hiradix-decoupled", **kw)
+    assert [[h[3] for h in staged[i]["hops"]] for i in range(2)] == [[4, 10], [13, 19]]
+    assert [[h[3] for h in dec[i]["hops"]] for i in range(2)] == [[4, 10], [14, 20]]
+    assert [dec[i]["ejected"] - staged[i]["ejected"] for i in range(2)] == [0, 1]
 
 
 @pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13)])
