@@ -1348,9 +1348,7 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                             tail = True
                     if tail:
                         continue
-                    if (out_term[r, o] < 0 or prm.E > 0) and bc < u + 1:
-                        continue
-                elif (out_term[r, o] < 0 or prm.E > 0) and bc <= 0:   # no credit (_no_credit on the copy)
+                if (out_term[r, o] < 0 or prm.E > 0) and bc < u + 1:   # u + 1 credits (u = 0: _no_credit on the copy)
                     continue
                 sc.req_v[p, v] = ov
                 sc.req_hd[p, v] = 0
