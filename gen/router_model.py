@@ -178,8 +178,8 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "(+ IN) | ST2 | link (spec §R11.7); 6 cycles per hop", "split", local_output=True, staged=True),
     RouterModel("hiradix-decoupled", 0, 2, 1, 2, 1,
                 "hiradix-staged with RI's loop local to its input: LO's verdict reaches the inputs a cycle later, "
-                "through a register, and a head reads the output side two cycles old (spec §R11.8); 6 cycles per hop", "split", local_output=True,
-                staged=True, decoupled=True),
+                "through a register, and a head reads the output side two cycles old (spec §R11.8); 6 cycles per hop",
+                "split", local_output=True, staged=True, decoupled=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),

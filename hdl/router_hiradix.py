@@ -388,8 +388,8 @@ class HiradixStages:
             # §R11.8: a head reads the output side of the view of two cycles before: the table registered at the
             # outputs, so the wire to the inputs' front registers runs from a register (at reset, every output
             # available: the reset state's table)
-            ok_tab = older(ok_tab, "ri_new_ok_op_cls",
-                           init=sum(1 << i for i, b in enumerate(ok_bits) if not (isinstance(b, Const) and b.value == 0)))
+            reset_tab = sum(1 << i for i, b in enumerate(ok_bits) if not (isinstance(b, Const) and b.value == 0))
+            ok_tab = older(ok_tab, "ri_new_ok_op_cls", init=reset_tab)
         # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
         # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
         n_ge = (4 if defer else 3) + int(staged)

@@ -70,6 +70,7 @@ def test_the_decoupled_preset_is_the_staged_timeline():
     assert dc.staged and dc.local_output and dc.split and dc.grouped
     assert dc.as_dict() | {"router_model": "hiradix-staged"} == st.as_dict()
 
+
 def credit_balance(sim):
     """Per network channel and VC: upstream credits + flits in the downstream buffer + flits on the link +
     credits on the way back + flits granted into the upstream output queue. Each must equal B."""
@@ -114,6 +115,7 @@ STAGED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-staged"}) for t, 
 
 #: ``hiradix-decoupled`` (§R11.8) on the same cases
 DECOUPLED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-decoupled"}) for t, kw, rt, extra in LOCAL_CASES]
+
 
 @pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
