@@ -162,6 +162,7 @@ class HopTracker:
         self.global_id = list(topo.get("router_ids") or range(len(topo["radix"])))
         self.fifo = defaultdict(deque)     # (r, p, v) -> deque of [flit, arrival cycle]
         self.front_from = {}               # (r, p, v) -> cycle the FIFO's front flit became the front
+        self.n_second = 0                  # flits that left from behind their VC's front (router-spec §R11.9)
         self.stream = {}                   # link VC or terminal -> (pid, next flit index)
         self.flits = {}                    # (pid, idx) -> _Flit
         self.ret_events = defaultdict(list)   # (r, o, v) -> cycles a credit came back (usable the next cycle)
@@ -209,8 +210,9 @@ class HopTracker:
             self._push(t, r, p, _get(self.fields, x, "vc"), f)
         self.last = max(self.last, t)
 
-    def credits(self, t: int, r: int, p: int, bits: int) -> None:
-        """Router ``r`` returned, in cycle ``t``, a credit for VC ``v`` of input ``p`` per bit ``v`` set in ``bits``.
+    def credits(self, t: int, r: int, p: int, bits: int, second: int = 0) -> None:
+        """Router ``r`` returned, in cycle ``t``, a credit for VC ``v`` of input ``p`` per bit ``v`` set in ``bits``;
+        with bit ``v`` of ``second`` set, for the flit behind the VC's front, which stays (router-spec §R11.9).
 
         Call before the cycle's :meth:`send` / :meth:`inject` (a flit arriving in ``t`` is granted ``t + 1`` at
         the earliest).
@@ -224,9 +226,19 @@ class HopTracker:
             if not q:
                 self.errors.append(f"router {r} returned a credit for input {p} VC {v} in cycle {t} with no flit there")
                 continue
-            f, a = q.popleft()
-            f.grants.append((r, p, v, g, a, self.front_from[(r, p, v)]))
-            self.front_from[(r, p, v)] = max(g + 1, q[0][1] + 1) if q else None
+            if (second >> v) & 1:   # the second flit left; the front stays
+                if len(q) < 2:
+                    self.errors.append(f"router {r} returned a credit for the second flit of input {p} VC {v} in "
+                                       f"cycle {t} with {len(q)} flit(s) there")
+                    continue
+                f, a = q[1]
+                del q[1]
+                self.n_second += 1
+                f.grants.append((r, p, v, g, a, max(self.front_from[(r, p, v)], a + 1)))
+            else:
+                f, a = q.popleft()
+                f.grants.append((r, p, v, g, a, self.front_from[(r, p, v)]))
+                self.front_from[(r, p, v)] = max(g + 1, q[0][1] + 1) if q else None
             if link is not None:   # the upstream router counts the credit from t + 1 (Tl = 1, §R2)
                 self.ret_events[(link[0], link[1], v)].append(t)
         self.last = max(self.last, t)
@@ -362,6 +374,14 @@ class HopTracker:
             out["vc_class"] = {"n/a": "no network output: no hop takes a VC class"}
         else:
             out["vc_class"] = {"hit": K - len(missed), "total": K, "missed": missed}
+
+        # ---- a second head that left from behind its VC's front, which stayed (router-spec §R11.9)
+        if int(topo.get("heads", 1)) > 1:
+            if any(not (f.head and f.tail) for f in self.flits.values()):
+                out["second_head"] = {"n/a": "packets longer than a flit: the flit behind a head is its body"}
+            else:
+                out["second_head"] = {"hit": int(self.n_second > 0), "total": 1, "passed": self.n_second,
+                                      "missed": [] if self.n_second else ["a flit leaving from behind its VC's front"]}
 
         # ---- both branches of an adaptive choice
         if routing in NONMINIMAL_CHOICE or routing == "min-ad":
@@ -645,7 +665,7 @@ def observe_topology(net, *, V: int, B: int, E: int, K: int, S: int, model, rout
             # cycles from a grant (the hop's cycle) to the credit of its slot: hiradix frees the slot at IN, a
             # cycle after ST (router-spec §R11.4)
             "credit_delay": int(model.credit_delay) + int(getattr(model, "split", False)),
-            "iq": bool(model.pipelined), "routing": routing,
+            "iq": bool(model.pipelined), "routing": routing, "heads": int(getattr(model, "heads", 1)),
             # cycles from the allocator's decision to the cycle a decision is recorded (hiradix: RI, then ST)
             "decide_lag": 2 if getattr(model, "split", False) else 0,
             "inj": [[int(net.inj_router[t]), int(net.inj_port[t])] for t in range(net.num_terminals)],
@@ -683,7 +703,7 @@ class ObsPorts:
     topo : dict
         :func:`observe_topology`.
     widths : dict
-        The top's ``obs_widths`` (``flit``, ``vw``, ``pw``, ``S``).
+        The top's ``obs_widths`` (``flit``, ``vw``, ``pw``, ``S``; ``heads`` under ``hiradix-twohead``).
     """
 
     def __init__(self, dut, topo: dict, widths: dict):
@@ -692,6 +712,8 @@ class ObsPorts:
         self.vw, self.pw = int(widths["vw"]), int(widths["pw"])
         self.fmask = (1 << self.F) - 1
         self.valid, self.credit = dut.obs_valid_r_op, dut.obs_credit_r_ip_ivc
+        # router-spec §R11.9: per credit, whether the flit behind the VC's front left (absent: never)
+        self.credit1 = getattr(dut, "obs_credit1_r_ip_ivc", None) if widths.get("heads", 1) > 1 else None
         self.dec = dut.obs_dec_gnt_r_ip_lane
         self.flit = [getattr(dut, f"obs_flit_r{r}_op") for r in range(len(radix))]
         self.dec_r = [getattr(dut, f"obs_dec_r{r}_ip_lane") for r in range(len(radix))]
@@ -702,6 +724,7 @@ class ObsPorts:
     def sample(self, t: int, tr: HopTracker) -> None:
         """Feed cycle ``t``'s credits, decision grants and link flits to ``tr`` (call after ``ReadOnly``)."""
         c = int(self.credit.value)
+        c1 = int(self.credit1.value) if c and self.credit1 is not None else 0
         V = self.V
         while c:
             low = (c & -c).bit_length() - 1
@@ -709,7 +732,7 @@ class ObsPorts:
             bits = (c >> (gp * V)) & self.vmask
             c &= ~(self.vmask << (gp * V))
             r, p = self.port[gp]
-            tr.credits(t, r, p, bits)
+            tr.credits(t, r, p, bits, (c1 >> (gp * V)) & self.vmask)
         d = int(self.dec.value)
         if d:
             S, D = self.S, self.vw + self.pw

@@ -136,6 +136,8 @@ DEFAULT_CHECKS = [
         # hiradix-decoupled (§R11.8): u(v) without LO's verdict of the cycle before, greedy and with UGAL-S's chain
         "tests/test_cosim_hiradix.py::test_decoupled_tiny_network_multiflit_past_saturation",
         "'tests/test_cosim_hiradix.py::test_local_sequential_ri_ugal_s[hiradix-decoupled]'",
+        # hiradix-twohead (§R11.9): second heads asked beside the first, taken from behind the front
+        "tests/test_cosim_hiradix.py::test_twohead_tiny_network_single_flit_past_saturation",
         # the decision line under hiradix-staged (§R11.6): LO and GO in the service order
         "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-staged]'",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits

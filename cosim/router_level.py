@@ -156,6 +156,7 @@ def router_events(net, *, router: int | None = None, data_width: int = DATA_WIDT
     P = top.n_ports
     topo = {"radix": [P], "link": [[None] * P], "eject": [[None] * P], "V": V, "B": cfg.vc_depth, "E": 0,
             "K": top.n_classes, "S": cfg.speedup, "credit_delay": d_cr, "iq": bool(cfg.model.pipelined),
+            "heads": int(cfg.model.heads),
             "routing": routing, "inj": [[0, p] for p in range(P) if int(pt["in_terminal"][router, p]) >= 0],
             "net_out": [[o not in top.eject_ports for o in range(P)]],
             "credited": [[o not in top.eject_ports for o in range(P)]]}

@@ -49,6 +49,8 @@ async def replay_router(dut):
     in_flit = [getattr(dut, f"in_flit_ip__{p}") for p in range(P)]
     cr_in = [getattr(dut, f"credit_in_op_ovc__{p}") for p in range(P)]
     cr_out = [getattr(dut, f"credit_out_ip_ivc__{p}") for p in range(P)]
+    # router-spec §R11.9: which credits are for the flit behind the front (absent: none)
+    cr1_out = [getattr(dut, f"obs_credit1_ip_ivc__{p}") for p in range(P)] if job["topo"].get("heads", 1) > 1 else []
     out_flit = [getattr(dut, f"out_flit_op__{p}") for p in range(P)]
     await start(dut, {dut.in_valid_ip: 0, **{h: 0 for h in in_flit + cr_in}})
     S = job["topo"]["S"]
@@ -79,7 +81,7 @@ async def replay_router(dut):
         for p in range(P):
             c = int(cr_out[p].value)
             if c:
-                tr.credits(t, 0, p, c)
+                tr.credits(t, 0, p, c, int(cr1_out[p].value) if cr1_out else 0)
             for v in range(V):
                 if (c >> v) & 1:
                     got_credit.append((t, p, v))

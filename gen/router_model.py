@@ -39,6 +39,11 @@ The presets:
     register beside the group, so no input waits for LO's arbiters; a head
     reads the output side of the view of two cycles before, registered at the
     outputs. Six cycles per hop.
+``hiradix-twohead``
+    ``hiradix-decoupled`` with two heads of a VC in flight (router-spec
+    §R11.9): with single-flit packets, the flit behind a VC's front may be
+    requested while the front's request is undecided, when the two are for
+    different destinations. Six cycles per hop; golden model only so far.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -62,6 +67,8 @@ Examples
 18
 >>> zero_load_latency(get_router_model("hiradix-decoupled"), hops=1, packet_length=3, link_latency=1)   # §R11.8
 18
+>>> zero_load_latency(get_router_model("hiradix-twohead"), hops=1, packet_length=1, link_latency=1)   # §R11.9
+13
 >>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
 15
 """
@@ -113,6 +120,9 @@ class RouterModel:
         ``staged`` only: RI's u(v) counts a request of two cycles ago whatever LO decided, and one of three cycles
         ago if LO kept it, so LO's verdict reaches the inputs through a register of its own; a head reads the
         output side of the view of two cycles before (§R11.8).
+    heads : int
+        ``decoupled`` only: the heads of one input VC that may have undecided requests at once, 1 or 2 (§R11.9:
+        the second, with single-flit packets, the flit behind the front, for another destination).
     """
 
     name: str
@@ -126,6 +136,7 @@ class RouterModel:
     local_output: bool = False
     staged: bool = False
     decoupled: bool = False
+    heads: int = 1
 
     @property
     def pipelined(self) -> bool:
@@ -180,6 +191,10 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "hiradix-staged with RI's loop local to its input: LO's verdict reaches the inputs a cycle later, "
                 "through a register, and a head reads the output side two cycles old (spec §R11.8); 6 cycles per hop",
                 "split", local_output=True, staged=True, decoupled=True),
+    RouterModel("hiradix-twohead", 0, 2, 1, 2, 1,
+                "hiradix-decoupled with two heads of a VC in flight: with single-flit packets the flit behind the "
+                "front is requested while the front's request is undecided, for another destination (spec §R11.9); "
+                "6 cycles per hop", "split", local_output=True, staged=True, decoupled=True, heads=2),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),

@@ -48,9 +48,11 @@ __all__ = ["run_cycles", "collect_ejected", "GATHER", "KEEPS_HEADER", "take_slot
 #: per serve stage of its wavefront (0: RI's own chain, §R11.2). Under ``split``, ``dv`` is the cycles from RI to GO:
 #: 1, or 2 with LO in a cycle of its own between them (``hiradix-staged``, §R11.7; ``dst`` 2 then holds ST2);
 #: ``ri_own``: RI's loop local to its input (§R11.8): RI counts a request LO dropped in u(v) a cycle longer (LO's
-#: verdict reaches it a cycle late), and a head reads the output side of the view of two cycles before.
+#: verdict reaches it a cycle late), and a head reads the output side of the view of two cycles before; ``heads``:
+#: the heads of one input VC with undecided requests at once (§R11.9; 2: with single-flit packets the flit behind
+#: the front, for another destination, while the front's request is undecided).
 Params = namedtuple("Params", "algo sequential ncls vpc thr V B S L Tl Tc dv dst watchdog trace_on E sthr sseed "
-                               "split sub G wf ri_own")
+                               "split sub G wf ri_own heads")
 #: Topology and route tables (read only).
 Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term out_ch in_ch in_term ch_src "
                           "ch_src_port ch_dst ch_dst_port inj_router inj_port tbl port_lanes tdist tcls up_port "
@@ -67,11 +69,12 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: VC's place in its list. Flit numbers and cycles are int32 (:data:`radixnet.golden.sim.FLIT_MAX`).
 #: ``hiradix`` (§R11): ``qadd[r, o]`` the requests a sequential RI made for output o in this cycle so far (added
 #: to q(o), zero between RIs); the request register ``rq[r, :rq_n[r]]`` (RI's lanes of the last cycle, each
-#: ``(p, v, o, ov, head, lane, phase, decided, inter)``, see :data:`RQ_FIELDS`) and the grant register
-#: ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per output, each
-#: ``(o, p, v, ov, phase, decided, inter)``), the input side's register ``gi[r, :gi_n[r]]`` (the grants ST
-#: applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov)``) and ``rq2[r, :rq2_n[r]]`` (the
-#: requests RI made two cycles ago, ``(p, v)``: with those of ``rq``, u(v)); other models keep them empty.
+#: ``(p, v, o, ov, head, lane, phase, decided, inter, flit, second)``, see :data:`RQ_FIELDS`; ``flit``: a head's,
+#: -1 for a bound VC's; ``second``: a second head's request, §R11.9) and the grant register ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per
+#: output, each ``(o, p, v, ov, phase, decided, inter, flit)``), the input side's register ``gi[r, :gi_n[r]]``
+#: (the grants ST applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov, flit)``) and
+#: ``rq2[r, :rq2_n[r]]`` (the requests RI made two cycles ago, ``(p, v, second)``: with those of ``rq``, u(v)); other
+#: models keep them empty.
 #: ``hiradix-staged`` (§R11.7): ``rqc[r, :rqc_n[r]]`` LO's candidates (the requests it kept in the last cycle, the
 #: lane field its slot), which GO decides; ``rq`` holds every lane RI selected, and ``rq2`` the candidates GO decided
 #: in the last cycle (with ``rq`` and ``rqc``, u(v)).
@@ -143,11 +146,13 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 #: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
-#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``); ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p
+#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``), and ``hf[p, v]`` whether one of them is a
+#: second head's (§R11.9); ``req_f[p, v]`` the flit a request names (a head's, -1 for a bound VC's) and ``req_s[p,
+#: v]`` whether it is a second head's; ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p
 #: (under the decision line, :func:`_hr_line_chain`'s request at input p and lane k; -1 between uses).
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
-                                "sw_lane")
+                                "sw_lane hf req_f req_s")
 
 #: An undecided packet's ``phase`` under the decision line (§R11.2a): the line prefers the minimal route or the
 #: non-minimal one (a decided packet's phase is 0 or 1, §R7).
@@ -1115,9 +1120,19 @@ def _allocate(r, t, mode, prm, tp, rs, lk, pk, sc):
 # ---- the hiradix model (§R11): RI | GO | ST, every stage reading registers only
 
 #: the fields of a request register entry (``Routers.rq[r, i]``)
-RQ_FIELDS = ("p", "v", "o", "ov", "head", "lane", "phase", "decided", "inter")
+RQ_FIELDS = ("p", "v", "o", "ov", "head", "lane", "phase", "decided", "inter", "flit", "second")
 #: the fields of a grant register entry (``Routers.gr[r, i]``)
-GR_FIELDS = ("o", "p", "v", "ov", "phase", "decided", "inter")
+GR_FIELDS = ("o", "p", "v", "ov", "phase", "decided", "inter", "flit")
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _to_front(r, p, v, flit, rs):
+    """§R11.9: ``flit``, the front of input VC (r, p, v) or the flit behind it, made the front (the two swap)."""
+    h = rs.bhead[r, p, v]
+    if rs.buf[r, p, v, h] != flit:
+        h1 = wrap(h + 1, rs.buf.shape[3])
+        rs.buf[r, p, v, h1] = rs.buf[r, p, v, h]
+        rs.buf[r, p, v, h] = flit
 
 
 @compiled(cache=True, _nrt=False)
@@ -1128,6 +1143,8 @@ def _hr_in(r, prm, tp, rs, lk, sc):
     gi = rs.gi
     n = rs.gi_n[r]
     for i in range(n):
+        if prm.heads > 1:   # §R11.9: the flit the request named, the front or the one behind it
+            _to_front(r, gi[r, i, 1], gi[r, i, 2], gi[r, i, 4], rs)
         _grant_in(r, gi[r, i, 1], gi[r, i, 2], gi[r, i, 0], gi[r, i, 3], sc.tcs[0], prm, tp, rs, lk)
     rs.gi_n[r] = 0
     return n > 0
@@ -1144,12 +1161,14 @@ def _hr_st(r, t, prm, tp, rs, pk):
     n = rs.gr_n[r]
     for i in range(n):
         o, p, v, ov = gr[r, i, 0], gr[r, i, 1], gr[r, i, 2], gr[r, i, 3]
-        _grant_out(r, o, ov, rs.buf[r, p, v, rs.bhead[r, p, v]], gr[r, i, 4], gr[r, i, 5], gr[r, i, 6], t, prm, tp,
-                   rs, pk)
+        # the flit the request named under §R11.9 (the front or the one behind it), else the view's front
+        flit = gr[r, i, 7] if prm.heads > 1 and gr[r, i, 7] >= 0 else rs.buf[r, p, v, rs.bhead[r, p, v]]
+        _grant_out(r, o, ov, flit, gr[r, i, 4], gr[r, i, 5], gr[r, i, 6], t, prm, tp, rs, pk)
         gi[r, i, 0] = o
         gi[r, i, 1] = p
         gi[r, i, 2] = v
         gi[r, i, 3] = ov
+        gi[r, i, 4] = flit
     rs.gi_n[r] = n
     rs.gr_n[r] = 0
     return n > 0
@@ -1196,6 +1215,7 @@ def _hr_go(r, prm, tp, rs, sc, rq, nrq):
         sc.req_ph[p, v] = rq[r, i, 6]
         sc.req_dc[p, v] = rq[r, i, 7]
         sc.req_in[p, v] = rq[r, i, 8]
+        sc.req_f[p, v] = rq[r, i, 9]
         if G > 0:   # hiradix-local (§R11.6): rank by group from ptr_out, then by LO's slot
             _bucket_insert(rq[r, i, 2], rr_offset(p // G, rs.ptr_out[r, rq[r, i, 2]], Q), rq[r, i, 5], p, v, V, sc)
         else:
@@ -1239,6 +1259,7 @@ def _hr_go(r, prm, tp, rs, sc, rq, nrq):
             gr[r, ng, 4] = sc.req_ph[p, v]
             gr[r, ng, 5] = sc.req_dc[p, v]
             gr[r, ng, 6] = sc.req_in[p, v]
+            gr[r, ng, 7] = sc.req_f[p, v]
             ng += 1
             last_p = p
         if last_p >= 0:
@@ -1291,6 +1312,7 @@ def _hr_age_requests(r, prm, rs, sc):
             if rs.rqc[r, i, 2] >= 0:   # hiradix-decoupled (§R11.8): LO's drop is known from now on
                 rs.rq2[r, n2, 0] = rs.rqc[r, i, 0]
                 rs.rq2[r, n2, 1] = rs.rqc[r, i, 1]
+                rs.rq2[r, n2, 2] = rs.rqc[r, i, 10]
                 n2 += 1
         rs.rq2_n[r] = n2
         rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rq, rs.rq_n[r], rs.rqc) if rs.rq_n[r] > 0 else 0
@@ -1300,6 +1322,7 @@ def _hr_age_requests(r, prm, rs, sc):
         if rs.rq[r, i, 2] >= 0:
             rs.rq2[r, n2, 0] = rs.rq[r, i, 0]
             rs.rq2[r, n2, 1] = rs.rq[r, i, 1]
+            rs.rq2[r, n2, 2] = rs.rq[r, i, 10]
             n2 += 1
     rs.rq2_n[r] = n2
 
@@ -1315,13 +1338,17 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
     V, S, L = prm.V, prm.S, prm.L
     rq, rq2, out_term, dec = rs.rq, rs.rq2, tp.out_term, sc.dec
     n_old, n_old2 = rs.rq_n[r], rs.rq2_n[r]
+    # u(v), and whether an undecided request is a second head's (the one, when u(v) = 1: §R11.9)
     for i in range(n_old):
         sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
+        sc.hf[rq[r, i, 0], rq[r, i, 1]] = rq[r, i, 10]
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
+        sc.hf[rq2[r, i, 0], rq2[r, i, 1]] = rq2[r, i, 2]
     n_c = rs.rqc_n[r] if prm.dv == 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
     for i in range(n_c):
         sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] += 1
+        sc.hf[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = rs.rqc[r, i, 10]
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1355,10 +1382,24 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.req_ph[p, v] = -1   # the packet keeps its header (_grant)
                 sc.req_dc[p, v] = 0
                 sc.req_in[p, v] = 0
-            else:        # a head: never requested while an earlier request of its VC is undecided
-                if sc.hu[p, v]:
-                    continue
-                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
+                sc.req_f[p, v] = -1    # the front flit at ST, whichever it is then (§R11.2)
+                sc.req_s[p, v] = 0
+            else:        # a head: never requested while an earlier request of its VC is undecided, ...
+                u = sc.hu[p, v]
+                flit = rs.buf[r, p, v, rs.bhead[r, p, v]]
+                sc.req_s[p, v] = 0
+                if u:
+                    # ... but under §R11.9, with single-flit packets, the flit behind the front when the one
+                    # undecided request is a first head's (it names the front) and the two are for different
+                    # destinations
+                    if prm.heads < 2 or u > 1 or L > 1 or rs.bcnt[r, p, v] < 2 or sc.hf[p, v]:
+                        continue
+                    second = rs.buf[r, p, v, wrap(rs.bhead[r, p, v] + 1, rs.buf.shape[3])]
+                    if pk.dst[second] == pk.dst[flit]:
+                        continue
+                    flit = second
+                    sc.req_s[p, v] = 1
+                pid = packet_of(flit, L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
                 o = dec[0]
@@ -1369,6 +1410,7 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.req_ph[p, v] = dec[2]
                 sc.req_dc[p, v] = dec[3]
                 sc.req_in[p, v] = dec[4]
+                sc.req_f[p, v] = flit
             sc.req_o[p, v] = o
             if not sc.inl[p]:
                 sc.inl[p] = 1
@@ -1408,6 +1450,8 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 rq[r, n, 6] = sc.req_ph[p, v]
                 rq[r, n, 7] = sc.req_dc[p, v]
                 rq[r, n, 8] = sc.req_in[p, v]
+                rq[r, n, 9] = sc.req_f[p, v]
+                rq[r, n, 10] = sc.req_s[p, v]
                 n += 1
             k += 1
             last = v
@@ -1499,8 +1543,8 @@ def _hr_chain(r, prm, tp, rs, pk, sc, nin):
                 ph = -1
                 dc = 0
                 inter = 0
-            else:
-                pid = packet_of(rs.buf[r, p, v, rs.bhead[r, p, v]], L)
+            else:   # the flit RI named (§R11.9: the front or the one behind it)
+                pid = packet_of(sc.req_f[p, v], L)
                 if not _decide(r, p, pid, prm, tp, rs, pk, dec):
                     continue
                 o = dec[0]
@@ -1524,6 +1568,8 @@ def _hr_chain(r, prm, tp, rs, pk, sc, nin):
             rq[r, n, 6] = ph
             rq[r, n, 7] = dc
             rq[r, n, 8] = inter
+            rq[r, n, 9] = sc.req_f[p, v]
+            rq[r, n, 10] = sc.req_s[p, v]
             n += 1
         sc.nsel[p] = 0
     for o in range(P):
@@ -2204,7 +2250,7 @@ def decide_reference(known: dict) -> bool:
     prm = Params(algo=int(known["algo"]), sequential=False, ncls=int(known["ncls"]),
                  vpc=V // int(known["ncls"]), thr=int(known["thr"]), V=V,
                  B=B, S=1, L=1, Tl=1, Tc=1, dv=0, dst=0, watchdog=1, trace_on=False, E=0, sthr=0,
-                 sseed=0, split=False, sub=False, G=1, wf=0, ri_own=False)
+                 sseed=0, split=False, sub=False, G=1, wf=0, ri_own=False, heads=1)
     pid, dec = int(known.get("pid", 0)), known["dec"]
     with as_python():   # and the compiled functions it calls: these arrays are not the simulator's types
         ok = bool(_decide(int(known["r"]), int(known.get("p", 0)), pid, prm, tp, rs, pk, dec))

@@ -136,8 +136,9 @@ class SimConfig:
         applied by switch traversal a cycle later, §R11), ``hiradix-local`` (``hiradix`` with a local output
         arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6), ``hiradix-staged`` (that arbiter
         and switch traversal in cycles of their own, §R11.7), ``hiradix-decoupled`` (``hiradix-staged`` with RI's
-        loop local to its input and a head reading the output side two cycles old, §R11.8) or ``subswitch`` (row buffers, a local allocator
-        per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
+        loop local to its input and a head reading the output side two cycles old, §R11.8), ``hiradix-twohead``
+        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9) or ``subswitch`` (row buffers, a local
+        allocator per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
     seed : int
@@ -222,8 +223,8 @@ class SimConfig:
                                             f"got {self.speedup}")
         if self.seq_wavefront and not (self.model.split and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
-            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local, hiradix-staged or "
-                                              f"hiradix-decoupled and "
+            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local, hiradix-staged, "
+                                              f"hiradix-decoupled or hiradix-twohead and "
                                               f"--routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
                                               f"{self.model.name} and {self.routing} on {self.net.family}")
@@ -647,8 +648,8 @@ class Simulator:
         self.rq, self.rq_n = np.zeros((R, nreg, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
         self.gr, self.gr_n = np.zeros((R, nreg, len(kernel.GR_FIELDS)), i32), np.zeros(R, i32)
         # hiradix: the grants whose input side (IN) is the next cycle, and the requests of two cycles ago
-        self.gi, self.gi_n = np.zeros((R, nreg, 4), i32), np.zeros(R, i32)
-        self.rq2, self.rq2_n = np.zeros((R, nreg, 2), i32), np.zeros(R, i32)
+        self.gi, self.gi_n = np.zeros((R, nreg, 5), i32), np.zeros(R, i32)
+        self.rq2, self.rq2_n = np.zeros((R, nreg, 3), i32), np.zeros(R, i32)
         # hiradix-staged (§R11.7): LO's candidates, which GO decides in the next cycle
         self.rqc = np.zeros((R, nreg if model.staged else 1, len(kernel.RQ_FIELDS)), i32)
         self.rqc_n = np.zeros(R, i32)
@@ -713,7 +714,7 @@ class Simulator:
                             watchdog=int(cfg.watchdog), trace_on=self.trace_on,
                             E=E, sthr=K.stall_threshold(cfg.sink_stall), sseed=int(cfg.seed), split=model.split, sub=sub,
                             G=int(cfg.group) if model.grouped else 0, wf=int(cfg.seq_wavefront),
-                            ri_own=model.decoupled)
+                            ri_own=model.decoupled, heads=model.heads)
         t = self.tables
         self.tp = K.Topo(coords=t.coords, port_to=t.port_to, dims=t.dims, term_router=t.term_router,
                          eject_port=t.eject_port, out_term=self.out_term, out_ch=self.out_ch, in_ch=self.in_ch,
@@ -728,7 +729,7 @@ class Simulator:
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
                             in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), nout=z(1), g_list=z(P), resv=z(P * V),
                             tcs=z(1), n_sa=z(1), req_hd=z(P, V), hu=z(P, V), sel=np.full((P, max(1, min(V, S))), -1, i32),
-                            nsel=z(P), sw_lane=z(P))
+                            nsel=z(P), sw_lane=z(P), hf=z(P, V), req_f=z(P, V), req_s=z(P, V))
         self._alloc_packets(self.CAP0)
         self.nfree = self.CAP0   # free ring slots (pkt_seq kernel.SLOT_FREE), taken in ring order from slot_at
         self.slot_at = 0

@@ -270,11 +270,17 @@ class FrontInputUnit(wiring.Component):
         How many of the oldest entries' kinds (tail and head bits) are kept in registers, and how many
         occupancy bits (``count >= 1 .. kinds``): 4, or 5 for ``hiradix-staged`` (router-spec §R11.7: the view's
         first four flits, each possibly a pop behind). Default 4.
+    second_pop : bool
+        Also take ``pop1_ivc``: remove a VC's **second** oldest entry instead of the oldest (``hiradix-twohead``,
+        router-spec §R11.9: a second head granted while the front stays). Default False.
 
     Attributes
     ----------
     in_flit, in_valid, pop_ivc, credit_ret_ivc, count_ivc, error, in_side
-        As :class:`InputUnit`.
+        As :class:`InputUnit`; ``credit_ret_ivc`` also for a ``pop1_ivc``.
+    pop1_ivc : Signal(n_vcs), in (``second_pop`` only)
+        Bit ``v``: VC ``v``'s second oldest entry leaves this cycle, the oldest stays (never with ``pop_ivc``'s bit
+        ``v``; the VC holds two entries or more).
     front0_ivc, front1_ivc : list of Signal(entry), out
         Per VC, the oldest and the second oldest entry (flit bits, then the side-band bits above
         them); don't-care when the VC holds fewer flits.
@@ -290,14 +296,19 @@ class FrontInputUnit(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
-                 side_shape=None, kinds: int = 4):
+                 side_shape=None, kinds: int = 4, second_pop: bool = False):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         self.kinds = check_int(self, "kinds", "oldest entries whose kinds are kept", kinds, 4)
+        if not isinstance(second_pop, bool):
+            reject(self, f"second_pop (also remove the second oldest entry) must be a bool, got {second_pop!r}")
+        self.second_pop = second_pop
         self.flit_layout, self.check, self.side_shape = flit_layout, check, side_shape
         self.side_bits = 0 if side_shape is None else Shape.cast(side_shape).width
         self.entry_bits = flit_layout.size + self.side_bits
         side = {} if side_shape is None else {"in_side": In(side_shape)}
+        if second_pop:
+            side["pop1_ivc"] = In(n_vcs)
         super().__init__({**side,
             "in_flit": In(flit_layout),
             "in_valid": In(1),
@@ -318,6 +329,7 @@ class FrontInputUnit(wiring.Component):
         n, depth, nk = self.n_vcs, self.depth, self.kinds
         in_entry = Cat(self.in_flit, self.in_side) if self.side_shape is not None else Cat(self.in_flit)
         pop_ok_ivc, overflow_ivc, underflow_ivc = Signal(n), Signal(n), Signal(n)
+        pop1_ok_ivc, underflow1_ivc = Signal(n), Signal(n)   # the second entry leaves (second_pop)
         bad_vc = Signal()
         vc_in = self.in_flit.vc
         if (1 << len(vc_in)) > n:
@@ -334,14 +346,21 @@ class FrontInputUnit(wiring.Component):
             count = self.count_ivc[v]
             nge = self.nge_ivc[v]
             r0, r1 = self.front0_ivc[v], self.front1_ivc[v]
-            arrive, push, pop = Signal(name=f"arrive_ivc_{v}"), Signal(name=f"push_ivc_{v}"), pop_ok_ivc[v]
+            arrive, push, pop0 = Signal(name=f"arrive_ivc_{v}"), Signal(name=f"push_ivc_{v}"), pop_ok_ivc[v]
+            pop1 = pop1_ok_ivc[v]
             m.d.comb += [
                 arrive.eq(self.in_valid & (vc_in == v)),
                 push.eq(arrive & (count != depth)),
-                pop.eq(self.pop_ivc[v] & nge[0]),
+                pop0.eq(self.pop_ivc[v] & nge[0]),
                 overflow_ivc[v].eq(arrive & (count == depth)),
                 underflow_ivc[v].eq(self.pop_ivc[v] & ~nge[0]),
             ]
+            pop = pop0   # an entry leaves: the oldest, or (second_pop) the second oldest
+            if self.second_pop:
+                pop = Signal(name=f"pop_any_ivc_{v}")
+                m.d.comb += [pop1.eq(self.pop1_ivc[v] & nge[1] & ~self.pop_ivc[v]),
+                             underflow1_ivc[v].eq(self.pop1_ivc[v] & (~nge[1] | self.pop_ivc[v])),
+                             pop.eq(pop0 | pop1)]
             nxt = Signal(range(depth + 1), name=f"count_next_ivc_{v}")
             m.d.comb += nxt.eq(count + push - pop)
             m.d.sync += [count.eq(nxt), nge.eq(Cat(*[nxt >= k for k in range(1, nk + 1)]))]
@@ -396,7 +415,8 @@ class FrontInputUnit(wiring.Component):
             at = Signal(range(depth + 1), name=f"arrive_at_ivc_{v}")
             m.d.comb += at.eq(count - pop)
             for k in range(min(depth, nk)):
-                m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(pop, behind[k], kinds[k])))
+                shift = pop if k else pop0   # the second entry leaving shifts the kinds behind the oldest only
+                m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(shift, behind[k], kinds[k])))
             # the third entry's side-band (a head's stored route) in a register, shifted as the kinds are, so
             # that front1's next side-band, which a reader looks up a cycle early, reads no RAM
             third = ram_data
@@ -407,16 +427,17 @@ class FrontInputUnit(wiring.Component):
             # the front registers' next entries: a pop shifts (front1, then the RAM's head or the arriving flit);
             # else the arriving flit lands in the first free one (in_entry is a don't-care without a push)
             n0, n1 = self.front0_next_ivc[v], self.front1_next_ivc[v]
-            m.d.comb += n0.eq(Mux(pop, Mux(nge[1], r1, in_entry), Mux(nge[0], r0, in_entry)))
+            m.d.comb += n0.eq(Mux(pop0, Mux(nge[1], r1, in_entry), Mux(nge[0], r0, in_entry)))
             if depth < 2:   # front1 is never written
                 m.d.comb += n1.eq(r1)
             else:   # without a RAM the arriving flit, used only if it lands there (count 2 and a push)
                 popped1 = Mux(nge[2], third, in_entry) if ram_data is not None else in_entry
                 m.d.comb += n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1)))
             m.d.sync += [r0.eq(n0), r1.eq(n1)]
-        m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc)
+        m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc | pop1_ok_ivc if self.second_pop else pop_ok_ivc)
         violation = Signal()
-        m.d.comb += violation.eq(overflow_ivc.any() | underflow_ivc.any() | bad_vc)
+        bad = overflow_ivc.any() | underflow_ivc.any() | bad_vc
+        m.d.comb += violation.eq(bad | underflow1_ivc.any() if self.second_pop else bad)
         with m.If(violation):
             m.d.sync += self.error.eq(1)
         if self.check:
@@ -425,4 +446,7 @@ class FrontInputUnit(wiring.Component):
                 Assert(~underflow_ivc.any(), "InputUnit underflow: pop of an empty VC"),
                 Assert(~bad_vc, "InputUnit bad VC: in_flit.vc >= n_vcs"),
             ]
+            if self.second_pop:
+                m.d.sync += Assert(~underflow1_ivc.any(),
+                                   "InputUnit underflow: pop of a second entry the VC does not hold, or with its front")
         return m

@@ -175,9 +175,13 @@ class NetworkTop(wiring.Component):
             S, n = speedup, sum(radix)
             vw, pw = ptr_width(n_vcs), ptr_width(max(radix))
             self.obs_widths = {"flit": lay.size, "vw": vw, "pw": pw, "S": S}
+            if self.routers[0].model.heads > 1:
+                self.obs_widths["heads"] = self.routers[0].model.heads
             members["obs_valid_r_op"] = Out(n)
             members["obs_credit_r_ip_ivc"] = Out(n * n_vcs)
             members["obs_dec_gnt_r_ip_lane"] = Out(n * S)
+            if self.routers[0].model.heads > 1:   # router-spec §R11.9: which credits are for a second flit
+                members["obs_credit1_r_ip_ivc"] = Out(n * n_vcs)
             for r, P in enumerate(radix):
                 members[f"obs_flit_r{r}_op"] = Out(P * lay.size)
                 members[f"obs_dec_r{r}_ip_lane"] = Out(P * S * (vw + pw))
@@ -233,6 +237,8 @@ class NetworkTop(wiring.Component):
             self.obs_credit_r_ip_ivc.eq(Cat(*[c for router in rs for c in router.credit_out_ip_ivc])),
             self.obs_dec_gnt_r_ip_lane.eq(Cat(*[router.obs_dec_gnt_ip_lane for router in rs])),
         ]
+        if hasattr(self, "obs_credit1_r_ip_ivc"):
+            m.d.comb += self.obs_credit1_r_ip_ivc.eq(Cat(*[c for router in rs for c in router.obs_credit1_ip_ivc]))
         for r, router in enumerate(rs):
             m.d.comb += getattr(self, f"obs_flit_r{r}_op").eq(Cat(*router.out_flit_op))
             # each lane (ivc, op) zero-extended to vw + pw bits (pw: the widest router's output index)

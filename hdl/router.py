@@ -243,7 +243,8 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled", "subswitch")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead",
+              "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -316,8 +317,10 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         (:mod:`radixnet.hdl.router_hiradix`: RI | GO | ST, every stage from registers, router-spec §R11;
         the greedy routings and ``ugal-s``), ``hiradix-local`` (its output arbitration in two levels, §R11.6),
         ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7),
-        ``hiradix-decoupled`` (``hiradix-staged`` with RI's loop local to its input, §R11.8) or ``subswitch`` (:mod:`radixnet.hdl.router_subswitch`: RI |
-        row buffers | SA per sub-switch | column buffers | GO, router-spec §R12; route tables, ``S = 1``).
+        ``hiradix-decoupled`` (``hiradix-staged`` with RI's loop local to its input, §R11.8), ``hiradix-twohead``
+        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9) or ``subswitch``
+        (:mod:`radixnet.hdl.router_subswitch`: RI | row buffers | SA per sub-switch | column buffers | GO, router-spec
+        §R12; route tables, ``S = 1``).
     speedup : int
         ``S`` (§R1, :data:`RTL_SPEEDUPS`): grants per input and per output per cycle. 1 (default), or 2:
         two crossbar lanes per input and per output, and a §R2 output queue of ``V * B`` flits per
@@ -424,7 +427,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
         if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
             reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local', "
-                         f"'hiradix-staged' or 'hiradix-decoupled' and routing "
+                         f"'hiradix-staged', 'hiradix-decoupled' or 'hiradix-twohead' and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")
         if self.model.allocation == "subswitch":
@@ -543,6 +546,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             members["obs_dec_gnt_ip_lane"] = Out(P * speedup)
             members["obs_dec_ivc_ip_lane"] = Out(ptr_width(n_vcs)).array(P * speedup)
             members["obs_dec_op_ip_lane"] = Out(ptr_width(P)).array(P * speedup)
+            if self.model.heads > 1:   # §R11.9: the credit on credit_out_ip_ivc is for the flit behind the front
+                members["obs_credit1_ip_ivc"] = Out(n_vcs).array(P)
         super().__init__(members)
 
     def _decider(self):
@@ -586,7 +591,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             for i, p in enumerate(self.inject_ports):
                 m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
-            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5 if self.model.staged else 4)
+            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5 if self.model.staged else 4,
+                                 second_pop=self.model.heads > 1)
                   if split else InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
             if line is not None and p in self.inject_ports:

@@ -80,6 +80,12 @@ request register and splits ST in two; ``hiradix-decoupled`` (§R11.8) is that, 
 the request register alone and LO's verdict registered beside the group (``lo_keep_*_reg``), so that only
 ``req_pending3`` reads it, through one gate, and with the view's availability table and the decision units'
 queue lengths registered at the outputs (``ri_new_ok_op_cls``, ``ri_view_*``): a head reads them two cycles old.
+``hiradix-twohead`` (§R11.9) is ``hiradix-decoupled`` with a VC's second single-flit head in flight: an unbound VC
+whose one undecided request is a first head's (``req_pending{,2,3}_sec`` beside ``u(v)``'s registers) asks for the
+flit in front1 (``ri_second``: front1's decision and availability bit), if both front registers hold single-flit
+heads for different destinations (``ri_front_dst_ne``, registered at front1's entry); the request carries
+``rq_sec``, and per VC ``sec_in_front1`` says the flit is still behind the front, so that ST1 reads front1 and IN
+removes it (the input unit's ``pop1_ivc``) while the front stays.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -136,8 +142,9 @@ DEFER_TERMS = ("head_on", "head_take", "head_hold", "body_take_a", "body_release
 #: what a request carries more under ``hiradix-staged`` (§R11.7): whether its VC had a request three RIs before
 #: (``e3``, one LO kept) and "a body's tail" for the view's fourth flit (``t4``)
 STAGED_FIELDS = ("e3", "t4")
-#: what ST reads of the request GO decided (a copy of the request register at the input)
-ST_FIELDS = ("v", "voh", "o", "head", "single", "ovc", "commit")
+#: what ST reads of the request GO decided (a copy of the request register at the input); ``sec``: a second head's
+#: (``hiradix-twohead``, router-spec §R11.9)
+ST_FIELDS = ("v", "voh", "o", "head", "single", "ovc", "commit", "sec")
 
 #: header fields an adaptive routing's decision in RI commits (written at ST into the head); with a route table
 #: ST writes the head's ``hops`` from its buffer entry (the stored lookahead's side-band), and RI commits nothing
@@ -166,6 +173,7 @@ class HiradixStages:
         # hiradix-staged (§R11.7): LO in a cycle of its own, ST in two halves; u(v) up to 3, so RI reads four flits
         staged = self.model.staged
         decoupled = self.model.decoupled   # hiradix-decoupled (§R11.8): LO's verdict a cycle later, RI's loop local
+        twohead = self.model.heads > 1     # hiradix-twohead (§R11.9): a VC's second single-flit head in flight
         nu = 4 if staged else 3
         more = STAGED_FIELDS if staged else ()
         fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
@@ -212,6 +220,13 @@ class HiradixStages:
         in_pop = [Signal(V, name=f"in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
         in_pop_ri = [Signal(V, name=f"ri_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
         in_pop_st = [Signal(V, name=f"st_in_pop_ip_{p}", attrs={"keep": 1}) for p in range(P)]
+        # hiradix-twohead (§R11.9): the pops above are of the front; IN may remove the flit behind it instead (a
+        # second head's grant while the front stays), for the input unit and RI; and per VC whether its second head's
+        # undecided request names the flit in the second front register (set when RI asks, cleared when a flit of
+        # the VC leaves)
+        in_pop1 = [Signal(V, name=f"in_pop1_ip_{p}", attrs={"keep": 1}) for p in range(P)] if twohead else []
+        in_pop1_ri = [Signal(V, name=f"ri_in_pop1_ip_{p}", attrs={"keep": 1}) for p in range(P)] if twohead else []
+        sec_in1 = [Signal(V, name=f"sec_in_front1_ip_{p}") for p in range(P)] if twohead else []
         for p in range(P):
             for v in range(V):
                 active[p][v].attrs["keep"] = 1
@@ -223,6 +238,9 @@ class HiradixStages:
         pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
         # hiradix-staged (§R11.7): the VCs LO kept two cycles ago and three (req_pending2 then holds the kept only)
         pending3 = [Signal(V, name=f"req_pending3_ip_{p}") for p in range(P)] if staged else []
+        # hiradix-twohead (§R11.9): of those, the second heads' requests
+        pend_sec = [[Signal(V, name=f"req_pending{k}_sec_ip_{p}") for p in range(P)] for k in ("", "2", "3")] \
+            if twohead else []
         # under the decision line (§R11.2a): per input lane, the chain beside GO dropped the request GO decided in
         # the cycle before (the request ``st`` holds now); RI no longer counts it in u(v)
         line = bool(self.seq_wavefront)
@@ -264,7 +282,9 @@ class HiradixStages:
                 "t2": reg(1, f"rq_tail2_{lane_sfx(p, s)}"),
                 "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}"),
                 **({"e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"), "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")}
-                   if more else {})} for s in range(S)] for p in range(P)]
+                   if more else {}),
+                # a second head's request (§R11.9): its flit is the one behind the front
+                **({"sec": reg(1, f"rq_sec_{lane_sfx(p, s)}")} if twohead else {})} for s in range(S)] for p in range(P)]
         # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
         # whether it was granted comes back from the outputs' grant registers)
         # RI writes the request's next value (``rqn``); the request register and, with more than one group of
@@ -298,7 +318,8 @@ class HiradixStages:
                 "head": reg(1, f"st_head_{lane_sfx(p, s)}"),
                 "single": reg(1, f"st_single_{lane_sfx(p, s)}"),
                 "ovc": reg(vw, f"st_ovc_{lane_sfx(p, s)}"),
-                **({"commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} if adaptive else {})}
+                **({"commit": reg(commit_lay, f"st_commit_{lane_sfx(p, s)}")} if adaptive else {}),
+                **({"sec": reg(1, f"st_sec_{lane_sfx(p, s)}")} if twohead else {})}
                for s in range(S)] for p in range(P)]
         # per output and grant: the lanes granted (one-hot: the crossbar's select, and what the inputs gather)
         # and the output VC given
@@ -450,16 +471,30 @@ class HiradixStages:
             for v in range(V):
                 tag = f"ip_{p}_ivc_{v}"
                 pop = in_pop_ri[p][v]
+                bound = active_ri[p][v]
+                e1, e2 = pending[p][v], pending2[p][v]
+                e3 = pending3[p][v] if staged else None
+                # the head RI reads: the view's front (front1 when IN removes front0 now), or (§R11.9) the flit behind
+                # it for a second head, which an unbound VC with an undecided request can only ask for (no flit of
+                # the VC leaves then, so it is front1)
+                sel1, pop_any = pop, pop
+                second = None
+                if twohead:
+                    second = Signal(name=f"ri_second_{tag}")
+                    m.d.comb += second.eq(~bound & (e1 | e2 | e3))
+                    sel1 = Signal(name=f"ri_sel_front1_{tag}")
+                    pop_any = Signal(name=f"ri_in_pop_any_{tag}")
+                    m.d.comb += [sel1.eq(pop | second), pop_any.eq(pop | in_pop1_ri[p][v])]
                 fe = Signal(iu.entry_bits, name=f"view_front_{tag}")
-                m.d.comb += fe.eq(Mux(pop, iu.front1_ivc[v], iu.front0_ivc[v]))
+                m.d.comb += fe.eq(Mux(sel1, iu.front1_ivc[v], iu.front0_ivc[v]))
                 f = data.View(lay, fe[:fw])
                 nge = iu.nge_ivc[v]
                 pres = [Signal(name=f"view_has{k}_{tag}") for k in range(1, nu + 1)]   # the view holds >= 1, 2, .. flits
-                m.d.comb += [x.eq(Mux(pop, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
+                m.d.comb += [x.eq(Mux(pop_any, nge[k + 1], nge[k])) for k, x in enumerate(pres)]
                 # the kinds (tail, head) of the view's first three (staged: four) flits, from the input unit's kind
-                # registers
+                # registers (IN removing the flit behind the front shifts those behind it)
                 kd = iu.kind_ivc[v]
-                kv = [Mux(pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(nu)]
+                kv = [Mux(pop_any if k else pop, kd[2 * k + 2:2 * k + 4], kd[2 * k:2 * k + 2]) for k in range(nu)]
                 tl = [x[0] for x in kv]
                 oks = bound_ok[p][v]   # the bound output VC holds >= 1, 2, 3 credits (copy)
                 # per front register, what RI reads of its head, made a cycle early from the view of the cycle
@@ -491,28 +526,38 @@ class HiradixStages:
                     m.d.sync += ok_e.eq(ok_tab.bit_select(Cat(e_cls[:kb], e_port), 1))
                     looks.append(ok_e)
                 new_ok = Signal(name=f"view_new_ok_{tag}")
-                m.d.comb += new_ok.eq(Mux(pop, looks[1], looks[0]))
-                if adaptive:   # the view's front's decision
-                    rc = SimpleNamespace(**{k: Mux(pop, decs[1][k], decs[0][k]) for k in decs[0]})
+                m.d.comb += new_ok.eq(Mux(sel1, looks[1], looks[0]))
+                if adaptive:   # the view's front's decision (§R11.9: or the second head's)
+                    rc = SimpleNamespace(**{k: Mux(sel1, decs[1][k], decs[0][k]) for k in decs[0]})
                     port, rvalid, cls, hops_out = rc.port, rc.valid, rc.cls, rc.hops_out
                 else:   # the head's hops are written at ST from its entry (below)
                     side = data.View(side_lay, fe[fw:])
                     port, rvalid, cls = side.port, side.valid, side.cls
-                bound = active_ri[p][v]
                 # u(v) = 0, 1 or 2 (§R11.2): a bound VC asks for the flit behind its undecided requests' flits,
                 # which must be no tails, with u(v) + 1 credits; a head only with u(v) = 0
-                e1, e2 = pending[p][v], pending2[p][v]
                 if line_drop:
                     e2 = Signal(name=f"req_pending2_kept_{tag}")
                     m.d.comb += e2.eq(pending2[p][v] & ~Cat(*[chain_drop[p][s] & st[p][s]["voh"][v]
                                                               for s in range(S)]).any())
                 if staged:   # u(v) = e1 + e2 + e3 (the last two: requests LO kept, §R11.7)
-                    e3 = pending3[p][v]
                     u = Signal(2, name=f"ri_u_{tag}")
                     m.d.comb += u.eq(e1 + e2 + e3)
                     by_u = [pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok)]
                     for k in (1, 2, 3):
                         by_u.append(bound & ~Cat(*tl[:k]).any() & pres[k] & oks[k])
+                    if twohead:
+                        # §R11.9: with u(v) = 1 an unbound VC asks for its second head when the undecided request is
+                        # a first head's, both front registers hold single-flit heads for different destinations
+                        # (compared at front1's entry), and the second's decision has an available candidate
+                        und_sec = Signal(name=f"ri_undecided_second_{tag}")
+                        m.d.comb += und_sec.eq((e1 & pend_sec[0][p][v]) | (e2 & pend_sec[1][p][v]) |
+                                               (e3 & pend_sec[2][p][v]))
+                        dst_ne = Signal(name=f"ri_front_dst_ne_{tag}")
+                        nx0, nx1 = (data.View(lay, x[:fw]) for x in (iu.front0_next_ivc[v], iu.front1_next_ivc[v]))
+                        m.d.sync += dst_ne.eq(nx0.dest != nx1.dest)
+                        ok2 = Signal(name=f"ri_second_ok_{tag}")
+                        m.d.comb += ok2.eq(~und_sec & nge[1] & (kd[0:4] == 0b1111) & dst_ne & rvalid & new_ok)
+                        by_u[1] = Mux(bound, by_u[1], ok2)
                     m.d.comb += elig[v].eq(Cat(*by_u).bit_select(u, 1))
                 else:
                     m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
@@ -538,7 +583,8 @@ class HiradixStages:
                 m.d.comb += [t.eq(x[0] & ~x[1]) for t, x in zip(ts, kv)]
                 per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
                               "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit,
-                              **({"e3": e3, "t4": ts[3]} if staged else {})})
+                              **({"e3": e3, "t4": ts[3]} if staged else {}),
+                              **({"sec": second} if twohead else {})})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
                                                              new_ok, hops_out, eject_tab, commit_lay, tag))
@@ -547,7 +593,7 @@ class HiradixStages:
             m.d.comb += sel.elig.eq(elig)
             if seq:   # the selected lanes go to the sequential allocator (below), which registers them
                 seq_lanes.append([{k: mux_onehot(sel.pick[s], [x[k] for x in per_v])
-                                   for k in SEQ_LANE_FIELDS + more}
+                                   for k in SEQ_LANE_FIELDS + more + (("sec",) if twohead else ())}
                                   | {"pick": sel.pick[s]} for s in range(S)])
                 continue
             picked = []
@@ -557,7 +603,8 @@ class HiradixStages:
                 r = rqn[p][s]
                 m.d.comb += [r["valid"].eq(pk.any()), r["v"].eq(onehot_index(pk, V)), r["voh"].eq(pk)]
                 m.d.comb += r["ooh"].eq(mux_onehot(pk, [(Const(1, P) << x["o"])[:P] for x in per_v]))
-                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3") + more:
+                for k in ("o", "head", "single", "cls", "hk", "ovc", "e1", "e2", "t1", "t2", "t3") + more + \
+                        (("sec",) if twohead else ()):
                     m.d.comb += r[k].eq(mux_onehot(pk, [x[k] for x in per_v]))
                 if adaptive:
                     m.d.comb += r["commit"].eq(mux_onehot(pk, [x["commit"].as_value() for x in per_v]))
@@ -567,6 +614,9 @@ class HiradixStages:
 
         if seq:
             self._hr_seq_chain(m, seq_lanes, rqn, pending, ri_q_o, commit_lay, [] if staged else keep)
+        for p in range(P if twohead else 0):   # §R11.9: RI's second heads, and where their flits are
+            asked2 = or_all([Mux(rqn[p][s]["valid"] & rqn[p][s]["sec"], rqn[p][s]["voh"], 0) for s in range(S)])
+            m.d.sync += [pend_sec[0][p].eq(asked2), sec_in1[p].eq(asked2 | (sec_in1[p] & ~in_pop[p] & ~in_pop1[p]))]
         go_fields = GO_FIELDS + more
         # LO (§R11.6): at the end of RI's cycle on its next requests, or (staged, §R11.7) in the next cycle on the
         # request register
@@ -587,6 +637,11 @@ class HiradixStages:
             if decoupled:   # u(v): the requests of two cycles ago all, of three those LO kept (§R11.8)
                 m.d.sync += [pending2[p].eq(or_all([Mux(rq[p][s]["valid"], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(or_all([Mux(keep_reg[p][s], lo_rq[p][s]["voh"], 0) for s in range(S)]))]
+                if twohead:
+                    m.d.sync += [pend_sec[1][p].eq(or_all([Mux(rq[p][s]["valid"] & rq[p][s]["sec"], rq[p][s]["voh"], 0)
+                                                           for s in range(S)])),
+                                 pend_sec[2][p].eq(or_all([Mux(keep_reg[p][s] & lo_rq[p][s]["sec"], lo_rq[p][s]["voh"], 0)
+                                                           for s in range(S)]))]
             elif staged:   # u(v)'s requests of two and three cycles ago: those LO kept (§R11.7)
                 m.d.sync += [pending2[p].eq(or_all([Mux(keep[p][s], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(pending2[p])]
@@ -852,13 +907,16 @@ class HiradixStages:
             iu = ius[p]
             m.d.comb += iu.pop_ivc.eq(in_pop[p])
             pop_next = Signal(V, name=f"st_pop_next_ip_{p}")   # the pops ST applies in this cycle (IN's next)
+            pop1_next = Signal(V, name=f"st_pop1_next_ip_{p}") if twohead else None   # of those, the second flits
+            if twohead:
+                m.d.comb += iu.pop1_ivc.eq(in_pop1[p])
             for v in range(V):
                 # RI's copy for the binding kept: the view's ``>= k`` bits of its output VC, whose only take in this
                 # cycle is the VC's own pop (with GO's grants applied at ST; else the counter took at GO's edge)
                 ge_j = [ge_at(j, act_o[p][v], act_ov[p][v][:vw]) for j in range(1, n_ge + 1)]
                 m.d.sync += [x.eq(Mux(pop_next[v], ge_j[k + 1], ge_j[k]) if defer else ge_j[k])
                              for k, x in enumerate(bound_ok[p][v])]
-            pops = []
+            pops, pops1 = [], []
             for s in range(S):
                 i = p * S + s
                 r, t = rq[p][s], st[p][s]
@@ -866,8 +924,13 @@ class HiradixStages:
                     m.d.sync += [x.eq(r[k]) for k, x in lo_rq[p][s].items()]
                     r = lo_rq[p][s]
                 m.d.sync += [t[k].eq(r[k]) for k in ST_FIELDS if k in t]
-                # the lane's buffer entry: its VC's front in the view (flit and side-band)
-                ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
+                # the lane's buffer entry: its VC's front in the view (flit and side-band); a second head's (§R11.9)
+                # is front1 while the front it asked behind is there (it may leave at this IN), else front0
+                if twohead:
+                    ents = [Mux(in_pop_st[p][v] | (t["sec"] & sec_in1[p][v]), iu.front1_ivc[v], iu.front0_ivc[v])
+                            for v in range(V)]
+                else:
+                    ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
                 eb = iu.entry_bits
                 ent = Signal(eb, name=f"st_entry_{lane_sfx(p, s)}")
                 m.d.comb += ent.eq(ents[0])
@@ -905,6 +968,10 @@ class HiradixStages:
                     else:
                         m.d.comb += ovc.eq(mux_onehot(by, [g_ovc[o][j] for o in range(P) for j in range(S)]))
                 pops.append(Mux(granted, t["voh"], 0))
+                if twohead:   # IN removes the second head's flit from behind the front, if the front stays
+                    behind = Signal(name=f"st_pop_behind_{lane_sfx(p, s)}")
+                    m.d.comb += behind.eq(t["sec"] & (t["voh"] & sec_in1[p] & ~in_pop[p]).any())
+                    pops1.append(Mux(granted & behind, t["voh"], 0))
                 # IN of the next cycle: the head binds, the tail (the lane's flit's own kind) unbinds
                 ends = Signal(name=f"st_ends_{lane_sfx(p, s)}")
                 m.d.comb += ends.eq(fl.tail & ~fl.head)
@@ -918,7 +985,15 @@ class HiradixStages:
                         with m.Elif(~t["head"] & ends):
                             m.d.sync += [active[p][v].eq(0), active_ri[p][v].eq(0)]
             m.d.comb += pop_next.eq(or_all(pops))
-            m.d.sync += [in_pop[p].eq(pop_next), in_pop_ri[p].eq(pop_next), in_pop_st[p].eq(pop_next)]
+            if twohead:
+                front_next = Signal(V, name=f"st_pop0_next_ip_{p}")
+                m.d.comb += [pop1_next.eq(or_all(pops1)), front_next.eq(pop_next & ~pop1_next)]
+                m.d.sync += [in_pop[p].eq(front_next), in_pop_ri[p].eq(front_next), in_pop_st[p].eq(front_next),
+                             in_pop1[p].eq(pop1_next), in_pop1_ri[p].eq(pop1_next)]
+                if self.observe:   # credit_out is IN's pop a cycle late; this says which flit left
+                    m.d.sync += self.obs_credit1_ip_ivc[p].eq(in_pop1[p])
+            else:
+                m.d.sync += [in_pop[p].eq(pop_next), in_pop_ri[p].eq(pop_next), in_pop_st[p].eq(pop_next)]
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
@@ -1081,6 +1156,6 @@ class HiradixStages:
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
                              r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
                              r["t3"].eq(x["t3"])]
-                m.d.comb += [r[k].eq(x[k]) for k in STAGED_FIELDS if k in r]
+                m.d.comb += [r[k].eq(x[k]) for k in STAGED_FIELDS + ("sec",) if k in r]
                 granted.append(Mux(g & keep[p][s] if keep else g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

@@ -503,7 +503,8 @@ def report(verdict: dict, cfg, ok: bool) -> None:
         print(f"  design checks failed: {verdict['rtl_checks_failed']}; first: {'; '.join(verdict['rtl_checks'][:3])}")
     bins = []
     for family, c in verdict.get("coverage", {}).items():
-        bins.append(f"{family} n/a" if "n/a" in c else f"{family} {c['hit']}/{c['total']}")
+        bins.append(f"{family} n/a" if "n/a" in c else f"{family} {c['hit']}/{c['total']}"
+                    + (f" ({c['passed']} flits passed their front)" if "passed" in c else ""))
     print(f"  coverage: {', '.join(bins)}")
     print(f"  corners: {corners(cfg)}")
     if verdict.get("missed_bins"):

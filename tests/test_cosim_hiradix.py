@@ -1,5 +1,6 @@
 """Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL;
-``hiradix-local`` (§R11.6: the output arbitration in two levels) and ``hiradix-staged`` (§R11.7).
+``hiradix-local`` (§R11.6: the output arbitration in two levels), ``hiradix-staged`` (§R11.7),
+``hiradix-decoupled`` (§R11.8) and ``hiradix-twohead`` (§R11.9: a VC's second single-flit head in flight).
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
@@ -227,6 +228,31 @@ def test_decoupled_tiny_network_multiflit_past_saturation():
     assert v["stall_cycles"] > 50
 
 
+# ---- hiradix-twohead (§R11.9): a VC's second single-flit head in flight
+TWOHEAD = {"router_model": "hiradix-twohead"}
+
+
+def test_twohead_tiny_network_single_flit_past_saturation():
+    """The switch top in groups of two inputs, speedup 2, single-flit packets past saturation, 4 flits per VC: a
+    VC asks for its second head beside its first, the second leaves from behind the front when the front's request
+    was dropped or refused (the ``second_head`` bin counts them), and the input unit gives up its second flit."""
+    v = run(*TINY, load=0.9, cycles=300, vcs=2, vc_depth=4, seed=4, speedup=2, group=2, **TWOHEAD)
+    assert_match(v)
+    assert v["stall_cycles"] > 50 and v["coverage"]["second_head"]["passed"] > 20
+
+
+# slow (about 60 s each, its own build): speedup 1 with the greedy adaptive routing, and UGAL-S's sequential RI
+# choosing among the second heads' candidates
+@pytest.mark.slow
+@pytest.mark.parametrize("routing,kw", [("min-ad", {"speedup": 1, "vcs": 3, "vc_depth": 4}),
+                                        ("ugal-s", {"speedup": 2, "vcs": 4, "vc_depth": 2, "ugal_threshold": 0})])
+def test_twohead_adaptive_and_sequential(routing, kw):
+    v = run("fbfly", {"k": 2, "n": 3}, routing=routing, traffic="uniform", load=0.9, cycles=250, seed=3,
+            terminals="flit", group=2, **kw, **TWOHEAD)
+    assert_match(v)
+    assert v["coverage"]["second_head"]["passed"] > 10
+
+
 # speedup 2 is slow (its own build)
 @pytest.mark.parametrize("speedup", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_staged_smallest_buffers(speedup):
@@ -253,7 +279,7 @@ def test_two_level_decision_line_ugal_s(model):
 
 # slow (about 40 s each, its own build): the switch tops above kill every LO and staged mutant by default
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL)
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead"])
 def test_local_router_level(model):
     """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
     port driven from the network's golden run."""
@@ -275,7 +301,7 @@ def test_local_sequential_ri_ugal_s(model):
 # slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's, §R11.7's
 # and §R11.8's checks
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL)
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead"])
 @pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],
                                    ["--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s",
                                     "--packet-length", "3"],

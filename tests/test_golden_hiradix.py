@@ -30,7 +30,7 @@ def test_the_preset_is_split_and_not_pipelined():
     assert zero_load_latency(HR, 1, 3, 1) == zero_load_latency(get_router_model("iq"), 1, 3, 1) + 2 == 13
 
 
-@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled"])
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead"])
 @pytest.mark.parametrize("speedup", [1, 2])
 @pytest.mark.parametrize("length", [1, 3])
 @pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
@@ -69,6 +69,13 @@ def test_the_decoupled_preset_is_the_staged_timeline():
     assert dc.decoupled and not st.decoupled
     assert dc.staged and dc.local_output and dc.split and dc.grouped
     assert dc.as_dict() | {"router_model": "hiradix-staged"} == st.as_dict()
+
+
+def test_the_twohead_preset_is_the_decoupled_timeline():
+    """§R11.9: ``hiradix-decoupled``'s stages and delays with two heads of a VC in flight."""
+    dc, th = get_router_model("hiradix-decoupled"), get_router_model("hiradix-twohead")
+    assert th.decoupled and th.heads == 2 and dc.heads == 1
+    assert th.as_dict() | {"router_model": "hiradix-decoupled"} == dc.as_dict()
 
 
 def credit_balance(sim):
@@ -116,12 +123,17 @@ STAGED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-staged"}) for t, 
 #: ``hiradix-decoupled`` (§R11.8) on the same cases
 DECOUPLED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-decoupled"}) for t, kw, rt, extra in LOCAL_CASES]
 
+#: ``hiradix-twohead`` (§R11.9) on the cases with single-flit packets (with longer ones it is ``hiradix-decoupled``)
+TWOHEAD_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-twohead"}) for t, kw, rt, extra in LOCAL_CASES
+                 if "packet_length" not in extra]
 
-@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES,
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES + TWOHEAD_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
                          + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)]
                          + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)]
-                         + [f"decoupled-{c[0]}-{c[2]}-{i}" for i, c in enumerate(DECOUPLED_CASES)])
+                         + [f"decoupled-{c[0]}-{c[2]}-{i}" for i, c in enumerate(DECOUPLED_CASES)]
+                         + [f"twohead-{c[0]}-{c[2]}-{i}" for i, c in enumerate(TWOHEAD_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
@@ -387,8 +399,8 @@ def test_cli_runs_the_decision_line(capsys, model):
 
 
 @pytest.mark.parametrize("kw, message", [
-    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local, hiradix-staged or "
-                                                "hiradix-decoupled and --routing ugal-s"),
+    (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local, hiradix-staged, "
+                                                "hiradix-decoupled or hiradix-twohead and --routing ugal-s"),
     (dict(router_model="hiradix-staged", routing="ugal"), "needs --router-model hiradix, .* and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
@@ -486,6 +498,87 @@ def test_decoupled_head_sees_a_released_vc_a_cycle_later():
     assert [[h[3] for h in staged[i]["hops"]] for i in range(2)] == [[4, 10], [13, 19]]
     assert [[h[3] for h in dec[i]["hops"]] for i in range(2)] == [[4, 10], [14, 20]]
     assert [dec[i]["ejected"] - staged[i]["ejected"] for i in range(2)] == [0, 1]
+
+
+def test_twohead_second_head_asks_beside_the_first():
+    """§R11.9: terminal 0 sends two single-flit packets in cycle 0 on its one VC (S = 1, G = 2); the first is
+    usable at 1, the second at 2. Under ``hiradix-decoupled`` the second asks when the first's verdict is in the
+    view (RI 5, ST1 8); under ``hiradix-twohead`` it asks at RI 2, beside the first's undecided request (LO 3,
+    GO 4, ST1 5), when the two are for different destinations (terminals 5 and 9, or 5 and 6 at one router), and
+    at RI 5 as before when they are for the same one."""
+    net = build("fbfly", k=4, n=2)
+    kw = {"speedup": 1, "group": 2, "vcs": 1}
+    for dst2 in (9, 6):
+        batch = [(0, 0, 5), (0, 0, dst2)]
+        dec = traced(net, batch, router_model="hiradix-decoupled", **kw)
+        two = traced(net, batch, router_model="hiradix-twohead", **kw)
+        assert [[h[3] for h in dec[i]["hops"]] for i in range(2)] == [[4, 10], [8, 14]]
+        assert [[h[3] for h in two[i]["hops"]] for i in range(2)] == [[4, 10], [5, 11]]
+    same = traced(net, [(0, 0, 5), (0, 0, 5)], router_model="hiradix-twohead", **kw)
+    assert [[h[3] for h in same[i]["hops"]] for i in range(2)] == [[4, 10], [8, 14]]
+
+
+def test_twohead_second_passes_a_dropped_front():
+    """§R11.9: terminal 0 (input 0) sends X to terminal 5 and terminal 1 (input 1, the same group of two) sends A
+    to 5, then B to 9, in cycle 0, one VC each, S = 1. LO at 2 keeps X (``ptr_loc`` 0) and drops A. Input 1 asks
+    for B at RI 2 (u(v) = 1, the undecided request names the front A): LO 3, GO 4, ST1 5, so B leaves before A.
+    A's dropped request counts through RI 3; at RI 4 and 5 the undecided request is B's, which names the flit
+    behind the front, so A waits for B's IN at 6: RI 6, ST1 9. Under ``hiradix-decoupled`` A asks again at RI 4
+    (ST1 7) and B after A's IN (ST1 11)."""
+    net = build("fbfly", k=4, n=2)
+    batch = [(0, 0, 5), (0, 1, 5), (0, 1, 9)]
+    kw = {"speedup": 1, "group": 2, "vcs": 1}
+    dec = traced(net, batch, router_model="hiradix-decoupled", **kw)
+    two = traced(net, batch, router_model="hiradix-twohead", **kw)
+    assert [dec[i]["hops"][0][3] for i in range(3)] == [4, 7, 11]
+    assert [two[i]["hops"][0][3] for i in range(3)] == [4, 9, 5]
+
+
+@pytest.mark.parametrize("routing,kw", [("min-ad", {"packet_length": 3}), ("ugal-s", {"packet_length": 2})])
+def test_twohead_with_longer_packets_is_decoupled(routing, kw):
+    """§R11.9: with packets longer than a flit the flit behind a head is its body, so the rule never applies and
+    ``hiradix-twohead``'s trace is ``hiradix-decoupled``'s."""
+    net = build("fbfly", k=4, n=2)
+    dec = trace_lines(net, routing, router_model="hiradix-decoupled", speedup=2, **kw)
+    assert len(dec) > 300
+    assert trace_lines(net, routing, router_model="hiradix-twohead", speedup=2, **kw) == dec
+
+
+def test_twohead_carries_more_single_flit_traffic():
+    """§R11.9: two heads of a VC in flight. The 8-ary 2-flat, uniform single-flit traffic, ``min``, S = 2, two VCs
+    of 16 flits: ``hiradix-decoupled`` saturates below 0.5 (one head per VC per four-cycle loop),
+    ``hiradix-twohead`` carries at least 0.15 more."""
+    net = build("fbfly", k=8, n=2)
+
+    def run(model):
+        return Simulator(SimConfig(net, routing="min", vcs=2, vc_depth=16, seed=2, router_model=model,
+                                   measure=1500, speedup=2)).run_load(0.85)
+    dec, two = run("hiradix-decoupled"), run("hiradix-twohead")
+    assert dec["saturated"] and dec["accepted_throughput"] < 0.5, dec
+    assert two["accepted_throughput"] > dec["accepted_throughput"] + 0.15, (dec, two)
+
+
+@pytest.mark.parametrize("kw", [dict(k=4, n=2), dict(k=3, n=3)])
+def test_twohead_keeps_each_flow_in_order(kw):
+    """§R11.9: the second head passes a refused front only for another destination, so with one VC and a
+    deterministic routing (``min``: dimension order) the packets of each source and destination arrive in the
+    order they were made, at a load past saturation."""
+    net = build("fbfly", **kw)
+    sim = Simulator(SimConfig(net, routing="min", seed=5, speedup=1, router_model="hiradix-twohead", group=2,
+                              vcs=1, vc_depth=8))
+    last, n = {}, 0
+
+    def check(rec):
+        nonlocal n
+        for seq, src, dst in zip(rec["seq"], rec["src"], rec["dst"]):
+            key = (int(src), int(dst))
+            assert last.get(key, -1) < seq, (key, last.get(key), seq)
+            last[key] = int(seq)
+            n += 1
+    sim.on_ejected = check
+    sim.step(1500, 0.9)
+    sim.step(1500)
+    assert n > 2000
 
 
 @pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13)])

@@ -95,7 +95,7 @@ def bit(bits, field):
     return (bits >> field.offset) & 1
 
 
-def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
+def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4, second=False):
     """Drive an InputUnit under the credit protocol and compare every cycle with a FIFO model.
 
     ``steps`` items are ``(send, pop_wish, bits)``: the upstream sends a flit with payload ``bits``
@@ -107,10 +107,14 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
     ``front``: the ``hiradix`` router's :class:`FrontInputUnit`, whose oldest two entries, the kinds (tail and
     head bits) of the ``kinds`` oldest (``kind_ivc``) and the occupancy bits ``nge_ivc`` are checked too; its
     entries carry a 3-bit side-band (a function of the flit's bits), checked with the flit.
+
+    ``second`` (``front`` only): ``steps`` items carry a fourth element, ``second_wish``: a popped VC that holds
+    two flits or more and whose bit is set gives up its second oldest flit instead (``pop1_ivc``, router-spec
+    §R11.9).
     """
     layout = unit_layout(n_vcs)
-    dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3), kinds=kinds) if front else
-           InputUnit(n_vcs, depth, layout))
+    dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3), kinds=kinds, second_pop=second) if front
+           else InputUnit(n_vcs, depth, layout))
 
     def side(bits):
         return (bits * 5 + 3) % 8 if front else 0
@@ -119,7 +123,7 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
     moved = [0]
 
     async def bench(ctx):
-        for send, pop_wish, bits in steps:
+        for send, pop_wish, bits, *more in steps:
             # start of the cycle: what the allocator sees
             nonempty = sum(1 << v for v in range(n_vcs) if fifo[v])
             if not front:
@@ -138,12 +142,16 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
                 elif fifo[v]:
                     assert ctx.get(dut.front_flit_ivc[v].as_value()) == fifo[v][0]
             pops = [v for v in range(n_vcs) if (pop_wish >> v) & 1 and fifo[v]][:speedup]
+            behind = [v for v in pops if more and (more[0] >> v) & 1 and len(fifo[v]) >= 2]
             pop_mask = sum(1 << v for v in pops)
+            pop1_mask = sum(1 << v for v in behind)
             flit = None
             if send < n_vcs and upstream[send] > 0:
                 upstream[send] -= 1
                 flit = with_vc(layout, bits, send)
-            ctx.set(dut.pop_ivc, pop_mask)
+            ctx.set(dut.pop_ivc, pop_mask & ~pop1_mask)
+            if second:
+                ctx.set(dut.pop1_ivc, pop1_mask)
             ctx.set(dut.in_valid, flit is not None)
             ctx.set(dut.in_flit.as_value(), flit if flit is not None else bits)
             if front:
@@ -158,7 +166,10 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4):
                     assert (ctx.get(dut.front0_ivc[v]), ctx.get(dut.front1_ivc[v])) == nxt[v], v
             # end of the cycle: pops leave, the arrival is written, credits reach upstream
             for v in pops:
-                fifo[v].popleft()
+                if v in behind:
+                    del fifo[v][1]
+                else:
+                    fifo[v].popleft()
                 upstream[v] += 1
                 moved[0] += 1
             if flit is not None:
@@ -196,6 +207,28 @@ def test_front_input_unit_matches_fifo_model(case):
     """The hiradix input unit: the same FIFO, its first four entries readable (two from registers)."""
     n_vcs, depth, speedup, steps = case
     input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True)
+
+
+@SETTINGS
+@given(input_case(), st.data())
+def test_front_input_unit_gives_up_its_second_flit(case, data):
+    """``hiradix-twohead`` (router-spec §R11.9): a pop may take a VC's second oldest flit instead (``pop1_ivc``);
+    the front registers, the kinds of the five oldest entries, the occupancy bits and the credits follow the FIFO
+    model with that flit removed from the middle."""
+    n_vcs, depth, speedup, steps = case
+    wishes = data.draw(st.lists(st.integers(0, 2 ** n_vcs - 1), min_size=len(steps), max_size=len(steps)))
+    steps = [(*x, w) for x, w in zip(steps, wishes)]
+    input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True, kinds=5, second=True)
+
+
+def test_front_input_unit_second_pop_keeps_the_front():
+    """§R11.9, worked by hand: a head (not a tail), a tail and a single-flit packet in one VC; the tail leaves from
+    behind the front. The front keeps its entry and its kind, the single-flit packet moves up behind it."""
+    lay = unit_layout(1)
+    head, tail = 1 << lay["head"].offset, 1 << lay["tail"].offset
+    steps = [(0, 0, head, 0), (0, 0, tail, 0), (0, 0, head | tail, 0), (1, 0, 0, 0), (1, 1, 0, 1), (1, 0, 0, 0),
+             (1, 1, 0, 0), (1, 1, 0, 0), (1, 0, 0, 0)]
+    assert input_unit_run(1, 4, steps, speedup=1, front=True, kinds=5, second=True) == 3
 
 
 @SETTINGS
