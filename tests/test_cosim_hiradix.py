@@ -244,7 +244,7 @@ def test_twohead_tiny_network_single_flit_past_saturation():
 # slow (about 60 s each, its own build): speedup 1 with the greedy adaptive routing, and UGAL-S's sequential RI
 # choosing among the second heads' candidates
 @pytest.mark.slow
-@pytest.mark.parametrize("routing,kw", [("min-ad", {"speedup": 1, "vcs": 3, "vc_depth": 4}),
+@pytest.mark.parametrize("routing,kw", [("min-ad", {"speedup": 1, "vcs": 2, "vc_depth": 4}),
                                         ("ugal-s", {"speedup": 2, "vcs": 4, "vc_depth": 2, "ugal_threshold": 0})])
 def test_twohead_adaptive_and_sequential(routing, kw):
     v = run("fbfly", {"k": 2, "n": 3}, routing=routing, traffic="uniform", load=0.9, cycles=250, seed=3,
