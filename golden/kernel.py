@@ -70,11 +70,11 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``hiradix`` (§R11): ``qadd[r, o]`` the requests a sequential RI made for output o in this cycle so far (added
 #: to q(o), zero between RIs); the request register ``rq[r, :rq_n[r]]`` (RI's lanes of the last cycle, each
 #: ``(p, v, o, ov, head, lane, phase, decided, inter, flit, second)``, see :data:`RQ_FIELDS`; ``flit``: a head's,
-#: -1 for a bound VC's; ``second``: a second head's request, §R11.9) and the grant register ``gr[r, :gr_n[r]]`` (GO's grants of the last cycle, in grant order per
-#: output, each ``(o, p, v, ov, phase, decided, inter, flit)``), the input side's register ``gi[r, :gi_n[r]]``
-#: (the grants ST applied in the last cycle, whose IN is this cycle, each ``(o, p, v, ov, flit)``) and
-#: ``rq2[r, :rq2_n[r]]`` (the requests RI made two cycles ago, ``(p, v, second)``: with those of ``rq``, u(v)); other
-#: models keep them empty.
+#: -1 for a bound VC's; ``second``: a second head's request, §R11.9) and the grant register ``gr[r, :gr_n[r]]``
+#: (GO's grants of the last cycle, in grant order per output, each ``(o, p, v, ov, phase, decided, inter, flit)``),
+#: the input side's register ``gi[r, :gi_n[r]]`` (the grants ST applied in the last cycle, whose IN is this cycle,
+#: each ``(o, p, v, ov, flit)``) and ``rq2[r, :rq2_n[r]]`` (the requests RI made two cycles ago, ``(p, v,
+#: second)``: with those of ``rq``, u(v)); other models keep them empty.
 #: ``hiradix-staged`` (§R11.7): ``rqc[r, :rqc_n[r]]`` LO's candidates (the requests it kept in the last cycle, the
 #: lane field its slot), which GO decides; ``rq`` holds every lane RI selected, and ``rq2`` the candidates GO decided
 #: in the last cycle (with ``rq`` and ``rqc``, u(v)).

@@ -243,8 +243,8 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead",
-              "subswitch")
+RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled",
+              "hiradix-twohead", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)

@@ -284,7 +284,8 @@ class HiradixStages:
                 **({"e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"), "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")}
                    if more else {}),
                 # a second head's request (§R11.9): its flit is the one behind the front
-                **({"sec": reg(1, f"rq_sec_{lane_sfx(p, s)}")} if twohead else {})} for s in range(S)] for p in range(P)]
+                **({"sec": reg(1, f"rq_sec_{lane_sfx(p, s)}")} if twohead else {})}
+               for s in range(S)] for p in range(P)]
         # per input lane, in ST: the request GO decided in the cycle before (a copy of the request register;
         # whether it was granted comes back from the outputs' grant registers)
         # RI writes the request's next value (``rqn``); the request register and, with more than one group of
@@ -638,10 +639,9 @@ class HiradixStages:
                 m.d.sync += [pending2[p].eq(or_all([Mux(rq[p][s]["valid"], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(or_all([Mux(keep_reg[p][s], lo_rq[p][s]["voh"], 0) for s in range(S)]))]
                 if twohead:
-                    m.d.sync += [pend_sec[1][p].eq(or_all([Mux(rq[p][s]["valid"] & rq[p][s]["sec"], rq[p][s]["voh"], 0)
-                                                           for s in range(S)])),
-                                 pend_sec[2][p].eq(or_all([Mux(keep_reg[p][s] & lo_rq[p][s]["sec"], lo_rq[p][s]["voh"], 0)
-                                                           for s in range(S)]))]
+                    asked = [Mux(rq[p][s]["valid"] & rq[p][s]["sec"], rq[p][s]["voh"], 0) for s in range(S)]
+                    kept = [Mux(keep_reg[p][s] & lo_rq[p][s]["sec"], lo_rq[p][s]["voh"], 0) for s in range(S)]
+                    m.d.sync += [pend_sec[1][p].eq(or_all(asked)), pend_sec[2][p].eq(or_all(kept))]
             elif staged:   # u(v)'s requests of two and three cycles ago: those LO kept (§R11.7)
                 m.d.sync += [pending2[p].eq(or_all([Mux(keep[p][s], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(pending2[p])]
