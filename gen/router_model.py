@@ -43,7 +43,7 @@ The presets:
     ``hiradix-decoupled`` with two heads of a VC in flight (router-spec
     §R11.9): with single-flit packets, the flit behind a VC's front may be
     requested while the front's request is undecided, when the two are for
-    different destinations. Six cycles per hop; golden model only so far.
+    different destinations. Six cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator

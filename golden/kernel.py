@@ -146,13 +146,13 @@ Ejected = namedtuple("Ejected", "n seq src dst created injected ejected hops int
 #: v)'s requested output) and ``last_j`` are all -1. ``tcs[0]``: the current cycle's credit-pipe slot.
 #: ``n_sa[0]`` (iq): how many VCs the router's SA list (``act[r, 1]``) held before this cycle's VA.
 #: hiradix (§R11): ``req_hd[p, v]`` a request is a head's; ``hu[p, v]`` (all zero between calls) u(v), the VC's
-#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``), and ``hf[p, v]`` whether one of them is a
+#: requests whose verdict the view does not hold (in ``rq`` and ``rq2``), and ``hs[p, v]`` whether one of them is a
 #: second head's (§R11.9); ``req_f[p, v]`` the flit a request names (a head's, -1 for a bound VC's) and ``req_s[p,
 #: v]`` whether it is a second head's; ``sel[p, :nsel[p]]`` the VCs a sequential RI selected at input p
 #: (under the decision line, :func:`_hr_line_chain`'s request at input p and lane k; -1 between uses).
 Scratch = namedtuple("Scratch", "dec grants_o grants_i req_o req_v req_ph req_dc req_in last_j bucket bcount "
                                 "in_list inl out_list nin nout g_list resv tcs n_sa req_hd hu sel nsel "
-                                "sw_lane hf req_f req_s")
+                                "sw_lane hs req_f req_s")
 
 #: An undecided packet's ``phase`` under the decision line (§R11.2a): the line prefers the minimal route or the
 #: non-minimal one (a decided packet's phase is 0 or 1, §R7).
@@ -1341,14 +1341,14 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
     # u(v), and whether an undecided request is a second head's (the one, when u(v) = 1: §R11.9)
     for i in range(n_old):
         sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
-        sc.hf[rq[r, i, 0], rq[r, i, 1]] = rq[r, i, 10]
+        sc.hs[rq[r, i, 0], rq[r, i, 1]] = rq[r, i, 10]
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
-        sc.hf[rq2[r, i, 0], rq2[r, i, 1]] = rq2[r, i, 2]
+        sc.hs[rq2[r, i, 0], rq2[r, i, 1]] = rq2[r, i, 2]
     n_c = rs.rqc_n[r] if prm.dv == 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
     for i in range(n_c):
         sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] += 1
-        sc.hf[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = rs.rqc[r, i, 10]
+        sc.hs[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = rs.rqc[r, i, 10]
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1392,7 +1392,7 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                     # ... but under §R11.9, with single-flit packets, the flit behind the front when the one
                     # undecided request is a first head's (it names the front) and the two are for different
                     # destinations
-                    if prm.heads < 2 or u > 1 or L > 1 or rs.bcnt[r, p, v] < 2 or sc.hf[p, v]:
+                    if prm.heads < 2 or u > 1 or L > 1 or rs.bcnt[r, p, v] < 2 or sc.hs[p, v]:
                         continue
                     second = rs.buf[r, p, v, wrap(rs.bhead[r, p, v] + 1, rs.buf.shape[3])]
                     if pk.dst[second] == pk.dst[flit]:

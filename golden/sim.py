@@ -729,7 +729,7 @@ class Simulator:
                             last_j=np.full(P, -1, i32), bucket=np.zeros((P, P * V), np.int64), bcount=z(P),
                             in_list=z(P), inl=z(P), out_list=z(P), nin=z(1), nout=z(1), g_list=z(P), resv=z(P * V),
                             tcs=z(1), n_sa=z(1), req_hd=z(P, V), hu=z(P, V), sel=np.full((P, max(1, min(V, S))), -1, i32),
-                            nsel=z(P), sw_lane=z(P), hf=z(P, V), req_f=z(P, V), req_s=z(P, V))
+                            nsel=z(P), sw_lane=z(P), hs=z(P, V), req_f=z(P, V), req_s=z(P, V))
         self._alloc_packets(self.CAP0)
         self.nfree = self.CAP0   # free ring slots (pkt_seq kernel.SLOT_FREE), taken in ring order from slot_at
         self.slot_at = 0

@@ -175,12 +175,12 @@ class NetworkTop(wiring.Component):
             S, n = speedup, sum(radix)
             vw, pw = ptr_width(n_vcs), ptr_width(max(radix))
             self.obs_widths = {"flit": lay.size, "vw": vw, "pw": pw, "S": S}
-            if self.routers[0].model.heads > 1:
-                self.obs_widths["heads"] = self.routers[0].model.heads
             members["obs_valid_r_op"] = Out(n)
             members["obs_credit_r_ip_ivc"] = Out(n * n_vcs)
             members["obs_dec_gnt_r_ip_lane"] = Out(n * S)
-            if self.routers[0].model.heads > 1:   # router-spec §R11.9: which credits are for a second flit
+            heads = self.routers[0].model.heads
+            if heads > 1:   # router-spec §R11.9: which credits are for a second flit
+                self.obs_widths["heads"] = heads
                 members["obs_credit1_r_ip_ivc"] = Out(n * n_vcs)
             for r, P in enumerate(radix):
                 members[f"obs_flit_r{r}_op"] = Out(P * lay.size)

@@ -926,11 +926,8 @@ class HiradixStages:
                 m.d.sync += [t[k].eq(r[k]) for k in ST_FIELDS if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band); a second head's (§R11.9)
                 # is front1 while the front it asked behind is there (it may leave at this IN), else front0
-                if twohead:
-                    ents = [Mux(in_pop_st[p][v] | (t["sec"] & sec_in1[p][v]), iu.front1_ivc[v], iu.front0_ivc[v])
-                            for v in range(V)]
-                else:
-                    ents = [Mux(in_pop_st[p][v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
+                in1 = [in_pop_st[p][v] | (t["sec"] & sec_in1[p][v]) if twohead else in_pop_st[p][v] for v in range(V)]
+                ents = [Mux(in1[v], iu.front1_ivc[v], iu.front0_ivc[v]) for v in range(V)]
                 eb = iu.entry_bits
                 ent = Signal(eb, name=f"st_entry_{lane_sfx(p, s)}")
                 m.d.comb += ent.eq(ents[0])
@@ -985,15 +982,15 @@ class HiradixStages:
                         with m.Elif(~t["head"] & ends):
                             m.d.sync += [active[p][v].eq(0), active_ri[p][v].eq(0)]
             m.d.comb += pop_next.eq(or_all(pops))
+            front_next = pop_next   # the pops of the front (with twohead, not those behind it)
             if twohead:
                 front_next = Signal(V, name=f"st_pop0_next_ip_{p}")
                 m.d.comb += [pop1_next.eq(or_all(pops1)), front_next.eq(pop_next & ~pop1_next)]
-                m.d.sync += [in_pop[p].eq(front_next), in_pop_ri[p].eq(front_next), in_pop_st[p].eq(front_next),
-                             in_pop1[p].eq(pop1_next), in_pop1_ri[p].eq(pop1_next)]
+            m.d.sync += [in_pop[p].eq(front_next), in_pop_ri[p].eq(front_next), in_pop_st[p].eq(front_next)]
+            if twohead:
+                m.d.sync += [in_pop1[p].eq(pop1_next), in_pop1_ri[p].eq(pop1_next)]
                 if self.observe:   # credit_out is IN's pop a cycle late; this says which flit left
                     m.d.sync += self.obs_credit1_ip_ivc[p].eq(in_pop1[p])
-            else:
-                m.d.sync += [in_pop[p].eq(pop_next), in_pop_ri[p].eq(pop_next), in_pop_st[p].eq(pop_next)]
         for o in range(P):
             for w, cc in enumerate([ej_credits[o]] if o in ej_credits else credits.get(o, [])):
                 m.d.comb += cc.take.eq(st_take[o][w] if defer else go_take[o][w])
