@@ -86,6 +86,10 @@ def cases():
     for rt, L, S, G in (("min", 3, 2, 2), ("ugal-s", 2, 2, 2)):
         yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-decoupled", packet_length=L,
                speedup=S, group=G), 0.8, L == 3)
+    # hiradix-relay (router-spec §R11.10): second heads through the relays, and a bound VC with up to five requests
+    for rt, L, S, G in (("min", 1, 2, 2), ("val", 6, 1, 4)):
+        yield ("fbfly", {"k": 4, "n": 2}, dict(routing=rt, router_model="hiradix-relay", packet_length=L,
+               speedup=S, group=G), 0.8, L == 6)
     # UGAL-S decided in the decision line, its chain beside GO (router-spec §R11.2a)
     yield ("fbfly", {"k": 4, "n": 2}, dict(routing="ugal-s", router_model="hiradix", seq_wavefront=2, speedup=1,
            packet_length=3), 0.5, True)

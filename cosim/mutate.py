@@ -138,6 +138,10 @@ DEFAULT_CHECKS = [
         "'tests/test_cosim_hiradix.py::test_local_sequential_ri_ugal_s[hiradix-decoupled]'",
         # hiradix-twohead (§R11.9): second heads asked beside the first, taken from behind the front
         "tests/test_cosim_hiradix.py::test_twohead_tiny_network_single_flit_past_saturation",
+        # hiradix-relay (§R11.10): the request loop's relays, u(v) up to 5, GO's flit count over five grants
+        "tests/test_cosim_hiradix.py::test_relay_tiny_network_single_flit_past_saturation",
+        "tests/test_cosim_hiradix.py::test_relay_tiny_network_streaming_bodies",
+        "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-relay]'",
         # the decision line under hiradix-staged (§R11.6): LO and GO in the service order
         "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-staged]'",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits

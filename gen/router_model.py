@@ -44,6 +44,11 @@ The presets:
     §R11.9): with single-flit packets, the flit behind a VC's front may be
     requested while the front's request is undecided, when the two are for
     different destinations. Six cycles per hop.
+``hiradix-relay``
+    ``hiradix-twohead`` with a register on each crossing of the request loop
+    (router-spec §R11.10): the local arbiters read a copy of the request
+    register beside them, and GO a copy of their candidates beside the output.
+    Eight cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -69,6 +74,10 @@ Examples
 18
 >>> zero_load_latency(get_router_model("hiradix-twohead"), hops=1, packet_length=1, link_latency=1)   # §R11.9
 13
+>>> zero_load_latency(get_router_model("hiradix-relay"), hops=1, packet_length=1, link_latency=1)   # §R11.10
+17
+>>> zero_load_latency(get_router_model("hiradix-relay"), hops=1, packet_length=3, link_latency=1)   # §R11.10
+24
 >>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
 15
 """
@@ -123,6 +132,9 @@ class RouterModel:
     heads : int
         ``decoupled`` only: the heads of one input VC that may have undecided requests at once, 1 or 2 (§R11.9:
         the second, with single-flit packets, the flit behind the front, for another destination).
+    relay : bool
+        ``heads == 2`` only: a register on each crossing of the request loop, the request register copied beside
+        LO and LO's candidates beside GO (``vc_alloc_delay`` 4: RI, RL1, LO, RL2), §R11.10.
     """
 
     name: str
@@ -137,6 +149,7 @@ class RouterModel:
     staged: bool = False
     decoupled: bool = False
     heads: int = 1
+    relay: bool = False
 
     @property
     def pipelined(self) -> bool:
@@ -195,6 +208,11 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "hiradix-decoupled with two heads of a VC in flight: with single-flit packets the flit behind the "
                 "front is requested while the front's request is undecided, for another destination (spec §R11.9); "
                 "6 cycles per hop", "split", local_output=True, staged=True, decoupled=True, heads=2),
+    RouterModel("hiradix-relay", 0, 4, 1, 2, 1,
+                "hiradix-twohead with a register on each crossing of the request loop: the request register copied "
+                "beside the local arbiters and their candidates beside GO, RI | RL1 | LO | RL2 | GO | ST1 (+ IN) | "
+                "ST2 | link (spec §R11.10); 8 cycles per hop", "split", local_output=True, staged=True, decoupled=True,
+                heads=2, relay=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),

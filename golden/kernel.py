@@ -78,6 +78,9 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: ``hiradix-staged`` (§R11.7): ``rqc[r, :rqc_n[r]]`` LO's candidates (the requests it kept in the last cycle, the
 #: lane field its slot), which GO decides; ``rq`` holds every lane RI selected, and ``rq2`` the candidates GO decided
 #: in the last cycle (with ``rq`` and ``rqc``, u(v)).
+#: ``hiradix-relay`` (§R11.10): ``rqr[r, :rqr_n[r]]`` the request relay (the request register of the last cycle,
+#: which LO decides) and ``rqcr[r, :rqcr_n[r]]`` the candidate relay (LO's candidates of the last cycle, the
+#: dropped ones with ``o = -1``, which GO decides); ``rq2`` the candidates GO decided in the last cycle.
 #: ``subswitch`` (§R12): per output of a sub-switch's column, the lane SA granted in this cycle (``sw_lane``,
 #: -1: none).
 #: ``ri_credit``, ``ri_busy`` (``hiradix``, §R11.1): RI's copy of the output side, ``credit`` and ``ovc_busy``
@@ -102,7 +105,8 @@ Topo = namedtuple("Topo", "coords port_to dims term_router eject_port out_term o
 #: the router's injection ports in port order and ``wf_ptr[r]`` the one its allocator serves first.
 Routers = namedtuple("Routers", "buf bhead bcnt credit ovc_busy in_active in_o in_ov in_ready ptr_in ptr_out "
                                 "ptr_va_in ptr_va_out ptr_seq oq oqv oqt oq_head oq_cnt wheel n_wheel "
-                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n rqc rqc_n ri_credit ri_busy "
+                                "act n_act act_pos qadd rq rq_n gr gr_n gi gi_n rq2 rq2_n rqc rqc_n "
+                                "rqr rqr_n rqcr rqcr_n ri_credit ri_busy "
                                 "ri2_credit ri2_busy "
                                 "sw_rb sw_rbo sw_rbk sw_rbh sw_rbn sw_rbc sw_rbr sw_rbr2 sw_bind sw_cb sw_cbh sw_cbn "
                                 "sw_cbc sw_cbr sw_cbr2 sw_lock sw_row sw_col sw_pout sw_pgo sw_n sw_nret "
@@ -1301,11 +1305,35 @@ def _hr_line_chain(r, prm, rs, sc):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
+def _hr_move(r, a, a_n, b, b_n):
+    """Router ``r``'s requests ``a[r, :a_n[r]]`` copied into ``b`` (a relay register, §R11.10)."""
+    for i in range(a_n[r]):
+        for f in range(a.shape[2]):
+            b[r, i, f] = a[r, i, f]
+    b_n[r] = a_n[r]
+
+
+@compiled(cache=True, inline="always", _nrt=False)
 def _hr_age_requests(r, prm, rs, sc):
     """The request register's requests become the two-cycle-old ones (``rq2``, counted in u(v) by the next RI),
     except those the chain beside GO dropped (``o = -1``: their verdict is known from now on, §R11.2a).
     ``hiradix-staged`` (§R11.7): the candidates GO decided in this cycle become ``rq2``, and LO (:func:`_hr_local`)
-    makes the next candidates of the request register."""
+    makes the next candidates of the request register. ``hiradix-relay`` (§R11.10): the candidate relay's kept
+    requests become ``rq2``, LO's candidates the candidate relay, LO decides the request relay, and the request
+    register becomes the request relay."""
+    if prm.dv == 4:
+        n2 = 0
+        for i in range(rs.rqcr_n[r]):
+            if rs.rqcr[r, i, 2] >= 0:   # LO kept it (GO decided it in this cycle)
+                rs.rq2[r, n2, 0] = rs.rqcr[r, i, 0]
+                rs.rq2[r, n2, 1] = rs.rqcr[r, i, 1]
+                rs.rq2[r, n2, 2] = rs.rqcr[r, i, 10]
+                n2 += 1
+        rs.rq2_n[r] = n2
+        _hr_move(r, rs.rqc, rs.rqc_n, rs.rqcr, rs.rqcr_n)
+        rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rqr, rs.rqr_n[r], rs.rqc) if rs.rqr_n[r] > 0 else 0
+        _hr_move(r, rs.rq, rs.rq_n, rs.rqr, rs.rqr_n)
+        return
     if prm.dv == 2:
         n2 = 0
         for i in range(rs.rqc_n[r]):
@@ -1345,10 +1373,19 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
     for i in range(n_old2):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
         sc.hs[rq2[r, i, 0], rq2[r, i, 1]] = rq2[r, i, 2]
-    n_c = rs.rqc_n[r] if prm.dv == 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
+    n_c = rs.rqc_n[r] if prm.dv >= 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
     for i in range(n_c):
         sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] += 1
         sc.hs[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = rs.rqc[r, i, 10]
+    # hiradix-relay (§R11.10): the request relay (t - 2), and of the candidate relay (t - 4) the kept ones
+    n_r, n_cr = (rs.rqr_n[r], rs.rqcr_n[r]) if prm.dv == 4 else (0, 0)
+    for i in range(n_r):
+        sc.hu[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] += 1
+        sc.hs[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] = rs.rqr[r, i, 10]
+    for i in range(n_cr):
+        if rs.rqcr[r, i, 2] >= 0:
+            sc.hu[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] += 1
+            sc.hs[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] = rs.rqcr[r, i, 10]
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1420,6 +1457,10 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
         sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
     for i in range(n_c):
         sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = 0
+    for i in range(n_r):
+        sc.hu[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] = 0
+    for i in range(n_cr):
+        sc.hu[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] = 0
     for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
         sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
     _hr_age_requests(r, prm, rs, sc)
@@ -1473,11 +1514,11 @@ def _hr_local(r, prm, rs, sc, rq, n, out):
     first ``S`` kept, their slot in the lane field, the rest dropped; ``ptr_loc`` moves to one past the last input
     kept. Returns the requests kept, compacted into ``out`` (``rq`` itself, or LO's candidates, §R11.7).
     Under the decision line the lanes are ranked in the service order of the RI that made them (inputs from its
-    ``ptr_seq``, one behind the pointer now, then by lane) and ``ptr_loc`` plays no part."""
+    ``ptr_seq``, one behind the pointer now, ``hiradix-relay`` two, then by lane) and ``ptr_loc`` plays no part."""
     P, G, S = rs.buf.shape[1], prm.G, prm.S
     ptr, slot = rs.sw_pout, sc.resv
     line = prm.wf > 0 and prm.sequential
-    start = wrap(rs.ptr_seq[r] + P - 1, P)
+    start = wrap(rs.ptr_seq[r] + P - (2 if prm.dv == 4 else 1), P)   # hiradix-relay: the RI of two cycles before
     for i in range(n):
         p, o = rq[r, i, 0], rq[r, i, 2]
         g = p // G
@@ -1640,7 +1681,10 @@ def _hiradix(r, t, prm, tp, rs, lk, pk, sc):
         moved = _hr_in(r, prm, tp, rs, lk, sc)
     if rs.gr_n[r] > 0:
         moved |= _hr_st(r, t, prm, tp, rs, pk)
-    if prm.dv == 2:   # hiradix-staged (§R11.7): GO decides LO's candidates
+    if prm.dv == 4:   # hiradix-relay (§R11.10): GO decides the candidate relay
+        if rs.rqcr_n[r] > 0:
+            _hr_go(r, prm, tp, rs, sc, rs.rqcr, rs.rqcr_n[r])
+    elif prm.dv == 2:   # hiradix-staged (§R11.7): GO decides LO's candidates
         if rs.rqc_n[r] > 0:
             _hr_go(r, prm, tp, rs, sc, rs.rqc, rs.rqc_n[r])
     elif rs.rq_n[r] > 0:

@@ -137,7 +137,8 @@ class SimConfig:
         arbiter per group of ``group`` inputs at the end of RI's cycle, §R11.6), ``hiradix-staged`` (that arbiter
         and switch traversal in cycles of their own, §R11.7), ``hiradix-decoupled`` (``hiradix-staged`` with RI's
         loop local to its input and a head reading the output side two cycles old, §R11.8), ``hiradix-twohead``
-        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9) or ``subswitch`` (row buffers, a local
+        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9), ``hiradix-relay`` (``hiradix-twohead``
+        with the request loop's two crossings registered, §R11.10) or ``subswitch`` (row buffers, a local
         allocator per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).
@@ -224,7 +225,7 @@ class SimConfig:
         if self.seq_wavefront and not (self.model.split and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
             raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local, hiradix-staged, "
-                                              f"hiradix-decoupled or hiradix-twohead and "
+                                              f"hiradix-decoupled, hiradix-twohead or hiradix-relay and "
                                               f"--routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
                                               f"{self.model.name} and {self.routing} on {self.net.family}")
@@ -653,6 +654,10 @@ class Simulator:
         # hiradix-staged (§R11.7): LO's candidates, which GO decides in the next cycle
         self.rqc = np.zeros((R, nreg if model.staged else 1, len(kernel.RQ_FIELDS)), i32)
         self.rqc_n = np.zeros(R, i32)
+        # hiradix-relay (§R11.10): the request relay (LO's input) and the candidate relay (GO's)
+        nrel = nreg if model.relay else 1
+        self.rqr, self.rqr_n = np.zeros((R, nrel, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
+        self.rqcr, self.rqcr_n = np.zeros((R, nrel, len(kernel.RQ_FIELDS)), i32), np.zeros(R, i32)
         self.qadd = np.zeros((R, P), i32)
         # hiradix: RI's copy of the output side (§R11.1), at t = 0 the reset state
         self.ri_credit = self.credit.copy() if model.split else np.zeros((1, 1, 1), i32)

@@ -195,7 +195,7 @@ from .flit import HOPS_BITS, flit_widths
 from .input_unit import FrontInputUnit, InputUnit
 from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
-from .router_hiradix import HiradixStages
+from .router_hiradix import HiradixStages, view_flits
 from .router_iq import IqStages
 from .router_subswitch import SubswitchStages
 from .seq_alloc import rotate
@@ -244,7 +244,7 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
 RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled",
-              "hiradix-twohead", "subswitch")
+              "hiradix-twohead", "hiradix-relay", "subswitch")
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -318,7 +318,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         the greedy routings and ``ugal-s``), ``hiradix-local`` (its output arbitration in two levels, §R11.6),
         ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7),
         ``hiradix-decoupled`` (``hiradix-staged`` with RI's loop local to its input, §R11.8), ``hiradix-twohead``
-        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9) or ``subswitch``
+        (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9), ``hiradix-relay`` (``hiradix-twohead`` with
+        the request loop's two crossings registered, §R11.10) or ``subswitch``
         (:mod:`radixnet.hdl.router_subswitch`: RI | row buffers | SA per sub-switch | column buffers | GO, router-spec
         §R12; route tables, ``S = 1``).
     speedup : int
@@ -427,7 +428,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
         if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
             reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local', "
-                         f"'hiradix-staged', 'hiradix-decoupled' or 'hiradix-twohead' and routing "
+                         f"'hiradix-staged', 'hiradix-decoupled', 'hiradix-twohead' or 'hiradix-relay' and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")
         if self.model.allocation == "subswitch":
@@ -591,7 +592,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             for i, p in enumerate(self.inject_ports):
                 m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
-            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=5 if self.model.staged else 4,
+            iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=view_flits(self.model) + 1,
                                  second_pop=self.model.heads > 1)
                   if split else InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
@@ -623,8 +624,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         # 1 its counters take a cycle after GO (at ST) and the view is a counter less the take on its way, which
         # reads ">= 4" for ">= 3" (§R11.3 "Where GO's grants are applied")
         self._hr_defer = split and self.speedup == 1 and K == 1
-        # hiradix-staged: u(v) up to 3, so the bound VCs' copies read ``>= 4`` (§R11.7)
-        cc_kw = {"thresholds": (4 if self._hr_defer else 3) + int(self.model.staged)} if split else \
+        # u(v) up to 2 (3 staged, §R11.7; 5 relay, §R11.10): the bound VCs' copies read ``>= u(v) + 1``
+        cc_kw = {"thresholds": view_flits(self.model) + int(self._hr_defer)} if split else \
             {"thresholds": 1} if sub else {}
         for o in range(P):
             if is_eject[o]:

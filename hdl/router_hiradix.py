@@ -86,6 +86,11 @@ flit in front1 (``ri_second``: front1's decision and availability bit), if both 
 heads for different destinations (``ri_front_dst_ne``, registered at front1's entry); the request carries
 ``rq_sec``, and per VC ``sec_in_front1`` says the flit is still behind the front, so that ST1 reads front1 and IN
 removes it (the input unit's ``pop1_ivc``) while the front stays.
+``hiradix-relay`` (§R11.10) is ``hiradix-twohead`` with a register on each crossing of the request loop: LO reads
+the request register's copy beside it (``rq_*_lo``) and GO the candidates' copy beside the output
+(``lo_*_at_go``); ``u(v)`` counts up to five requests (``req_pending4`` and ``req_pending5`` those LO kept), the
+request's ST fields wait at the input in ``lo_rq``, ``rl_rq`` and ``go_rq``, and GO counts a body's flit over five
+earlier grants (``st_take`` .. ``st_take5``).
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -115,6 +120,8 @@ for ``hiradix-staged``) ranks each group's lanes in an :class:`~radixnet.hdl.all
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from types import SimpleNamespace
 
 from amaranth import Cat, Const, Module, Mux, Signal
@@ -127,7 +134,7 @@ from .arbiter import mux_onehot, next_ptr, onehot_index, or_all, ptr_width
 from .seq_alloc import SequentialAllocator
 from .vc_select import OutputVCSelect, QueueLength
 
-__all__ = ["HiradixStages"]
+__all__ = ["HiradixStages", "view_flits"]
 
 #: outputs per copy of the request register's fields GO reads (:data:`GO_FIELDS`): a register per group of
 #: outputs, placed by its readers (Kim, Dally, Towles & Gupta's sub-switches: each group's GO reads its own copy)
@@ -142,6 +149,9 @@ DEFER_TERMS = ("head_on", "head_take", "head_hold", "body_take_a", "body_release
 #: what a request carries more under ``hiradix-staged`` (§R11.7): whether its VC had a request three RIs before
 #: (``e3``, one LO kept) and "a body's tail" for the view's fourth flit (``t4``)
 STAGED_FIELDS = ("e3", "t4")
+#: and under ``hiradix-relay`` (§R11.10): whether its VC had a request four and five RIs before (``e4``, ``e5``: ones
+#: LO kept) and "a body's tail" for the view's fifth and sixth flits
+RELAY_FIELDS = ("e4", "e5", "t5", "t6")
 #: what ST reads of the request GO decided (a copy of the request register at the input); ``sec``: a second head's
 #: (``hiradix-twohead``, router-spec §R11.9)
 ST_FIELDS = ("v", "voh", "o", "head", "single", "ovc", "commit", "sec")
@@ -155,6 +165,13 @@ ADAPTIVE_COMMIT_FIELDS = ("hops", "phase", "decided", "inter", "h1")
 #: request's head and single-flit bits)
 SEQ_LANE_FIELDS = ("head", "single", "ok0", "ok1", "o0", "o1", "h0", "h1", "cls0", "ov0", "cm0", "cm1", "e1", "e2",
                    "t1", "t2", "t3")
+
+
+def view_flits(model) -> int:
+    """The view's flits whose kinds RI reads of an input VC under ``model``: ``u(v) + 1`` at most (router-spec §R11.2:
+    3; ``hiradix-staged``, §R11.7: 4; ``hiradix-relay``, §R11.10: 6). The input units keep one more (IN's pop shifts
+    them), and a bound VC's credit copy reads the counters' ``>= 1 ..`` that many."""
+    return 6 if model.relay else 4 if model.staged else 3
 
 
 class HiradixStages:
@@ -174,8 +191,11 @@ class HiradixStages:
         staged = self.model.staged
         decoupled = self.model.decoupled   # hiradix-decoupled (§R11.8): LO's verdict a cycle later, RI's loop local
         twohead = self.model.heads > 1     # hiradix-twohead (§R11.9): a VC's second single-flit head in flight
-        nu = 4 if staged else 3
-        more = STAGED_FIELDS if staged else ()
+        relay = self.model.relay           # hiradix-relay (§R11.10): a register on each crossing of the loop
+        nu = view_flits(self.model)
+        more = STAGED_FIELDS + (RELAY_FIELDS if relay else ()) if staged else ()
+        # GO's flit count (§R11.3): the undecided requests whose grants are not yet in the view, e1 .. e<ne>
+        ne = nu - 1
         fields = ADAPTIVE_COMMIT_FIELDS if adaptive else ()
         commit_lay = data.StructLayout({k: lay[k].shape for k in fields})
         side_lay = self._side_layout
@@ -189,8 +209,10 @@ class HiradixStages:
                    for o in range(P)}
         st_take2 = {o: [Signal(range(S + 1), name=f"st_take2_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
                     for o in range(P)}   # the same, a cycle older
-        st_take3 = {o: [Signal(range(S + 1), name=f"st_take3_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
-                    for o in range(P)} if staged else {}   # and two cycles older (§R11.7)
+        # and two cycles older (§R11.7), up to four (§R11.10): ``st_takes[k]`` is GO's take of k + 1 cycles before
+        st_takes = [st_take, st_take2] + [
+            {o: [Signal(range(S + 1), name=f"st_take{k}_op_{o}_ovc_{w}") for w in range(len(st_take[o]))]
+             for o in range(P)} for k in range(3, ne + 1)]
         # one VC class at speedup 1 (§R11.3 "Where GO's grants are applied"): GO registers, per output VC, each
         # outcome's reductions of its grant and, per output, the availability bit that selects the outcome; ST
         # selects (``st_take``, ``st_hold``, ``st_release``) and the credit counters and holds apply it at ST's
@@ -238,9 +260,16 @@ class HiradixStages:
         pending2 = [Signal(V, name=f"req_pending2_ip_{p}") for p in range(P)]
         # hiradix-staged (§R11.7): the VCs LO kept two cycles ago and three (req_pending2 then holds the kept only)
         pending3 = [Signal(V, name=f"req_pending3_ip_{p}") for p in range(P)] if staged else []
+        # hiradix-relay (§R11.10): the VCs LO kept four cycles ago and five
+        pending45 = [[Signal(V, name=f"req_pending{k}_ip_{p}") for p in range(P)] for k in (4, 5)] if relay else []
+        # and, registered from the next values of u(v)'s registers but the last RI's, RI's own cycle's part of u(v):
+        # their count one-hot (``ri_u_rest_oh``, 0 .. 4) and whether one of them is a second head's
+        u_rest_oh = [[Signal(5, name=f"ri_u_rest_oh_ip_{p}_ivc_{v}", init=1) for v in range(V)] for p in range(P)] \
+            if relay else []
+        und_rest = [Signal(V, name=f"ri_undecided_second_rest_ip_{p}") for p in range(P)] if relay else []
         # hiradix-twohead (§R11.9): of those, the second heads' requests
-        pend_sec = [[Signal(V, name=f"req_pending{k}_sec_ip_{p}") for p in range(P)] for k in ("", "2", "3")] \
-            if twohead else []
+        pend_sec = [[Signal(V, name=f"req_pending{k}_sec_ip_{p}") for p in range(P)]
+                    for k in ("", "2", "3", "4", "5")[:ne]] if twohead else []
         # under the decision line (§R11.2a): per input lane, the chain beside GO dropped the request GO decided in
         # the cycle before (the request ``st`` holds now); RI no longer counts it in u(v)
         line = bool(self.seq_wavefront)
@@ -283,6 +312,8 @@ class HiradixStages:
                 "t3": reg(1, f"rq_tail3_{lane_sfx(p, s)}"),
                 **({"e3": reg(1, f"rq_dep3_{lane_sfx(p, s)}"), "t4": reg(1, f"rq_tail4_{lane_sfx(p, s)}")}
                    if more else {}),
+                **({f"e{k}": reg(1, f"rq_dep{k}_{lane_sfx(p, s)}") for k in (4, 5)} if relay else {}),
+                **({f"t{k}": reg(1, f"rq_tail{k}_{lane_sfx(p, s)}") for k in (5, 6)} if relay else {}),
                 # a second head's request (§R11.9): its flit is the one behind the front
                 **({"sec": reg(1, f"rq_sec_{lane_sfx(p, s)}")} if twohead else {})}
                for s in range(S)] for p in range(P)]
@@ -311,8 +342,13 @@ class HiradixStages:
                 m.d.sync += [x.eq(rqn[p][s][k]) for k, x in rq[p][s].items()]
                 m.d.sync += [x.eq(rqn[p][s][k]) for cp in rq_go for k, x in cp[p][s].items()]
         # hiradix-staged: the request's ST fields wait a cycle beside the input while LO decides it (§R11.7)
-        lo_rq = [[{k: reg(rq[p][s][k].shape(), f"lo_rq_{k}_{lane_sfx(p, s)}") for k in ST_FIELDS if k in rq[p][s]}
-                  for s in range(S)] for p in range(P)] if staged else []
+        # hiradix-relay (§R11.10): and in the cycles of RL2 and GO (``rl_rq``, ``go_rq``); ``lo_rq`` keeps whether
+        # the lane was valid (u(v)'s request of three cycles ago, whatever LO decides)
+        st_keys = ST_FIELDS + (("valid",) if relay else ())
+        rq_wait = [[[{k: reg(rq[p][s][k].shape(), f"{x}_rq_{k}_{lane_sfx(p, s)}") for k in st_keys if k in rq[p][s]}
+                     for s in range(S)] for p in range(P)] for x in (("lo", "rl", "go") if relay else ("lo",))] \
+            if staged else []
+        lo_rq = rq_wait[0] if staged else []
         st = [[{"v": reg(vw, f"st_ivc_{lane_sfx(p, s)}"),
                 "voh": reg(V, f"st_ivc_oh_{lane_sfx(p, s)}"),
                 "o": reg(pw, f"st_op_{lane_sfx(p, s)}"),
@@ -414,7 +450,7 @@ class HiradixStages:
             ok_tab = older(ok_tab, "ri_new_ok_op_cls", init=reset_tab)
         # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
         # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
-        n_ge = (4 if defer else 3) + int(staged)
+        n_ge = nu + int(defer)
 
         def counter_ge(o, w, j):
             if o >= P or w >= len(st_take[o]):
@@ -475,6 +511,7 @@ class HiradixStages:
                 bound = active_ri[p][v]
                 e1, e2 = pending[p][v], pending2[p][v]
                 e3 = pending3[p][v] if staged else None
+                es = [e1, e2] + ([e3] if staged else []) + [x[p][v] for x in pending45]   # u(v)'s requests
                 # the head RI reads: the view's front (front1 when IN removes front0 now), or (§R11.9) the flit behind
                 # it for a second head, which an unbound VC with an undecided request can only ask for (no flit of
                 # the VC leaves then, so it is front1)
@@ -482,7 +519,8 @@ class HiradixStages:
                 second = None
                 if twohead:
                     second = Signal(name=f"ri_second_{tag}")
-                    m.d.comb += second.eq(~bound & (e1 | e2 | e3))
+                    # relay: an undecided request of the last RI, or one of the earlier ones (the count registered)
+                    m.d.comb += second.eq(~bound & (e1 | ~u_rest_oh[p][v][0] if relay else reduce(or_, es)))
                     sel1 = Signal(name=f"ri_sel_front1_{tag}")
                     pop_any = Signal(name=f"ri_in_pop_any_{tag}")
                     m.d.comb += [sel1.eq(pop | second), pop_any.eq(pop | in_pop1_ri[p][v])]
@@ -540,26 +578,32 @@ class HiradixStages:
                     e2 = Signal(name=f"req_pending2_kept_{tag}")
                     m.d.comb += e2.eq(pending2[p][v] & ~Cat(*[chain_drop[p][s] & st[p][s]["voh"][v]
                                                               for s in range(S)]).any())
-                if staged:   # u(v) = e1 + e2 + e3 (the last two: requests LO kept, §R11.7)
-                    u = Signal(2, name=f"ri_u_{tag}")
-                    m.d.comb += u.eq(e1 + e2 + e3)
+                if staged:   # u(v) = e1 + e2 + e3 (the last two: requests LO kept, §R11.7; relay: + e4 + e5, §R11.10)
+                    if not relay:
+                        u = Signal(range(ne + 1), name=f"ri_u_{tag}")
+                        m.d.comb += u.eq(sum(es[1:], es[0]))
                     by_u = [pres[0] & Mux(bound, oks[0], kv[0][1] & rvalid & new_ok)]
-                    for k in (1, 2, 3):
+                    for k in range(1, nu):
                         by_u.append(bound & ~Cat(*tl[:k]).any() & pres[k] & oks[k])
                     if twohead:
                         # §R11.9: with u(v) = 1 an unbound VC asks for its second head when the undecided request is
                         # a first head's, both front registers hold single-flit heads for different destinations
                         # (compared at front1's entry), and the second's decision has an available candidate
                         und_sec = Signal(name=f"ri_undecided_second_{tag}")
-                        m.d.comb += und_sec.eq((e1 & pend_sec[0][p][v]) | (e2 & pend_sec[1][p][v]) |
-                                               (e3 & pend_sec[2][p][v]))
+                        m.d.comb += und_sec.eq((e1 & pend_sec[0][p][v]) | und_rest[p][v] if relay else
+                                               reduce(or_, [e & x[p][v] for e, x in zip(es, pend_sec)]))
                         dst_ne = Signal(name=f"ri_front_dst_ne_{tag}")
                         nx0, nx1 = (data.View(lay, x[:fw]) for x in (iu.front0_next_ivc[v], iu.front1_next_ivc[v]))
                         m.d.sync += dst_ne.eq(nx0.dest != nx1.dest)
                         ok2 = Signal(name=f"ri_second_ok_{tag}")
                         m.d.comb += ok2.eq(~und_sec & nge[1] & (kd[0:4] == 0b1111) & dst_ne & rvalid & new_ok)
                         by_u[1] = Mux(bound, by_u[1], ok2)
-                    m.d.comb += elig[v].eq(Cat(*by_u).bit_select(u, 1))
+                    if relay:   # by u(v) = e1 + the registered rest: two AND-ORs by the rest's one-hot, e1 last
+                        uo = u_rest_oh[p][v]
+                        m.d.comb += elig[v].eq(Mux(e1, reduce(or_, [uo[k] & by_u[k + 1] for k in range(5)]),
+                                                   reduce(or_, [uo[k] & by_u[k] for k in range(5)])))
+                    else:
+                        m.d.comb += elig[v].eq(Cat(*by_u).bit_select(u, 1))
                 else:
                     m.d.comb += elig[v].eq(Mux(e1 & e2, bound & ~tl[0] & ~tl[1] & pres[2] & oks[2],
                                                Mux(e1 | e2, bound & ~tl[0] & pres[1] & oks[1],
@@ -585,6 +629,7 @@ class HiradixStages:
                 per_v.append({"o": o_req, "head": ~bound, "single": tl[0], "cls": cls[:kb], "hk": hk,
                               "ovc": ovc, "e1": e1, "e2": e2, "t1": ts[0], "t2": ts[1], "t3": ts[2], **commit,
                               **({"e3": e3, "t4": ts[3]} if staged else {}),
+                              **({"e4": es[3], "e5": es[4], "t5": ts[4], "t6": ts[5]} if relay else {}),
                               **({"sec": second} if twohead else {})})
                 if seq:
                     per_v[-1].update(self._hr_seq_candidates(m, rc, f, bound, act_o[p][v], act_ov[p][v], rvalid,
@@ -626,8 +671,16 @@ class HiradixStages:
             # §R11.6 under the decision line: LO ranks by the service order of the RI whose lanes it reads, a
             # thermometer mask (bit p: input p is at or after ptr_seq) one input on every cycle: RI's own at the
             # end of RI's cycle, the cycle before's in LO's own cycle (staged)
-            seq_mask = service_mask(m, P, behind=staged, name="lo_seq_mask")
-        cand = self._hr_local(m, rq if staged else rqn, keep, go_fields, seq_mask) if local else None
+            seq_mask = service_mask(m, P, behind=2 if relay else int(staged), name="lo_seq_mask")
+        # hiradix-relay (§R11.10): LO reads the request relay, a copy of the request register beside it
+        lo_in = rq if staged else rqn
+        if relay:
+            lo_in = [[{k: older(rq[p][s][k], f"{name_of(rq[p][s][k])}_lo") for k in ("ooh",) + go_fields}
+                      for s in range(S)] for p in range(P)]
+        cand = self._hr_local(m, lo_in, keep, go_fields, seq_mask) if local else None
+        if relay:   # and GO the candidate relay, a copy of LO's candidates beside their output
+            cand = [[[{k: older(x, f"{name_of(x)}_at_go") for k, x in c.items()} for c in per_o] for per_o in per_g]
+                    for per_g in cand]
         drop_next = [Signal(n, name=f"chain_drop_op_{o}_lane") for o in range(P)] if line_drop else []
         if self._line is not None:   # §R11.2a: the decision line decides on RI's copy of its cycle
             m.d.comb += [self._line.q_op[o].eq(ri_q_o.get(o, 0)) for o in range(P)]
@@ -635,7 +688,25 @@ class HiradixStages:
             keep_reg = [[Signal(name=f"lo_keep_{lane_sfx(p, s)}_reg") for s in range(S)] for p in range(P)]
             m.d.sync += [keep_reg[p][s].eq(keep[p][s]) for p in range(P) for s in range(S)]
         for p in range(P):
-            if decoupled:   # u(v): the requests of two cycles ago all, of three those LO kept (§R11.8)
+            if relay:   # u(v): the requests of two and three cycles ago all, of four and five those LO kept (§R11.10)
+                rl_rq = rq_wait[1]
+
+                def lanes_of(ok, rr, key="voh"):
+                    return or_all([Mux(ok(s), rr[p][s][key], 0) for s in range(S)])
+
+                nxt = [lanes_of(lambda s: rq[p][s]["valid"], rq), lanes_of(lambda s: lo_rq[p][s]["valid"], lo_rq),
+                       lanes_of(lambda s: keep_reg[p][s], rl_rq),
+                       pending45[0][p]]   # LO's kept request of four cycles before, a cycle on
+                nxt_sec = [lanes_of(lambda s: rq[p][s]["valid"] & rq[p][s]["sec"], rq),
+                           lanes_of(lambda s: lo_rq[p][s]["valid"] & lo_rq[p][s]["sec"], lo_rq),
+                           lanes_of(lambda s: keep_reg[p][s] & rl_rq[p][s]["sec"], rl_rq), pend_sec[3][p]]
+                m.d.sync += [x.eq(y) for x, y in zip([pending2[p], pending3[p]] + [k[p] for k in pending45], nxt)]
+                m.d.sync += [x[p].eq(y) for x, y in zip(pend_sec[1:], nxt_sec)]
+                for v in range(V):
+                    cnt = sum((x[v] for x in nxt[1:]), nxt[0][v])
+                    m.d.sync += u_rest_oh[p][v].eq(Cat(*[cnt == k for k in range(5)]))
+                m.d.sync += und_rest[p].eq(reduce(or_, [x & y for x, y in zip(nxt, nxt_sec)]))
+            elif decoupled:   # u(v): the requests of two cycles ago all, of three those LO kept (§R11.8)
                 m.d.sync += [pending2[p].eq(or_all([Mux(rq[p][s]["valid"], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(or_all([Mux(keep_reg[p][s], lo_rq[p][s]["voh"], 0) for s in range(S)]))]
                 if twohead:
@@ -818,12 +889,17 @@ class HiradixStages:
                 m.d.sync += st_take2[o][w].eq(st_take[o][w])
                 lane_tail = []
                 if staged:   # three undecided requests (§R11.7): the grant takes flit e1·took1 + e2·took2 + e3·took3
-                    took3 = Signal(name=f"go_took3_op_{o}_ovc_{w}")
-                    m.d.comb += took3.eq(st_take3[o][w] != 0)
-                    m.d.sync += st_take3[o][w].eq(st_take2[o][w])
+                    # (relay, §R11.10: five, e1·took1 + .. + e5·took5)
+                    tooks = [took1, took2]
+                    for k in range(3, ne + 1):
+                        tk = Signal(name=f"go_took{k}_op_{o}_ovc_{w}")
+                        m.d.comb += tk.eq(st_takes[k - 1][o][w] != 0)
+                        m.d.sync += st_takes[k - 1][o][w].eq(st_takes[k - 2][o][w])
+                        tooks.append(tk)
                     for r in lanes:
-                        nk = (r["e1"] & took1) + (r["e2"] & took2) + (r["e3"] & took3)
-                        lane_tail.append(Cat(r["t1"], r["t2"], r["t3"], r["t4"]).bit_select(nk, 1))
+                        nk = [r[f"e{k + 1}"] & x for k, x in enumerate(tooks)]
+                        nk = sum(nk[1:], nk[0])
+                        lane_tail.append(Cat(*[r[f"t{k}"] for k in range(1, ne + 2)]).bit_select(nk, 1))
                 else:
                     for r in lanes:
                         k1, k2 = r["e1"] & took1, r["e2"] & took2
@@ -920,9 +996,9 @@ class HiradixStages:
             for s in range(S):
                 i = p * S + s
                 r, t = rq[p][s], st[p][s]
-                if staged:   # RI's request, a cycle beside LO, then ST's
-                    m.d.sync += [x.eq(r[k]) for k, x in lo_rq[p][s].items()]
-                    r = lo_rq[p][s]
+                for w in rq_wait:   # RI's request, a cycle beside LO (relay: and RL2's and GO's), then ST's
+                    m.d.sync += [x.eq(r[k]) for k, x in w[p][s].items()]
+                    r = w[p][s]
                 m.d.sync += [t[k].eq(r[k]) for k in ST_FIELDS if k in t]
                 # the lane's buffer entry: its VC's front in the view (flit and side-band); a second head's (§R11.9)
                 # is front1 while the front it asked behind is there (it may leave at this IN), else front0
@@ -1153,6 +1229,6 @@ class HiradixStages:
                              r["commit"].eq(Mux(nm, x["cm1"], x["cm0"])),
                              r["e1"].eq(x["e1"]), r["e2"].eq(x["e2"]), r["t1"].eq(x["t1"]), r["t2"].eq(x["t2"]),
                              r["t3"].eq(x["t3"])]
-                m.d.comb += [r[k].eq(x[k]) for k in STAGED_FIELDS + ("sec",) if k in r]
+                m.d.comb += [r[k].eq(x[k]) for k in STAGED_FIELDS + RELAY_FIELDS + ("sec",) if k in r]
                 granted.append(Mux(g & keep[p][s] if keep else g, x["pick"], 0))
             m.d.sync += pending[p].eq(or_all(granted))

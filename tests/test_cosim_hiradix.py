@@ -1,6 +1,7 @@
 """Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL;
 ``hiradix-local`` (§R11.6: the output arbitration in two levels), ``hiradix-staged`` (§R11.7),
-``hiradix-decoupled`` (§R11.8) and ``hiradix-twohead`` (§R11.9: a VC's second single-flit head in flight).
+``hiradix-decoupled`` (§R11.8), ``hiradix-twohead`` (§R11.9: a VC's second single-flit head in flight) and
+``hiradix-relay`` (§R11.10: a register on each crossing of the request loop).
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
@@ -253,6 +254,28 @@ def test_twohead_adaptive_and_sequential(routing, kw):
     assert v["coverage"]["second_head"]["passed"] > 10
 
 
+# ---- hiradix-relay (§R11.10): a register on each crossing of the request loop
+RELAY = {"router_model": "hiradix-relay"}
+
+
+def test_relay_tiny_network_single_flit_past_saturation():
+    """``hiradix-twohead``'s run under ``hiradix-relay``: LO reads the request relay, GO the candidate relay, u(v)
+    counts the requests of up to five cycles before (of four and five those LO kept), and second heads still ask
+    beside their first."""
+    v = run(*TINY, load=0.9, cycles=300, vcs=2, vc_depth=4, seed=4, speedup=2, group=2, **RELAY)
+    assert_match(v)
+    assert v["stall_cycles"] > 50 and v["coverage"]["second_head"]["passed"] > 20
+
+
+def test_relay_tiny_network_streaming_bodies():
+    """Speedup 1 (one VC class: GO's grants applied at ST's edge), 5-flit packets, 17 flits per VC (§R11.10's
+    streaming bound): a bound VC asks with up to five undecided requests and six credits in RI's copy, and GO
+    counts a granted body's flit as e1·took1 + .. + e5·took5."""
+    v = run(*TINY, load=0.9, cycles=300, vcs=2, vc_depth=17, packet_length=5, seed=6, speedup=1, group=2, **RELAY)
+    assert_match(v)
+    assert v["stall_cycles"] > 50
+
+
 # speedup 2 is slow (its own build)
 @pytest.mark.parametrize("speedup", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_staged_smallest_buffers(speedup):
@@ -264,8 +287,10 @@ def test_staged_smallest_buffers(speedup):
     assert v["stall_cycles"] > 500
 
 
-# hiradix-local is slow (about 60 s, its own build): the staged run kills the two-level line's mutants by default
-@pytest.mark.parametrize("model", [pytest.param("hiradix-local", marks=pytest.mark.slow), "hiradix-staged"])
+# hiradix-local is slow (about 60 s, its own build): the staged and relay runs kill the two-level line's mutants by
+# default
+@pytest.mark.parametrize("model", [pytest.param("hiradix-local", marks=pytest.mark.slow), "hiradix-staged",
+                                   "hiradix-relay"])
 def test_two_level_decision_line_ugal_s(model):
     """UGAL-S decided in the decision lines under the two-level models (router-spec §R11.6): groups of two inputs
     (radix 5: {0, 1}, {2, 3}, {4}); LO keeps a group's first lane per output in the service order of the RI that
@@ -279,7 +304,7 @@ def test_two_level_decision_line_ugal_s(model):
 
 # slow (about 40 s each, its own build): the switch tops above kill every LO and staged mutant by default
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead"])
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay"])
 def test_local_router_level(model):
     """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
     port driven from the network's golden run."""
@@ -288,7 +313,8 @@ def test_local_router_level(model):
 
 
 # slow but for hiradix-decoupled, whose u(v) counts the request register's lanes that the chain registered
-@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow) for m in TWO_LEVEL[:2]] + TWO_LEVEL[2:])
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow) for m in TWO_LEVEL[:2] + ["hiradix-relay"]]
+                         + TWO_LEVEL[2:])
 def test_local_sequential_ri_ugal_s(model):
     """UGAL-S: the sequential chain registers at most S requests per output, LO (in RI's cycle, or the next) keeps
     them all and gives them their slots (groups of three)."""
@@ -301,7 +327,7 @@ def test_local_sequential_ri_ugal_s(model):
 # slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's, §R11.7's
 # and §R11.8's checks
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead"])
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay"])
 @pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],
                                    ["--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s",
                                     "--packet-length", "3"],

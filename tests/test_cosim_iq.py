@@ -176,5 +176,6 @@ def test_pipeline_registers_are_in_the_verilog():
     for name in ("st_valid_ip", "st_flit_ip_0", "commit_ip_0_ivc_1", "va_granted_ip", "sa_granted_ip"):
         assert name in iq and name not in sc, name
     with pytest.raises(ValueError, match="router_model .* must be one of single-cycle, iq, hiradix, hiradix-local, "
-                                         "hiradix-staged, hiradix-decoupled, hiradix-twohead, subswitch, got 'deep'"):
+                                         "hiradix-staged, hiradix-decoupled, hiradix-twohead, hiradix-relay, "
+                                         "subswitch, got 'deep'"):
         Router(net, 0, 2, 4, 16, router_model="deep")

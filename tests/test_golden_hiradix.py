@@ -30,7 +30,8 @@ def test_the_preset_is_split_and_not_pipelined():
     assert zero_load_latency(HR, 1, 3, 1) == zero_load_latency(get_router_model("iq"), 1, 3, 1) + 2 == 13
 
 
-@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead"])
+@pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead",
+                                   "hiradix-relay"])
 @pytest.mark.parametrize("speedup", [1, 2])
 @pytest.mark.parametrize("length", [1, 3])
 @pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
@@ -76,6 +77,17 @@ def test_the_twohead_preset_is_the_decoupled_timeline():
     dc, th = get_router_model("hiradix-decoupled"), get_router_model("hiradix-twohead")
     assert th.decoupled and th.heads == 2 and dc.heads == 1
     assert th.as_dict() | {"router_model": "hiradix-decoupled"} == dc.as_dict()
+
+
+def test_the_relay_preset_is_eight_cycles_per_hop():
+    """§R11.10: ``hiradix-twohead`` with two more cycles between RI and GO (RL1, RL2): eight cycles per hop, and the
+    first body of a packet requested at its head's IN, six cycles after the head."""
+    th, rl = get_router_model("hiradix-twohead"), get_router_model("hiradix-relay")
+    assert rl.relay and rl.heads == 2 and rl.decoupled and not th.relay
+    assert rl.as_dict() | {"router_model": "hiradix-twohead", "vc_alloc_delay": 2} == th.as_dict()
+    assert rl.hop_cycles(1) == 8
+    assert zero_load_latency(rl, 1, 1, 1) == 1 + 2 * 8
+    assert zero_load_latency(rl, 1, 3, 1) == 1 + 2 * 8 + 3 + 4
 
 
 def credit_balance(sim):
@@ -127,13 +139,18 @@ DECOUPLED_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-decoupled"}) f
 TWOHEAD_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-twohead"}) for t, kw, rt, extra in LOCAL_CASES
                  if "packet_length" not in extra]
 
+#: ``hiradix-relay`` (§R11.10) on every case: with longer packets a bound VC has up to five undecided requests
+RELAY_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-relay"}) for t, kw, rt, extra in LOCAL_CASES]
 
-@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES + TWOHEAD_CASES,
+
+@pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES + TWOHEAD_CASES
+                         + RELAY_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
                          + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)]
                          + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)]
                          + [f"decoupled-{c[0]}-{c[2]}-{i}" for i, c in enumerate(DECOUPLED_CASES)]
-                         + [f"twohead-{c[0]}-{c[2]}-{i}" for i, c in enumerate(TWOHEAD_CASES)])
+                         + [f"twohead-{c[0]}-{c[2]}-{i}" for i, c in enumerate(TWOHEAD_CASES)]
+                         + [f"relay-{c[0]}-{c[2]}-{i}" for i, c in enumerate(RELAY_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
@@ -158,6 +175,7 @@ def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, ext
     assert np.array_equal(np.sort(ids), np.arange(sim.next_seq))
     assert sim.bcnt.sum() == 0 and sim.oq_cnt.sum() == 0 and sim.ovc_busy.sum() == 0 and sim.in_active.sum() == 0
     assert sim.rq_n.sum() == 0 and sim.gr_n.sum() == 0 and sim.rqc_n.sum() == 0 and sim.qadd.sum() == 0
+    assert sim.rqr_n.sum() == 0 and sim.rqcr_n.sum() == 0
     assert (sim.wfl < 0).all() and sim.wfb_n.sum() == 0 and (sim.wfb < 0).all()   # decision lines empty
     full = np.where((sim.out_ch >= 0)[:, :, None], sim.B, 0) * np.ones((1, 1, sim.V), np.int64)
     E = int(sim.cfg.egress_depth)
@@ -400,7 +418,7 @@ def test_cli_runs_the_decision_line(capsys, model):
 
 @pytest.mark.parametrize("kw, message", [
     (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local, hiradix-staged, "
-                                                "hiradix-decoupled or hiradix-twohead and --routing ugal-s"),
+                                                "hiradix-decoupled, hiradix-twohead or hiradix-relay and --routing ugal-s"),
     (dict(router_model="hiradix-staged", routing="ugal"), "needs --router-model hiradix, .* and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
@@ -558,13 +576,14 @@ def test_twohead_carries_more_single_flit_traffic():
     assert two["accepted_throughput"] > dec["accepted_throughput"] + 0.15, (dec, two)
 
 
-@pytest.mark.parametrize("kw", [dict(k=4, n=2), dict(k=3, n=3)])
-def test_twohead_keeps_each_flow_in_order(kw):
+@pytest.mark.parametrize("model,kw", [("hiradix-twohead", dict(k=4, n=2)), ("hiradix-twohead", dict(k=3, n=3)),
+                                      ("hiradix-relay", dict(k=4, n=2))])
+def test_twohead_keeps_each_flow_in_order(model, kw):
     """§R11.9: the second head passes a refused front only for another destination, so with one VC and a
     deterministic routing (``min``: dimension order) the packets of each source and destination arrive in the
-    order they were made, at a load past saturation."""
+    order they were made, at a load past saturation (``hiradix-relay``, §R11.10, too)."""
     net = build("fbfly", **kw)
-    sim = Simulator(SimConfig(net, routing="min", seed=5, speedup=1, router_model="hiradix-twohead", group=2,
+    sim = Simulator(SimConfig(net, routing="min", seed=5, speedup=1, router_model=model, group=2,
                               vcs=1, vc_depth=8))
     last, n = {}, 0
 
@@ -581,7 +600,8 @@ def test_twohead_keeps_each_flow_in_order(kw):
     assert n > 2000
 
 
-@pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13)])
+@pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13),
+                                          ("hiradix-relay", 17)])
 def test_the_credit_loop_that_lets_one_vc_stream(model, enough):
     """§R11.5, §R11.7: a bound VC asks with u(v) + 1 credits in RI's copy, which sees a credit one cycle after GO
     could; with ``enough`` flits per VC a lone 40-flit packet streams (zero-load latency), with one fewer it
@@ -598,3 +618,41 @@ def test_the_credit_loop_that_lets_one_vc_stream(model, enough):
     assert lat == zl
     lat, zl = latency(enough - 1)
     assert lat > zl
+
+
+def test_relay_second_head_asks_beside_the_first():
+    """§R11.10, the scenario of §R11.9's test under ``hiradix-relay``: the first head asks at RI 1 (RL1 2, LO 3, RL2
+    4, GO 5, ST1 6), the second at RI 2 (ST1 7) for another destination; for the same one it waits for the first's
+    verdict in the view, its IN at 7 (RI 7, ST1 12). Each hop eight cycles: the next router's ST1 eight later."""
+    net = build("fbfly", k=4, n=2)
+    kw = {"speedup": 1, "group": 2, "vcs": 1}
+    two = traced(net, [(0, 0, 5), (0, 0, 9)], router_model="hiradix-relay", **kw)
+    assert [[h[3] for h in two[i]["hops"]] for i in range(2)] == [[6, 14], [7, 15]]
+    same = traced(net, [(0, 0, 5), (0, 0, 5)], router_model="hiradix-relay", **kw)
+    assert [[h[3] for h in same[i]["hops"]] for i in range(2)] == [[6, 14], [12, 20]]
+
+
+def test_relay_dropped_and_refused_requests():
+    """§R11.10, §R11.7's scenario under ``hiradix-relay`` (G = 2, S = 1): RI 1 registers all three lanes, LO at 3
+    keeps inputs 0 and 2 and drops input 1, GO at 5 grants input 0 (ST1 6) and refuses input 2. Input 1's dropped
+    request counts through RI 4 (requests of t - 1 .. t - 3 whatever LO decided), so it asks again at RI 5 (ST1
+    10); input 2's refused one counts through RI 6 (kept, t - 5), so it asks at RI 7 (ST1 12)."""
+    net = build("fbfly", k=4, n=2)
+    recs = traced(net, [(0, 0, 5), (0, 1, 5), (0, 2, 5)], speedup=1, router_model="hiradix-relay", group=2)
+    assert [recs[i]["hops"][0][3] for i in range(3)] == [6, 10, 12]
+    assert [recs[i]["ejected"] - recs[i]["hops"][0][3] for i in range(3)] == [11, 11, 11]
+
+
+def test_relay_carries_what_decoupled_carries():
+    """§R11.10: two cycles more in the request loop, and two heads of a VC in flight: a busy VC asks twice in seven
+    cycles, where ``hiradix-decoupled`` asks once in four. The 8-ary 2-flat of
+    :func:`test_twohead_carries_more_single_flit_traffic`: ``hiradix-relay`` carries more than
+    ``hiradix-decoupled`` and less than ``hiradix-twohead``."""
+    net = build("fbfly", k=8, n=2)
+
+    def run(model):
+        return Simulator(SimConfig(net, routing="min", vcs=2, vc_depth=16, seed=2, router_model=model,
+                                   measure=1500, speedup=2)).run_load(0.85)["accepted_throughput"]
+    dec, rel, two = run("hiradix-decoupled"), run("hiradix-relay"), run("hiradix-twohead")
+    assert dec + 0.03 < rel < two - 0.05, (dec, rel, two)
+

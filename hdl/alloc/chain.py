@@ -33,12 +33,12 @@ from .go import rr_masked
 __all__ = ["OutputChain", "service_mask"]
 
 
-def service_mask(m: Module, n: int, *, behind: bool, name: str) -> Signal:
+def service_mask(m: Module, n: int, *, behind: int, name: str) -> Signal:
     """RI's ``ptr_seq`` as a thermometer-mask register (bit ``p``: input ``p`` is at or after it), one input on
-    every cycle from input 0 at the first RI; ``behind``: a cycle behind it (reset to input ``n - 1``), for a
-    reader of the requests RI made in the cycle before."""
+    every cycle from input 0 at the first RI; ``behind``: that many cycles behind it (reset to input ``-behind mod
+    n``), for a reader of the requests RI made that many cycles before."""
     full = (1 << n) - 1
-    mask = Signal(n, init=1 << (n - 1) if behind else full, name=name)
+    mask = Signal(n, init=full ^ ((1 << (-behind % n)) - 1), name=name)
     # one input on, every cycle: the inputs after it, or all of them after the last input
     shifted = Signal(n, name=f"{name}_shifted")
     m.d.comb += shifted.eq(mask << 1)
