@@ -449,7 +449,8 @@ class HiradixStages:
             reset_tab = sum(1 << i for i, b in enumerate(ok_bits) if not (isinstance(b, Const) and b.value == 0))
             ok_tab = older(ok_tab, "ri_new_ok_op_cls", init=reset_tab)
         # the counters' registered ``count >= j`` bits by (output, VC): what a bound input VC's copy is made from
-        # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to 4
+        # (below); with GO's grants applied at ST the view's bits are ``>= j + 1`` when ST takes, and j runs to
+        # u(v) + 1 at most (``nu``), one more with GO's grants applied at ST
         n_ge = nu + int(defer)
 
         def counter_ge(o, w, j):
