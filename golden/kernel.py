@@ -1314,6 +1314,20 @@ def _hr_move(r, a, a_n, b, b_n):
 
 
 @compiled(cache=True, inline="always", _nrt=False)
+def _hr_keep_rq2(r, a, n, rs):
+    """Router ``r``'s requests ``a[r, :n]`` that were kept (``o >= 0``) become ``rq2`` (``(p, v, second)``, counted in
+    u(v) by the next RI, §R11.2); the dropped ones' verdict is known from now on (§R11.2a, §R11.8, §R11.10)."""
+    n2 = 0
+    for i in range(n):
+        if a[r, i, 2] >= 0:
+            rs.rq2[r, n2, 0] = a[r, i, 0]
+            rs.rq2[r, n2, 1] = a[r, i, 1]
+            rs.rq2[r, n2, 2] = a[r, i, 10]
+            n2 += 1
+    rs.rq2_n[r] = n2
+
+
+@compiled(cache=True, inline="always", _nrt=False)
 def _hr_age_requests(r, prm, rs, sc):
     """The request register's requests become the two-cycle-old ones (``rq2``, counted in u(v) by the next RI),
     except those the chain beside GO dropped (``o = -1``: their verdict is known from now on, §R11.2a).
@@ -1322,37 +1336,34 @@ def _hr_age_requests(r, prm, rs, sc):
     requests become ``rq2``, LO's candidates the candidate relay, LO decides the request relay, and the request
     register becomes the request relay."""
     if prm.dv == 4:
-        n2 = 0
-        for i in range(rs.rqcr_n[r]):
-            if rs.rqcr[r, i, 2] >= 0:   # LO kept it (GO decided it in this cycle)
-                rs.rq2[r, n2, 0] = rs.rqcr[r, i, 0]
-                rs.rq2[r, n2, 1] = rs.rqcr[r, i, 1]
-                rs.rq2[r, n2, 2] = rs.rqcr[r, i, 10]
-                n2 += 1
-        rs.rq2_n[r] = n2
+        _hr_keep_rq2(r, rs.rqcr, rs.rqcr_n[r], rs)   # LO kept it (GO decided it in this cycle)
         _hr_move(r, rs.rqc, rs.rqc_n, rs.rqcr, rs.rqcr_n)
         rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rqr, rs.rqr_n[r], rs.rqc) if rs.rqr_n[r] > 0 else 0
         _hr_move(r, rs.rq, rs.rq_n, rs.rqr, rs.rqr_n)
         return
     if prm.dv == 2:
-        n2 = 0
-        for i in range(rs.rqc_n[r]):
-            if rs.rqc[r, i, 2] >= 0:   # hiradix-decoupled (§R11.8): LO's drop is known from now on
-                rs.rq2[r, n2, 0] = rs.rqc[r, i, 0]
-                rs.rq2[r, n2, 1] = rs.rqc[r, i, 1]
-                rs.rq2[r, n2, 2] = rs.rqc[r, i, 10]
-                n2 += 1
-        rs.rq2_n[r] = n2
+        _hr_keep_rq2(r, rs.rqc, rs.rqc_n[r], rs)   # hiradix-decoupled (§R11.8): LO's drop is known from now on
         rs.rqc_n[r] = _hr_local(r, prm, rs, sc, rs.rq, rs.rq_n[r], rs.rqc) if rs.rq_n[r] > 0 else 0
         return
-    n2 = 0
-    for i in range(rs.rq_n[r]):
-        if rs.rq[r, i, 2] >= 0:
-            rs.rq2[r, n2, 0] = rs.rq[r, i, 0]
-            rs.rq2[r, n2, 1] = rs.rq[r, i, 1]
-            rs.rq2[r, n2, 2] = rs.rq[r, i, 10]
-            n2 += 1
-    rs.rq2_n[r] = n2
+    _hr_keep_rq2(r, rs.rq, rs.rq_n[r], rs)
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_u_add(r, a, n, sf, kept, sc):
+    """u(v) (``hu``) counts router ``r``'s requests ``a[r, :n]`` (with ``kept``, only those LO kept: ``o >= 0``),
+    and ``hs`` takes each one's second-head bit, field ``sf`` (§R11.2, §R11.9)."""
+    for i in range(n):
+        if kept and a[r, i, 2] < 0:
+            continue
+        sc.hu[a[r, i, 0], a[r, i, 1]] += 1
+        sc.hs[a[r, i, 0], a[r, i, 1]] = a[r, i, sf]
+
+
+@compiled(cache=True, inline="always", _nrt=False)
+def _hr_u_clear(r, a, n, sc):
+    """u(v) (``hu``) cleared for each of router ``r``'s requests ``a[r, :n]`` (all zero between calls)."""
+    for i in range(n):
+        sc.hu[a[r, i, 0], a[r, i, 1]] = 0
 
 
 @compiled(cache=True, _nrt=False)
@@ -1367,25 +1378,14 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
     rq, rq2, out_term, dec = rs.rq, rs.rq2, tp.out_term, sc.dec
     n_old, n_old2 = rs.rq_n[r], rs.rq2_n[r]
     # u(v), and whether an undecided request is a second head's (the one, when u(v) = 1: §R11.9)
-    for i in range(n_old):
-        sc.hu[rq[r, i, 0], rq[r, i, 1]] += 1
-        sc.hs[rq[r, i, 0], rq[r, i, 1]] = rq[r, i, 10]
-    for i in range(n_old2):
-        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] += 1
-        sc.hs[rq2[r, i, 0], rq2[r, i, 1]] = rq2[r, i, 2]
+    _hr_u_add(r, rq, n_old, 10, False, sc)
+    _hr_u_add(r, rq2, n_old2, 2, False, sc)   # rq2 is (p, v, second)
     n_c = rs.rqc_n[r] if prm.dv >= 2 else 0   # hiradix-staged: LO's kept requests of two cycles ago (§R11.7)
-    for i in range(n_c):
-        sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] += 1
-        sc.hs[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = rs.rqc[r, i, 10]
+    _hr_u_add(r, rs.rqc, n_c, 10, False, sc)
     # hiradix-relay (§R11.10): the request relay (t - 2), and of the candidate relay (t - 4) the kept ones
     n_r, n_cr = (rs.rqr_n[r], rs.rqcr_n[r]) if prm.dv == 4 else (0, 0)
-    for i in range(n_r):
-        sc.hu[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] += 1
-        sc.hs[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] = rs.rqr[r, i, 10]
-    for i in range(n_cr):
-        if rs.rqcr[r, i, 2] >= 0:
-            sc.hu[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] += 1
-            sc.hs[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] = rs.rqcr[r, i, 10]
+    _hr_u_add(r, rs.rqr, n_r, 10, False, sc)
+    _hr_u_add(r, rs.rqcr, n_cr, 10, True, sc)
     nin = 0
     for k in range(2):
         for i in range(rs.n_act[r, k]):
@@ -1453,16 +1453,11 @@ def _hr_ri(r, prm, tp, rs, pk, sc):
                 sc.inl[p] = 1
                 sc.in_list[nin] = p
                 nin += 1
-    for i in range(n_old2):
-        sc.hu[rq2[r, i, 0], rq2[r, i, 1]] = 0
-    for i in range(n_c):
-        sc.hu[rs.rqc[r, i, 0], rs.rqc[r, i, 1]] = 0
-    for i in range(n_r):
-        sc.hu[rs.rqr[r, i, 0], rs.rqr[r, i, 1]] = 0
-    for i in range(n_cr):
-        sc.hu[rs.rqcr[r, i, 0], rs.rqcr[r, i, 1]] = 0
-    for i in range(n_old):   # cleared; the last RI's requests are two cycles old at the next RI
-        sc.hu[rq[r, i, 0], rq[r, i, 1]] = 0
+    _hr_u_clear(r, rq2, n_old2, sc)
+    _hr_u_clear(r, rs.rqc, n_c, sc)
+    _hr_u_clear(r, rs.rqr, n_r, sc)
+    _hr_u_clear(r, rs.rqcr, n_cr, sc)
+    _hr_u_clear(r, rq, n_old, sc)   # cleared; the last RI's requests are two cycles old at the next RI
     _hr_age_requests(r, prm, rs, sc)
     seq = prm.sequential and prm.wf == 0   # under the decision line the chain runs beside GO (§R11.2a)
     if prm.sequential and prm.wf > 0:
