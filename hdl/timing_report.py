@@ -4,7 +4,7 @@
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
 [--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup] [--nextpnr yowasp|native]
-[--speed 6|7|8]
+[--speed 6|7|8] [--floorplan none|tiles|control]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -87,11 +87,13 @@ from amaranth.lib import wiring
 from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.router_model import get_router_model
+from .floorplan import KINDS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
            "endpoint_families", "FAMILY_TARGETS_MHZ", "logic_levels", "render", "main", "version_line",
-           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr"]
+           "ECP5_SCRIPT", "XILINX_SCRIPT", "ALLOCATORS", "path_stages", "Flow", "PLACERS", "NEXTPNR_BUILDS", "SPEED_GRADES", "native_nextpnr",
+           "FLOORPLANS", "native_built"]
 
 #: allocator -> the routing that selects it (router-spec §R6)
 ALLOCATORS = {"greedy": None, "sequential": "ugal-s"}
@@ -112,6 +114,8 @@ PLACERS = ("heap", "static")
 NEXTPNR_BUILDS = ("yowasp", "native")
 #: the ECP5's speed grades nextpnr times (``--speed``): -6 (the slowest, every row before) first
 SPEED_GRADES = (6, 7, 8)
+#: floorplans of the native nextpnr's ``--pre-place`` script (:mod:`radixnet.hdl.floorplan`)
+FLOORPLANS = KINDS
 #: ``make nextpnr-native``'s nextpnr version (the yowasp wheel's; the Makefile's ``NEXTPNR_VERSION``), which also
 #: names the directory the binary goes to
 NEXTPNR_NATIVE_VERSION = "nextpnr-0.11.1"
@@ -140,6 +144,15 @@ def native_nextpnr() -> Path:
     return path
 
 
+def native_built() -> bool:
+    """Whether :func:`native_nextpnr` finds ``make nextpnr-native``'s build (the tests that need it skip otherwise)."""
+    try:
+        native_nextpnr()
+    except UsageError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Flow:
     """nextpnr's place-and-route flow of a row: its placer (:data:`PLACERS`), its router
@@ -164,6 +177,12 @@ class Flow:
     Traceback (most recent call last):
     ...
     ValueError: speed must be one of 6, 7, 8, got 9
+    >>> Flow(nextpnr="native", floorplan="tiles").suffix, Flow(nextpnr="native", floorplan="tiles").words
+    ('-native-fptiles', ['native nextpnr', 'tiles floorplan'])
+    >>> Flow(floorplan="tiles")
+    Traceback (most recent call last):
+    ...
+    ValueError: floorplan tiles needs nextpnr native (its Python API), got yowasp
     """
 
     placer: str = PLACERS[0]
@@ -171,12 +190,15 @@ class Flow:
     tmg_ripup: bool = False
     nextpnr: str = NEXTPNR_BUILDS[0]
     speed: int = SPEED_GRADES[0]
+    floorplan: str = FLOORPLANS[0]
 
     def __post_init__(self):
         for name, allowed in (("placer", PLACERS), ("router", PNR_ROUTERS), ("nextpnr", NEXTPNR_BUILDS),
-                              ("speed", SPEED_GRADES)):
+                              ("speed", SPEED_GRADES), ("floorplan", FLOORPLANS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {getattr(self, name)!r}")
+        if self.floorplan != FLOORPLANS[0] and self.nextpnr != "native":
+            raise ValueError(f"floorplan {self.floorplan} needs nextpnr native (its Python API), got {self.nextpnr}")
 
     def _parts(self) -> list[tuple[str, list[str], str, str, str, object]]:
         """Each choice other than the default: (cache-name suffix, nextpnr's arguments, words, key name, field
@@ -196,6 +218,10 @@ class Flow:
         if self.speed != SPEED_GRADES[0]:
             parts.append((f"-speed{self.speed}", ["--speed", str(self.speed)], f"speed grade -{self.speed}", "speed",
                           "speed_grade", self.speed))
+        if self.floorplan != FLOORPLANS[0]:   # keyed by the script's text too
+            script = Path(__file__).with_name("floorplan.py")
+            parts.append((f"-fp{self.floorplan}", ["--pre-place", str(script)], f"{self.floorplan} floorplan",
+                          "floorplan", "floorplan", self.floorplan))
         return parts
 
     def executable(self) -> str:
@@ -219,8 +245,16 @@ class Flow:
         return [x[2] for x in self._parts()]
 
     def key_args(self) -> dict:
-        """The entries a row's key takes of the flow (none for the default: its rows keep their keys)."""
-        return {x[3]: x[5] for x in self._parts()}
+        """The entries a row's key takes of the flow (none for the default: its rows keep their keys); a
+        floorplan's with the digest of its script."""
+        got = {x[3]: x[5] for x in self._parts()}
+        if "floorplan" in got:
+            got["floorplan_script"] = hashlib.sha256(Path(__file__).with_name("floorplan.py").read_bytes()).hexdigest()
+        return got
+
+    def env(self) -> dict:
+        """nextpnr's environment: the floorplan its ``--pre-place`` script draws."""
+        return {**os.environ, "RADIXNET_FLOORPLAN": self.floorplan}
 
     def fields(self) -> dict:
         """The entries a row's result takes of the flow (none for the default)."""
@@ -422,10 +456,11 @@ def row_key(row: Row, args: dict, versions: dict, verilog: str) -> str:
     return h.hexdigest()
 
 
-def _run_output(cmd, cwd, timeout: float) -> tuple[int, str, float]:
-    """Run ``cmd``; its exit status, its output (stdout then stderr) and the seconds it took."""
+def _run_output(cmd, cwd, timeout: float, env: dict | None = None) -> tuple[int, str, float]:
+    """Run ``cmd`` (in ``env``, else this process's environment); its exit status, its output (stdout then
+    stderr) and the seconds it took."""
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0
 
 
@@ -580,7 +615,7 @@ def ecp5_place(text: str, tmp: str, row: Row, *, device: str, freq: float, seed:
     rc, out, pnr_s = _run_output([exe, f"--{device}", "--out-of-context", "--json",
                                   "router_top.json", "--freq", str(freq), "--seed", str(seed),
                                   "--timing-allow-fail", "--report", "report.json", "--detailed-timing-report",
-                                  *extra], tmp, timeout)
+                                  *extra], tmp, timeout, flow.env())
     util = utilisation(out)
     over = {k: v for k, v in util.items() if v[0] > v[1]}
     if rc != 0 and not over:
@@ -994,6 +1029,9 @@ def _parser() -> Parser:
                         "apart, -native)")
     p.add_argument("--speed", type=int, choices=SPEED_GRADES, default=SPEED_GRADES[0],
                    help="the ECP5's speed grade nextpnr times (6, the slowest; another is cached apart, -speed<N>)")
+    p.add_argument("--floorplan", choices=FLOORPLANS, default=FLOORPLANS[0],
+                   help="with --nextpnr native: the two-level hiradix cores' units as placement regions, Kim's "
+                        "tiles (radixnet.hdl.floorplan; rows cached apart, -fp<kind>) (none)")
     p.add_argument("--seeds", nargs="+", type=positive_arg("seeds"), default=[1],
                    help="placer seeds, each row placed once per seed; the report keeps the best Fmax and the range (1)")
     p.add_argument("--no-xilinx", action="store_true", help="skip synth_xilinx")
@@ -1022,8 +1060,10 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         if args.no_ecp5 and args.no_xilinx:
             raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
+        if args.floorplan != FLOORPLANS[0] and args.nextpnr != "native":
+            raise UsageError(f"timing_report: error: --floorplan {args.floorplan} needs --nextpnr native")
         flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup, nextpnr=args.nextpnr,
-                    speed=args.speed)
+                    speed=args.speed, floorplan=args.floorplan)
         if not args.no_ecp5:
             flow.executable()   # refused before any work when the build is not there
         versions = tool_versions(args.xilinx_yosys, args.nextpnr)

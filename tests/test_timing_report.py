@@ -12,16 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from radixnet.gen.params import UsageError
 from radixnet.hdl import timing_report as tr
-
-
-def _native_built() -> bool:
-    try:
-        tr.native_nextpnr()
-    except UsageError:
-        return False
-    return True
 
 
 @pytest.mark.slow
@@ -180,7 +171,7 @@ def test_native_nextpnr_missing_is_refused_before_work(capsys, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _native_built(), reason="make nextpnr-native has not been run")
+@pytest.mark.skipif(not tr.native_built(), reason="make nextpnr-native has not been run")
 def test_small_core_native_nextpnr(tmp_path):
     """The machine's own nextpnr build places the same netlist: a row of its own (``-native``), keyed by it, its
     version in the report; the ECP5's fastest speed grade another row (``-speed8``), with a higher Fmax."""
