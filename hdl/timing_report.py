@@ -4,7 +4,7 @@
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
 [--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup] [--nextpnr yowasp|native]
-[--speed 6|7|8] [--floorplan none|tiles|control]
+[--speed 6|7|8] [--floorplan none|tiles|inputs|control]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -116,6 +116,8 @@ NEXTPNR_BUILDS = ("yowasp", "native")
 SPEED_GRADES = (6, 7, 8)
 #: floorplans of the native nextpnr's ``--pre-place`` script (:mod:`radixnet.hdl.floorplan`)
 FLOORPLANS = KINDS
+#: the script nextpnr runs for a floorplan
+FLOORPLAN_SCRIPT = Path(__file__).with_name("floorplan.py")
 #: ``make nextpnr-native``'s nextpnr version (the yowasp wheel's; the Makefile's ``NEXTPNR_VERSION``), which also
 #: names the directory the binary goes to
 NEXTPNR_NATIVE_VERSION = "nextpnr-0.11.1"
@@ -182,7 +184,7 @@ class Flow:
     >>> Flow(floorplan="tiles")
     Traceback (most recent call last):
     ...
-    ValueError: floorplan tiles needs nextpnr native (its Python API), got yowasp
+    ValueError: --floorplan tiles needs --nextpnr native (its Python API), got yowasp
     """
 
     placer: str = PLACERS[0]
@@ -198,7 +200,8 @@ class Flow:
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {getattr(self, name)!r}")
         if self.floorplan != FLOORPLANS[0] and self.nextpnr != "native":
-            raise ValueError(f"floorplan {self.floorplan} needs nextpnr native (its Python API), got {self.nextpnr}")
+            raise ValueError(f"--floorplan {self.floorplan} needs --nextpnr native (its Python API), "
+                             f"got {self.nextpnr}")
 
     def _parts(self) -> list[tuple[str, list[str], str, str, str, object]]:
         """Each choice other than the default: (cache-name suffix, nextpnr's arguments, words, key name, field
@@ -219,8 +222,7 @@ class Flow:
             parts.append((f"-speed{self.speed}", ["--speed", str(self.speed)], f"speed grade -{self.speed}", "speed",
                           "speed_grade", self.speed))
         if self.floorplan != FLOORPLANS[0]:   # keyed by the script's text too
-            script = Path(__file__).with_name("floorplan.py")
-            parts.append((f"-fp{self.floorplan}", ["--pre-place", str(script)], f"{self.floorplan} floorplan",
+            parts.append((f"-fp{self.floorplan}", ["--pre-place", str(FLOORPLAN_SCRIPT)], f"{self.floorplan} floorplan",
                           "floorplan", "floorplan", self.floorplan))
         return parts
 
@@ -249,7 +251,7 @@ class Flow:
         floorplan's with the digest of its script."""
         got = {x[3]: x[5] for x in self._parts()}
         if "floorplan" in got:
-            got["floorplan_script"] = hashlib.sha256(Path(__file__).with_name("floorplan.py").read_bytes()).hexdigest()
+            got["floorplan_script"] = hashlib.sha256(FLOORPLAN_SCRIPT.read_bytes()).hexdigest()
         return got
 
     def env(self) -> dict:
@@ -1060,10 +1062,11 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         if args.no_ecp5 and args.no_xilinx:
             raise UsageError("timing_report: error: --no-ecp5 and --no-xilinx leave nothing to run")
-        if args.floorplan != FLOORPLANS[0] and args.nextpnr != "native":
-            raise UsageError(f"timing_report: error: --floorplan {args.floorplan} needs --nextpnr native")
-        flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup, nextpnr=args.nextpnr,
-                    speed=args.speed, floorplan=args.floorplan)
+        try:   # the choices are argparse's; what Flow refuses beyond them is a combination
+            flow = Flow(placer=args.placer, router=args.pnr_router, tmg_ripup=args.tmg_ripup, nextpnr=args.nextpnr,
+                        speed=args.speed, floorplan=args.floorplan)
+        except ValueError as exc:
+            raise UsageError(f"timing_report: error: {exc}") from None
         if not args.no_ecp5:
             flow.executable()   # refused before any work when the build is not there
         versions = tool_versions(args.xilinx_yosys, args.nextpnr)
