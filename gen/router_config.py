@@ -73,6 +73,9 @@ ROUTER_PARAMS: tuple[Param, ...] = (
     Param("seq_wavefront", int, 0, "--router-model hiradix --routing ugal-s on a HyperX family: decide at the "
                                    "source in each injection port's decision line, g decisions per pipeline "
                                    "stage (§R11.2a); 0: in RI's cycle", minimum=0, maximum=4096),
+    Param("buffer_fronts", int, 2, "the hiradix models' RTL: the oldest flits per VC held in registers before the "
+                                   "buffer's RAM (§R11.1a); the same cycles, so the golden model ignores it",
+          minimum=2, maximum=3),
 )
 
 

@@ -87,7 +87,9 @@ from amaranth.lib.wiring import In, Out
 
 from .arbiter import check_int, ptr_width, reject
 
-__all__ = ["InputUnit", "FrontInputUnit"]
+__all__ = ["InputUnit", "FrontInputUnit", "FRONTS"]
+
+FRONTS = (2, 3)   # FrontInputUnit: the oldest entries per VC held in registers (router-spec §R11.1a)
 
 
 class InputUnit(wiring.Component):
@@ -273,6 +275,12 @@ class FrontInputUnit(wiring.Component):
     second_pop : bool
         Also take ``pop1_ivc``: remove a VC's **second** oldest entry instead of the oldest (``hiradix-twohead``,
         router-spec §R11.9: a second head granted while the front stays). Default False.
+    fronts : int
+        How many of the oldest entries are registers, 2 or 3 (router-spec §R11.1a). With 3, the third entry is a
+        register too (``front2_ivc_<v>``, flit and side-band), and the RAM holds the entries from the fourth on: a
+        RAM read then lands only in that register, never in ``front1_next_ivc`` (a reader's cycle-early lookup
+        starts at flip-flops and IN's pops), and at ``depth = 4`` the RAM is a single slot, itself a register.
+        The same FIFO either way; 2 (default) keeps the third entry's side-band alone in a register.
 
     Attributes
     ----------
@@ -296,10 +304,14 @@ class FrontInputUnit(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
-                 side_shape=None, kinds: int = 4, second_pop: bool = False):
+                 side_shape=None, kinds: int = 4, second_pop: bool = False, fronts: int = 2):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         self.kinds = check_int(self, "kinds", "oldest entries whose kinds are kept", kinds, 4)
+        if fronts not in FRONTS or isinstance(fronts, bool):
+            reject(self, f"fronts (oldest entries per VC held in registers, router-spec §R11.1a) must be one of "
+                         f"{', '.join(map(str, FRONTS))}, got {fronts!r}")
+        self.fronts = fronts
         if not isinstance(second_pop, bool):
             reject(self, f"second_pop (also remove the second oldest entry) must be a bool, got {second_pop!r}")
         self.second_pop = second_pop
@@ -334,7 +346,8 @@ class FrontInputUnit(wiring.Component):
         vc_in = self.in_flit.vc
         if (1 << len(vc_in)) > n:
             m.d.comb += bad_vc.eq(self.in_valid & (vc_in >= n))
-        rd = max(depth - 2, 0)   # RAM slots behind the two front registers
+        nf = self.fronts
+        rd = max(depth - nf, 0)   # RAM slots behind the front registers
         fw = self.flit_layout.size   # an entry's flit bits; the side-band above them
         named = {k for k, _ in self.flit_layout}
 
@@ -368,11 +381,11 @@ class FrontInputUnit(wiring.Component):
             behind_last = None   # the entry behind the kinds kept (RAM slot head + nk - 2), for the kinds
             fourth = None  # the fourth oldest entry (the RAM's slot after its head), for the third's side-band
             if rd:
-                # the arriving flit's place after this cycle's pop: count - pop; 2 and beyond is the RAM
+                # the arriving flit's place after this cycle's pop: count - pop; nf and beyond is the RAM
                 to_ram = Signal(name=f"to_ram_ivc_{v}")
-                m.d.comb += to_ram.eq(push & Mux(pop, nge[2], nge[1]))
+                m.d.comb += to_ram.eq(push & Mux(pop, nge[nf], nge[nf - 1]))
                 from_ram = Signal(name=f"from_ram_ivc_{v}")
-                m.d.comb += from_ram.eq(pop & nge[2])
+                m.d.comb += from_ram.eq(pop & nge[nf])
                 if rd == 1:   # one slot: a register (a 1-entry Memory would have a 0-bit address)
                     slot = Signal(self.entry_bits, name=f"buf_ivc_{v}", reset_less=True)
                     with m.If(to_ram):
@@ -381,25 +394,27 @@ class FrontInputUnit(wiring.Component):
                 else:
                     head = Signal(range(rd), name=f"ram_head_ivc_{v}")
                     tail = Signal(range(rd), name=f"ram_tail_ivc_{v}")
-                    # with a side-band, the flits and the side-band in two LUT-RAMs of one read port each: the
-                    # flits read at the head (into front1), the side-band at the slot after it (into side2)
-                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(fw), depth=rd, init=[])
+                    # two fronts with a side-band: the flits and the side-band in two LUT-RAMs of one read port
+                    # each, the flits read at the head (into front1), the side-band at the slot after it (into
+                    # side2); three fronts: whole entries, read at the head into front2
+                    ew = fw if nf == 2 else self.entry_bits
+                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(ew), depth=rd, init=[])
                     wp, rp = mem.write_port(), mem.read_port(domain="comb")
 
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
-                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:fw]), wp.en.eq(to_ram), rp.addr.eq(head)]
-                    if self.side_bits:   # the fourth entry's side-band, read where only side2's update sees it
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:ew]), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    if self.side_bits and nf == 2:   # the fourth entry's side-band, read where only side2's update sees it
                         m.submodules[f"side_ivc_{v}"] = smem = Memory(shape=unsigned(self.side_bits), depth=rd,
                                                                       init=[])
                         swp, srp = smem.write_port(), smem.read_port(domain="comb")
                         m.d.comb += [swp.addr.eq(tail), swp.data.eq(in_entry[fw:]), swp.en.eq(to_ram),
                                      srp.addr.eq(inc(head))]
                         fourth = srp.data
-                    if rd >= nk - 1:   # that entry's kind, read where only the kind registers' update sees it
+                    if rd >= nk - nf + 1:   # that entry's kind, read where only the kind registers' update sees it
                         rp2 = mem.read_port(domain="comb")
                         a = head
-                        for _ in range(nk - 2):
+                        for _ in range(nk - nf):
                             a = inc(a)
                         m.d.comb += rp2.addr.eq(a)
                         behind_last = rp2.data
@@ -417,9 +432,15 @@ class FrontInputUnit(wiring.Component):
             for k in range(min(depth, nk)):
                 shift = pop if k else pop0   # the second entry leaving shifts the kinds behind the oldest only
                 m.d.sync += kinds[k].eq(Mux(push & (at == k), kind(in_entry), Mux(shift, behind[k], kinds[k])))
-            # the third entry's side-band (a head's stored route) in a register, shifted as the kinds are, so
-            # that front1's next side-band, which a reader looks up a cycle early, reads no RAM
+            # two fronts: the third entry's side-band (a head's stored route) in a register, shifted as the kinds
+            # are, so that front1's next side-band, which a reader looks up a cycle early, reads no RAM; three
+            # fronts: the whole third entry in front2, which a pop fills from the RAM's head or the arriving flit
             third = ram_data
+            if nf == 3 and depth >= 3:
+                r2 = Signal(self.entry_bits, name=f"front2_ivc_{v}", reset_less=True)
+                popped2 = Mux(nge[3], ram_data, in_entry) if ram_data is not None else in_entry
+                m.d.sync += r2.eq(Mux(pop, popped2, Mux(nge[1] & ~nge[2], in_entry, r2)))
+                third = r2
             if fourth is not None:
                 side2 = Signal(self.side_bits, name=f"side2_ivc_{v}", reset_less=True)
                 m.d.sync += side2.eq(Mux(push & (at == 2), in_entry[fw:], Mux(pop, fourth, side2)))
@@ -431,7 +452,7 @@ class FrontInputUnit(wiring.Component):
             if depth < 2:   # front1 is never written
                 m.d.comb += n1.eq(r1)
             else:   # without a RAM the arriving flit, used only if it lands there (count 2 and a push)
-                popped1 = Mux(nge[2], third, in_entry) if ram_data is not None else in_entry
+                popped1 = Mux(nge[2], third, in_entry) if third is not None else in_entry
                 m.d.comb += n1.eq(Mux(pop, popped1, Mux(nge[0] & ~nge[1], in_entry, r1)))
             m.d.sync += [r0.eq(n0), r1.eq(n1)]
         m.d.comb += self.credit_ret_ivc.eq(pop_ok_ivc | pop1_ok_ivc if self.second_pop else pop_ok_ivc)

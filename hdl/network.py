@@ -110,6 +110,8 @@ class NetworkTop(wiring.Component):
     seq_wavefront : int
         ``hiradix`` with ``ugal-s`` (router-spec §R11.2a): the routers' decision lines, ``g`` decisions per
         wavefront stage (default 0: none).
+    buffer_fronts : int
+        ``hiradix`` routers: the oldest flits per VC in registers (router-spec §R11.1a; default 2).
 
     Attributes
     ----------
@@ -133,7 +135,8 @@ class NetworkTop(wiring.Component):
                  check: bool = True, routing: str | None = None, threshold: int = ROUTER_DEFAULTS["threshold"],
                  router_model: str = ROUTER_DEFAULTS["router_model"], speedup: int = ROUTER_DEFAULTS["speedup"],
                  egress_depth: int = ROUTER_DEFAULTS["egress_depth"], observe: bool = False,
-                 group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
+                 group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
         from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -147,7 +150,8 @@ class NetworkTop(wiring.Component):
         #: the routers' keyword arguments (a router's twin is ``Router(net, r, V, B, W, **router_kw, ...)``)
         self.router_kw = dict(table=table, fault=fault, check=check, routing=routing, threshold=threshold,
                               router_model=router_model, speedup=speedup, egress_depth=egress_depth,
-                              observe=observe, group=group, seq_wavefront=seq_wavefront)
+                              observe=observe, group=group, seq_wavefront=seq_wavefront,
+                              buffer_fronts=buffer_fronts)
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, **self.router_kw) for r in range(net.num_routers)]
         self.observe = observe

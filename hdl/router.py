@@ -192,7 +192,7 @@ from .credits import CreditCounter
 from .crossbar import Crossbar
 from .decision_line import DecisionLine
 from .flit import HOPS_BITS, flit_widths
-from .input_unit import FrontInputUnit, InputUnit
+from .input_unit import FRONTS, FrontInputUnit, InputUnit
 from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
 from .router_hiradix import HiradixStages, view_flits
@@ -349,6 +349,11 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ``"onehot"``, an AND-OR of the one-hot grant (fewer LUT4s; at radix 16 its select nets, each fanning out
         to a flit's bits at every input, leave the ECP5 core unroutable, docs/timing-report.md); the same
         function bit for bit.
+    buffer_fronts : int
+        ``hiradix``: the oldest flits of every VC held in registers (:data:`~radixnet.hdl.input_unit.FRONTS`,
+        router-spec §R11.1a): 2 (default), or 3, which keeps the third flit in a register too, so that no RAM
+        read is on a path into the allocator's registers (at ``vc_depth = 4``: no RAM at all); the same function
+        bit for bit.
     observe : bool
         Co-simulation only (default False: no extra ports, the Verilog of the default router): bring
         out the grants of the allocator that takes the routing decisions -- the combined allocator
@@ -402,7 +407,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, seq_impl: str = "prefix", group: int = ROUTER_DEFAULTS["group"],
-                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0]):
+                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0],
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -422,6 +428,13 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             reject(self, f"crossbar_select (how hiradix's crossbar selects a lane) must be one of "
                          f"{', '.join(CROSSBAR_SELECTS)}, got {crossbar_select!r}")
         self.crossbar_select = crossbar_select
+        if buffer_fronts not in FRONTS or isinstance(buffer_fronts, bool):
+            reject(self, f"buffer_fronts (the oldest flits per VC in registers, router-spec §R11.1a) must be one of "
+                         f"{', '.join(map(str, FRONTS))}, got {buffer_fronts!r}")
+        if buffer_fronts != FRONTS[0] and not self.model.split:
+            reject(self, f"buffer_fronts {buffer_fronts!r} needs a hiradix router_model (router-spec §R11.1a: its "
+                         f"input units hold their front flits in registers), got {router_model!r}")
+        self.buffer_fronts = buffer_fronts
         self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12), inputs per local output "
                                              "arbiter (§R11.6)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
@@ -593,7 +606,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                 m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
             iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=view_flits(self.model) + 1,
-                                 second_pop=self.model.heads > 1)
+                                 second_pop=self.model.heads > 1, fronts=self.buffer_fronts)
                   if split else InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
             if line is not None and p in self.inject_ports:

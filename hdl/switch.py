@@ -87,6 +87,8 @@ class AxisSwitchTop(wiring.Component):
         ``subswitch`` routers (router-spec §R12): ports per row and column group (default 4).
     seq_wavefront : int
         ``hiradix`` with ``ugal-s``: the routers' decision lines (router-spec §R11.2a; default 0: none).
+    buffer_fronts : int
+        ``hiradix`` routers: the oldest flits per VC in registers (router-spec §R11.1a; default 2).
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *, port_encoding: str | None = None,
@@ -94,7 +96,8 @@ class AxisSwitchTop(wiring.Component):
                  threshold: int = ROUTER_DEFAULTS["threshold"], router_model: str = ROUTER_DEFAULTS["router_model"],
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, group: int = ROUTER_DEFAULTS["group"],
-                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]):
+                 seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
@@ -102,7 +105,7 @@ class AxisSwitchTop(wiring.Component):
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
                                   speedup=speedup, egress_depth=egress_depth, observe=observe, group=group,
-                                  seq_wavefront=seq_wavefront)
+                                  seq_wavefront=seq_wavefront, buffer_fronts=buffer_fronts)
         self.observe = observe
         self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout

@@ -4,7 +4,7 @@
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
 [--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup] [--nextpnr yowasp|native]
-[--speed 6|7|8] [--floorplan none|tiles|inputs|control]
+[--speed 6|7|8] [--floorplan none|tiles|inputs|control] [--buffer-fronts 2|3]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -88,6 +88,7 @@ from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.router_model import get_router_model
 from .floorplan import KINDS
+from .input_unit import FRONTS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
@@ -353,6 +354,9 @@ class Row:
     crossbar_select : str
         ``hiradix``: how its crossbar selects a lane (:data:`~radixnet.hdl.router.CROSSBAR_SELECTS`): ``index``
         (the default) or ``onehot``, named in the row as ``-xoh``; the other models ignore it.
+    buffer_fronts : int
+        ``hiradix``: the oldest flits per VC held in registers (router-spec §R11.1a), 2 (the default) or 3, named
+        in the row as ``-f3``; the other models ignore it.
     """
 
     radix: int
@@ -365,6 +369,7 @@ class Row:
     group: int = ROUTER_DEFAULTS["group"]
     seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]
     crossbar_select: str = CROSSBAR_SELECTS[0]
+    buffer_fronts: int = FRONTS[0]
 
     @property
     def name(self) -> str:
@@ -372,7 +377,8 @@ class Row:
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
         x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and get_router_model(self.model).split else ""
-        return f"r{self.radix}-{self.model}{g}{x}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
+        f = f"-f{self.buffer_fronts}" if self.buffer_fronts != FRONTS[0] and get_router_model(self.model).split else ""
+        return f"r{self.radix}-{self.model}{g}{x}{f}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
         """The :class:`~radixnet.hdl.router.Router` of this row."""
@@ -383,21 +389,23 @@ class Row:
         net = build("fbfly", k=half + 1, n=2, c=half)
         return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
                       routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group,
-                      seq_wavefront=self.seq_wavefront, crossbar_select=self.crossbar_select)
+                      seq_wavefront=self.seq_wavefront, crossbar_select=self.crossbar_select,
+                      buffer_fronts=self.buffer_fronts)
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
          speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
-         crossbar_select: str = CROSSBAR_SELECTS[0]) -> list[Row]:
+         crossbar_select: str = CROSSBAR_SELECTS[0], buffer_fronts: int = FRONTS[0]) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     The ``sequential`` rows of the split models (``hiradix`` and the two-level ones) are UGAL-S with RI composing
     hdl/seq_alloc.py's prefix structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision
-    line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``: the split models' crossbar select (the
-    others ignore it)."""
+    line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``, ``buffer_fronts``: the split models'
+    crossbar select and front registers (the others ignore them)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
                 seq_wavefront if get_router_model(m).split and a == "sequential" else 0,
-                crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0])
+                crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0],
+                buffer_fronts if get_router_model(m).split else FRONTS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
 
@@ -843,7 +851,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     result = {
         "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
-        "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
+        "buffer_fronts": row.buffer_fronts, "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         **flow.fields(),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
@@ -916,10 +924,11 @@ def _names_group(model: str, group: int) -> bool:
 
 
 def _model(r: dict) -> str:
-    """The row's model, with ``G`` when :func:`_names_group` (``subswitch G=2``) and the decision line's ``g``
-    (``hiradix line g=1``, router-spec §R11.2a)."""
-    g, wf = r.get("group", 4), r.get("seq_wavefront", 0)
+    """The row's model, with ``G`` when :func:`_names_group` (``subswitch G=2``), the front registers when not 2
+    (``hiradix fronts=3``, router-spec §R11.1a) and the decision line's ``g`` (``hiradix line g=1``, §R11.2a)."""
+    g, wf, nf = r.get("group", 4), r.get("seq_wavefront", 0), r.get("buffer_fronts", FRONTS[0])
     name = f"{r['model']} G={g}" if _names_group(r["model"], g) else r["model"]
+    name = f"{name} fronts={nf}" if nf != FRONTS[0] else name
     return f"{name} line g={wf}" if wf else name
 
 
@@ -1018,6 +1027,9 @@ def _parser() -> Parser:
                         "stage (router-spec §R11.2a); 0: in RI's chain (0)")
     p.add_argument("--crossbar-select", choices=CROSSBAR_SELECTS, default=CROSSBAR_SELECTS[0],
                    help="hiradix rows: the crossbar's select, the granted lane's index or the one-hot grant (index)")
+    p.add_argument("--buffer-fronts", type=int, choices=FRONTS, default=FRONTS[0],
+                   help="hiradix rows: the oldest flits per VC in registers, router-spec §R11.1a (2; 3 is cached "
+                        "apart, -f3)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
@@ -1075,7 +1087,8 @@ def main(argv=None) -> int:
         return 2
     todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
                 width=args.width, speedups=sorted(set(args.speedups)), group=args.group,
-                seq_wavefront=args.seq_wavefront, crossbar_select=args.crossbar_select)
+                seq_wavefront=args.seq_wavefront, crossbar_select=args.crossbar_select,
+                buffer_fronts=args.buffer_fronts)
     seeds = sorted(set(args.seeds))
     tasks = [(r, sd) for r in todo for sd in seeds]
     done, failed = run_parallel(

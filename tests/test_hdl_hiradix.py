@@ -221,6 +221,26 @@ def test_crossbar_index_equals_onehot(fbfly, kw):
     assert len(runs[0]) > 20 and runs[0] == runs[1]
 
 
+@pytest.mark.parametrize("kw", [{"router_model": "hiradix-decoupled", "routing": "ugal"},
+                                {"router_model": "hiradix-relay", "vc_depth": 6},
+                                {"router_model": "hiradix-twohead", "routing": "min-ad", "vc_depth": 5},
+                                pytest.param({"router_model": "hiradix-staged", "speedup": 2, "vc_depth": 3},
+                                             marks=pytest.mark.slow)])
+def test_third_front_register_same_router(fbfly, kw):
+    """The third flit of every VC in a register (router-spec §R11.1a) gives the same router as two front registers,
+    flit for flit and cycle for cycle, on random multi-flit traffic: with the RAM a register (depth 4), a LUT-RAM
+    (depth 5, 6) or none (depth 3), and with the second head leaving from behind the front (``hiradix-twohead``)."""
+    runs = [random_run(fbfly, 23, buffer_fronts=f, **kw)[1] for f in (2, 3)]
+    assert len(runs[0]) > 20 and runs[0] == runs[1]
+
+
+def test_buffer_fronts_refused_in_one_line(fbfly):
+    with pytest.raises(ValueError, match=r"^Router: buffer_fronts [^\n]*must be one of 2, 3, got 4$"):
+        router(fbfly, buffer_fronts=4)
+    with pytest.raises(ValueError, match=r"^Router: buffer_fronts 3 needs a hiradix router_model [^\n]*'iq'$"):
+        router(fbfly, buffer_fronts=3, router_model="iq")
+
+
 def test_crossbar_select_refused_in_one_line(fbfly):
     with pytest.raises(ValueError, match=r"^Router: crossbar_select [^\n]*must be one of index, onehot, got 'tree'$"):
         router(fbfly, crossbar_select="tree")

@@ -715,3 +715,20 @@ def test_egress_depth_tree(tmp_path, capsys):
     assert rtlgen_main(["fbfly", "--k", "2", "--n", "2", "--egress-depth", "-1", "--out", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--egress-depth must be an integer in [0, 65536]" in err[0] and not (tmp_path / "d").exists()
+
+
+def test_decided_routings_take_the_group_and_the_front_registers(tmp_path):
+    """Under a routing decided in logic (``ugal``) the routers are built with the table's ``group`` (§R11.6) and
+    ``buffer_fronts`` (§R11.1a) as given, which the manifest names: each changes the Verilog."""
+    net = build("fbfly", k=2, n=2)
+    kw = dict(vcs=2, vc_depth=4, data_width=8, routing="ugal", router_model="hiradix-local")
+
+    def text(name, **more):
+        man = generate(net, tmp_path / name, **kw, **more)
+        return man, "".join((tmp_path / name / f).read_text() for f in man["files"])
+
+    base, v0 = text("base")
+    g2, v1 = text("g2", group=2)
+    f3, v2 = text("f3", buffer_fronts=3)
+    assert (base["group"], base["buffer_fronts"], g2["group"], f3["buffer_fronts"]) == (4, 2, 2, 3)
+    assert len({v0, v1, v2}) == 3 and "front2_ivc_0" in v2 and "front2_ivc_0" not in v0

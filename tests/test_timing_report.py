@@ -97,6 +97,18 @@ def test_subswitch_rows_of_another_group_size():
     assert tr.main(["--group", "0", "--cached-only"]) == 2
 
 
+def test_rows_with_three_front_registers():
+    """``--buffer-fronts 3`` (router-spec §R11.1a): a split model's row has a cache file and a model cell of its
+    own; the other models ignore it."""
+    f3 = tr.Row(8, "hiradix-decoupled", "greedy", buffer_fronts=3)
+    assert f3.name == "r8-hiradix-decoupled-f3-greedy-v2-b4-w32" != tr.Row(8, "hiradix-decoupled", "greedy").name
+    assert f3.router().buffer_fronts == 3
+    assert [r.buffer_fronts for r in tr.rows([8], ["iq", "hiradix"], ["greedy"], buffer_fronts=3)] == [2, 3]
+    assert tr._model({"model": "hiradix", "buffer_fronts": 3}) == "hiradix fronts=3"
+    assert tr._model({"model": "hiradix"}) == "hiradix"
+    assert tr.main(["--buffer-fronts", "4", "--cached-only"]) == 2
+
+
 def test_registered_io_harness():
     """The harness registers every port bit of the core once: a combinational core's output shows two clock
     edges after its input (input register, output register), a path the bare core would leave untimed; and
