@@ -509,7 +509,7 @@ def output_queue_top(depth: int = 4, lanes: int = 2, bypass: bool = False, width
 
 
 def input_unit_top(n_vcs: int = 2, depth: int = 3, front: bool = False, width: int = 2,
-                   fronts: int = 2) -> Elaboratable:
+                   fronts: int = 2, ram: str = "lut") -> Elaboratable:
     """InputUnit (``front=False``) or FrontInputUnit: per VC a FIFO, in order, nothing lost (§R2, §R8a).
 
     Flit: a ``vc`` field and ``width`` data bits. Assumed: a flit arrives only at a VC with a
@@ -521,13 +521,14 @@ def input_unit_top(n_vcs: int = 2, depth: int = 3, front: bool = False, width: i
     the tracked flit stays in the buffer (``pos < count``), moves up one place per pop, and is the
     front flit when ``pos == 0`` (with ``front``: ``front1`` when ``pos == 1``); no ``error``. With
     ``front`` the entries carry a 2-bit side-band, tracked with the flit (the third entry's is a register
-    of its own; with ``fronts = 3`` the whole third entry is, router-spec §R11.1a).
+    of its own; with ``fronts = 3`` the whole third entry is; ``ram`` holds the entries behind, router-spec
+    §R11.1a).
     Covered per VC: a full buffer; the tracked flit popped after the buffer was full.
     """
     layout = data.StructLayout({"vc": ptr_width(n_vcs), "data": width})
 
     def body(m):
-        u = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(2), fronts=fronts) if front else
+        u = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(2), fronts=fronts, ram=ram) if front else
              InputUnit(n_vcs, depth, layout))
         m.submodules.dut = u
         _reset_first(m)
@@ -798,6 +799,8 @@ def _catalogue() -> tuple:
               "FrontInputUnit(2 VCs, 3 deep): one RAM slot as a register", noincr=True),
         Check("iu_fronts3x5", lambda: input_unit_top(2, 5, front=True, fronts=3), 10, "§R2 §R8a §R11.1a",
               "FrontInputUnit(2 VCs, 5 deep, fronts=3): three front registers, a RAM of 2 behind them", noincr=True),
+        Check("iu_bram2x5", lambda: input_unit_top(2, 5, front=True, ram="block"), 10, "§R2 §R8a §R11.1a",
+              "FrontInputUnit(2 VCs, 5 deep, ram=block): a RAM of 3 read a cycle ahead, transparent", noincr=True),
     ]
     for impl in ("ripple", "prefix"):
         for s in (1, 2):

@@ -114,7 +114,8 @@ def router_events(net, *, router: int | None = None, data_width: int = DATA_WIDT
     # observe: the decision grants for the coverage bins (radixnet.cosim.hops); the router's logic is the default
     top = Router(net, int(router), V, cfg.vc_depth, data_width, table=table, fault=fault, routing=routing,
                  threshold=threshold, router_model=cfg.model.name, speedup=cfg.speedup, observe=True,
-                 group=cfg.group, seq_wavefront=cfg.seq_wavefront, buffer_fronts=cfg.buffer_fronts)
+                 group=cfg.group, seq_wavefront=cfg.seq_wavefront, buffer_fronts=cfg.buffer_fronts,
+                 buffer_ram=cfg.buffer_ram)
     lay = top.flit_layout
     mask = (1 << data_width) - 1
     pt = net.port_table()

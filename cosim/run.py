@@ -665,13 +665,13 @@ def cosim_network(net, config: RouterConfig | None = None, *, routing: str = DEF
         top = AxisSwitchTop(net, rc.vcs, rc.vc_depth, data_width, table=table, fault=fault,
                             routing=rtl_routing, threshold=rtl_threshold, router_model=rc.router_model,
                             speedup=rc.speedup, egress_depth=rc.egress_depth, observe=True, group=rc.group,
-                            seq_wavefront=rc.seq_wavefront, buffer_fronts=rc.buffer_fronts)
+                            seq_wavefront=rc.seq_wavefront, buffer_fronts=rc.buffer_fronts, buffer_ram=rc.buffer_ram)
         routers = top.network.routers
     else:
         top = NetworkTop(net, rc.vcs, rc.vc_depth, data_width, table=table, fault=fault,
                          routing=rtl_routing, threshold=rtl_threshold, router_model=rc.router_model,
                          speedup=rc.speedup, egress_depth=rc.egress_depth, observe=True, group=rc.group,
-                         seq_wavefront=rc.seq_wavefront, buffer_fronts=rc.buffer_fronts)
+                         seq_wavefront=rc.seq_wavefront, buffer_fronts=rc.buffer_fronts, buffer_ram=rc.buffer_ram)
         routers = top.routers
     report(progress, "Verilog", 0, None, f"{net.num_routers} routers")
     # routers that read a route table: a core per distinct configuration and the top's wires

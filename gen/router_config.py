@@ -76,6 +76,9 @@ ROUTER_PARAMS: tuple[Param, ...] = (
     Param("buffer_fronts", int, 2, "the hiradix models' RTL: the oldest flits per VC held in registers before the "
                                    "buffer's RAM (§R11.1a); the same cycles, so the golden model ignores it",
           minimum=2, maximum=3),
+    Param("buffer_ram", str, "lut", "the hiradix models' RTL: what holds the flits behind the front registers, a "
+                                    "LUT-RAM or a block RAM read a cycle ahead (§R11.1a); the golden model ignores it",
+          choices=("lut", "block")),
 )
 
 

@@ -87,9 +87,10 @@ from amaranth.lib.wiring import In, Out
 
 from .arbiter import check_int, ptr_width, reject
 
-__all__ = ["InputUnit", "FrontInputUnit", "FRONTS"]
+__all__ = ["InputUnit", "FrontInputUnit", "FRONTS", "RAMS"]
 
 FRONTS = (2, 3)   # FrontInputUnit: the oldest entries per VC held in registers (router-spec §R11.1a)
+RAMS = ("lut", "block")   # FrontInputUnit: what holds the flits behind the front registers (router-spec §R11.1a)
 
 
 class InputUnit(wiring.Component):
@@ -281,6 +282,11 @@ class FrontInputUnit(wiring.Component):
         RAM read then lands only in that register, never in ``front1_next_ivc`` (a reader's cycle-early lookup
         starts at flip-flops and IN's pops), and at ``depth = 4`` the RAM is a single slot, itself a register.
         The same FIFO either way; 2 (default) keeps the third entry's side-band alone in a register.
+    ram : str
+        What holds the flits behind the front registers (router-spec §R11.1a): ``"lut"`` (default), a LUT-RAM read
+        combinationally, or ``"block"``, a RAM with a registered read (an ECP5 ``DP16KD``, a Xilinx block RAM:
+        the flit bits only; the side-band and the kinds stay in LUT-RAM), read a cycle ahead at the head the
+        pops leave, transparent to the write of the same cycle.
 
     Attributes
     ----------
@@ -304,7 +310,7 @@ class FrontInputUnit(wiring.Component):
     """
 
     def __init__(self, n_vcs: int, depth: int, flit_layout: data.StructLayout, *, check: bool = True,
-                 side_shape=None, kinds: int = 4, second_pop: bool = False, fronts: int = 2):
+                 side_shape=None, kinds: int = 4, second_pop: bool = False, fronts: int = 2, ram: str = "lut"):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         self.kinds = check_int(self, "kinds", "oldest entries whose kinds are kept", kinds, 4)
@@ -312,6 +318,10 @@ class FrontInputUnit(wiring.Component):
             reject(self, f"fronts (oldest entries per VC held in registers, router-spec §R11.1a) must be one of "
                          f"{', '.join(map(str, FRONTS))}, got {fronts!r}")
         self.fronts = fronts
+        if ram not in RAMS:
+            reject(self, f"ram (what holds the flits behind the front registers, router-spec §R11.1a) must be one "
+                         f"of {', '.join(RAMS)}, got {ram!r}")
+        self.ram = ram
         if not isinstance(second_pop, bool):
             reject(self, f"second_pop (also remove the second oldest entry) must be a bool, got {second_pop!r}")
         self.second_pop = second_pop
@@ -378,7 +388,7 @@ class FrontInputUnit(wiring.Component):
             m.d.comb += nxt.eq(count + push - pop)
             m.d.sync += [count.eq(nxt), nge.eq(Cat(*[nxt >= k for k in range(1, nk + 1)]))]
             ram_data = None
-            behind_last = None   # the entry behind the kinds kept (RAM slot head + nk - 2), for the kinds
+            behind_last = None   # the kind of the entry behind the kinds kept (RAM slot head + nk - nf)
             fourth = None  # the fourth oldest entry (the RAM's slot after its head), for the third's side-band
             if rd:
                 # the arriving flit's place after this cycle's pop: count - pop; nf and beyond is the RAM
@@ -398,12 +408,20 @@ class FrontInputUnit(wiring.Component):
                     # each, the flits read at the head (into front1), the side-band at the slot after it (into
                     # side2); three fronts: whole entries, read at the head into front2
                     ew = fw if nf == 2 else self.entry_bits
-                    m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(ew), depth=rd, init=[])
-                    wp, rp = mem.write_port(), mem.read_port(domain="comb")
+                    block = self.ram == "block"
 
                     def inc(x):
                         return Mux(x == rd - 1, 0, x + 1)
-                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:ew]), wp.en.eq(to_ram), rp.addr.eq(head)]
+                    if block:   # read at the head after this cycle's pop, so the word is the head's from t + 1
+                        m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(ew), depth=rd, init=[],
+                                                                    attrs={"ram_style": "block"})
+                        wp = mem.write_port()
+                        rp = mem.read_port(domain="sync", transparent_for=(wp,))
+                    else:
+                        m.submodules[f"buf_ivc_{v}"] = mem = Memory(shape=unsigned(ew), depth=rd, init=[])
+                        wp, rp = mem.write_port(), mem.read_port(domain="comb")
+                    m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:ew]), wp.en.eq(to_ram),
+                                 rp.addr.eq(Mux(from_ram, inc(head), head) if block else head)]
                     if self.side_bits and nf == 2:   # the fourth entry's side-band, read where only side2's update sees it
                         m.submodules[f"side_ivc_{v}"] = smem = Memory(shape=unsigned(self.side_bits), depth=rd,
                                                                       init=[])
@@ -412,12 +430,18 @@ class FrontInputUnit(wiring.Component):
                                      srp.addr.eq(inc(head))]
                         fourth = srp.data
                     if rd >= nk - nf + 1:   # that entry's kind, read where only the kind registers' update sees it
-                        rp2 = mem.read_port(domain="comb")
+                        if block:   # the kinds in a LUT-RAM of their own
+                            m.submodules[f"kind_ivc_{v}"] = kmem = Memory(shape=2, depth=rd, init=[])
+                            kwp = kmem.write_port()
+                            m.d.comb += [kwp.addr.eq(tail), kwp.data.eq(kind(in_entry)), kwp.en.eq(to_ram)]
+                            rp2 = kmem.read_port(domain="comb")
+                        else:
+                            rp2 = mem.read_port(domain="comb")
                         a = head
                         for _ in range(nk - nf):
                             a = inc(a)
                         m.d.comb += rp2.addr.eq(a)
-                        behind_last = rp2.data
+                        behind_last = rp2.data if block else kind(rp2.data)
                     with m.If(to_ram):
                         m.d.sync += tail.eq(inc(tail))
                     with m.If(from_ram):
@@ -426,7 +450,7 @@ class FrontInputUnit(wiring.Component):
             # the oldest entries' kinds: a shift register beside the FIFO (a pop shifts it by one entry;
             # the arriving flit's kind lands at its place, count - pop)
             kinds = [self.kind_ivc[v][2 * k:2 * k + 2] for k in range(nk)]
-            behind = kinds[1:] + [kind(behind_last) if behind_last is not None else Const(0, 2)]
+            behind = kinds[1:] + [behind_last if behind_last is not None else Const(0, 2)]
             at = Signal(range(depth + 1), name=f"arrive_at_ivc_{v}")
             m.d.comb += at.eq(count - pop)
             for k in range(min(depth, nk)):

@@ -112,6 +112,8 @@ class NetworkTop(wiring.Component):
         wavefront stage (default 0: none).
     buffer_fronts : int
         ``hiradix`` routers: the oldest flits per VC in registers (router-spec §R11.1a; default 2).
+    buffer_ram : str
+        ``hiradix`` routers: what holds the flits behind them (router-spec §R11.1a; default ``"lut"``).
 
     Attributes
     ----------
@@ -136,7 +138,8 @@ class NetworkTop(wiring.Component):
                  router_model: str = ROUTER_DEFAULTS["router_model"], speedup: int = ROUTER_DEFAULTS["speedup"],
                  egress_depth: int = ROUTER_DEFAULTS["egress_depth"], observe: bool = False,
                  group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
-                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"],
+                 buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
         from ..gen.routing import compile_table
 
         if not hasattr(net, "radix") or not hasattr(net, "port_table"):
@@ -151,7 +154,7 @@ class NetworkTop(wiring.Component):
         self.router_kw = dict(table=table, fault=fault, check=check, routing=routing, threshold=threshold,
                               router_model=router_model, speedup=speedup, egress_depth=egress_depth,
                               observe=observe, group=group, seq_wavefront=seq_wavefront,
-                              buffer_fronts=buffer_fronts)
+                              buffer_fronts=buffer_fronts, buffer_ram=buffer_ram)
         #: one Router per router of the network (validated here, before any elaboration)
         self.routers = [Router(net, r, n_vcs, vc_depth, data_width, **self.router_kw) for r in range(net.num_routers)]
         self.observe = observe

@@ -192,7 +192,7 @@ from .credits import CreditCounter
 from .crossbar import Crossbar
 from .decision_line import DecisionLine
 from .flit import HOPS_BITS, flit_widths
-from .input_unit import FRONTS, FrontInputUnit, InputUnit
+from .input_unit import FRONTS, RAMS, FrontInputUnit, InputUnit
 from .output_queue import OutputQueue
 from .route_table import RouteCompute, RouteDecode
 from .router_hiradix import HiradixStages, view_flits
@@ -354,6 +354,10 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         router-spec §R11.1a): 2 (default), or 3, which keeps the third flit in a register too, so that no RAM
         read is on a path into the allocator's registers (at ``vc_depth = 4``: no RAM at all); the same function
         bit for bit.
+    buffer_ram : str
+        ``hiradix``: what holds the flits behind the front registers (:data:`~radixnet.hdl.input_unit.RAMS`,
+        router-spec §R11.1a): ``"lut"`` (default), a LUT-RAM, or ``"block"``, a RAM with a registered read
+        (the ECP5's ``DP16KD``), read a cycle ahead; the same function bit for bit.
     observe : bool
         Co-simulation only (default False: no extra ports, the Verilog of the default router): bring
         out the grants of the allocator that takes the routing decisions -- the combined allocator
@@ -408,7 +412,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, seq_impl: str = "prefix", group: int = ROUTER_DEFAULTS["group"],
                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0],
-                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"], buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -428,13 +432,18 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             reject(self, f"crossbar_select (how hiradix's crossbar selects a lane) must be one of "
                          f"{', '.join(CROSSBAR_SELECTS)}, got {crossbar_select!r}")
         self.crossbar_select = crossbar_select
-        if buffer_fronts not in FRONTS or isinstance(buffer_fronts, bool):
-            reject(self, f"buffer_fronts (the oldest flits per VC in registers, router-spec §R11.1a) must be one of "
-                         f"{', '.join(map(str, FRONTS))}, got {buffer_fronts!r}")
-        if buffer_fronts != FRONTS[0] and not self.model.split:
-            reject(self, f"buffer_fronts {buffer_fronts!r} needs a hiradix router_model (router-spec §R11.1a: its "
-                         f"input units hold their front flits in registers), got {router_model!r}")
-        self.buffer_fronts = buffer_fronts
+        # the input units' structure (router-spec §R11.1a): hiradix models only, the same function either way
+        for name, value, allowed, what in (("buffer_fronts", buffer_fronts, FRONTS, "the oldest flits per VC in "
+                                            "registers"),
+                                           ("buffer_ram", buffer_ram, RAMS, "what holds the flits behind the front "
+                                            "registers")):
+            if value not in allowed or isinstance(value, bool):
+                reject(self, f"{name} ({what}, router-spec §R11.1a) must be one of "
+                             f"{', '.join(map(str, allowed))}, got {value!r}")
+            if value != allowed[0] and not self.model.split:
+                reject(self, f"{name} {value!r} needs a hiradix router_model (router-spec §R11.1a: its input units "
+                             f"hold their front flits in registers), got {router_model!r}")
+        self.buffer_fronts, self.buffer_ram = buffer_fronts, buffer_ram
         self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12), inputs per local output "
                                              "arbiter (§R11.6)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
@@ -606,7 +615,7 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                 m.d.comb += [line.in_flit_ln[i].eq(self.in_flit_ip[p]), line.in_valid_ln[i].eq(self.in_valid_ip[p])]
         for p in range(P):
             iu = (FrontInputUnit(V, B, lay, check=self.check, side_shape=side, kinds=view_flits(self.model) + 1,
-                                 second_pop=self.model.heads > 1, fronts=self.buffer_fronts)
+                                 second_pop=self.model.heads > 1, fronts=self.buffer_fronts, ram=self.buffer_ram)
                   if split else InputUnit(V, B, lay, check=self.check, side_shape=side))
             m.submodules[f"input_ip_{p}"] = iu
             if line is not None and p in self.inject_ports:

@@ -336,7 +336,8 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
 
     cfg = (config or RouterConfig()).replace(**router)   # checked, with or without changes
     classes, router_model, speedup = cfg.vc_classes, cfg.router_model, cfg.speedup
-    egress_depth, group, seq_wavefront, fronts = cfg.egress_depth, cfg.group, cfg.seq_wavefront, cfg.buffer_fronts
+    egress_depth, group, seq_wavefront = cfg.egress_depth, cfg.group, cfg.seq_wavefront
+    buffers = {"buffer_fronts": cfg.buffer_fronts, "buffer_ram": cfg.buffer_ram}   # hiradix's input units
     threshold = decision_threshold(cfg, routing)
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
@@ -367,12 +368,12 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
     if decided:
         built = [Router(net, r, n_vcs, vc_depth, router_width, routing=routing, threshold=threshold,
                         router_model=router_model, speedup=speedup, egress_depth=egress_depth, seq_impl=seq_impl,
-                        group=group, seq_wavefront=seq_wavefront, buffer_fronts=fronts)
+                        group=group, seq_wavefront=seq_wavefront, **buffers)
                  for r in range(net.num_routers)]
     else:
         built = [Router(net, r, n_vcs, vc_depth, router_width, table=table, external_rom=shared,
                         router_model=router_model, speedup=speedup, egress_depth=egress_depth, group=group,
-                        seq_wavefront=seq_wavefront, buffer_fronts=fronts)
+                        seq_wavefront=seq_wavefront, **buffers)
                  for r in range(net.num_routers)]
     ingress = egress = None
     if axis:
@@ -435,7 +436,7 @@ def generate(net, out_dir, config: RouterConfig | None = None, *, data_width: in
             "line_cycles": sorted({line_latency(len(r.inject_ports), seq_wavefront) for r in built if r.inject_ports})}
            if seq_wavefront else {}),
         **({"group": group} if built[0].model.grouped else {}),
-        **({"buffer_fronts": fronts} if built[0].model.split else {}),
+        **(buffers if built[0].model.split else {}),
         "link_latency": 1, **built[0].model.as_dict(), "n_vcs": n_vcs, "vc_depth": vc_depth, "data_width": router_width,
         "classes": int(n_classes), "router": cfg.as_dict(),
         "num_routers": net.num_routers, "num_terminals": T,
@@ -645,6 +646,8 @@ def arg_parser(prog: str, fam) -> argparse.ArgumentParser:
         elif prm.name == "speedup":
             ap.add_argument(flag, type=int, choices=RTL_SPEEDUPS, default=None,
                             help=f"{prm.help} [default {prm.default}; {' or '.join(map(str, RTL_SPEEDUPS))}]")
+        elif prm.type is str:   # a choice of words (--buffer-ram)
+            ap.add_argument(flag, choices=prm.choices, default=None, help=default_help(prm))
         else:
             names = (flag, "--depth") if prm.name == "vc_depth" else (flag,)   # --depth: the older spelling
             ap.add_argument(*names, dest=prm.name, type=positive_arg(flag[2:], int(prm.minimum), int(prm.maximum)),

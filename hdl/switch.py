@@ -89,6 +89,8 @@ class AxisSwitchTop(wiring.Component):
         ``hiradix`` with ``ugal-s``: the routers' decision lines (router-spec §R11.2a; default 0: none).
     buffer_fronts : int
         ``hiradix`` routers: the oldest flits per VC in registers (router-spec §R11.1a; default 2).
+    buffer_ram : str
+        ``hiradix`` routers: what holds the flits behind them (router-spec §R11.1a; default ``"lut"``).
     """
 
     def __init__(self, net, n_vcs: int, vc_depth: int, data_width: int = DATA_WIDTH, *, port_encoding: str | None = None,
@@ -97,7 +99,8 @@ class AxisSwitchTop(wiring.Component):
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, group: int = ROUTER_DEFAULTS["group"],
                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
-                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"]):
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"],
+                 buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
         T = int(net.num_terminals)
         self.tuser = tuser_layout(T, port_encoding)
         self.payload = payload_layout(data_width, T)
@@ -105,7 +108,7 @@ class AxisSwitchTop(wiring.Component):
         self.network = NetworkTop(net, n_vcs, vc_depth, self.payload.size, table=table, fault=fault,
                                   routing=routing, threshold=threshold, router_model=router_model,
                                   speedup=speedup, egress_depth=egress_depth, observe=observe, group=group,
-                                  seq_wavefront=seq_wavefront, buffer_fronts=buffer_fronts)
+                                  seq_wavefront=seq_wavefront, buffer_fronts=buffer_fronts, buffer_ram=buffer_ram)
         self.observe = observe
         self.egress_depth = E = self.network.egress_depth
         lay = self.network.flit_layout

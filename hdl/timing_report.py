@@ -4,7 +4,7 @@
 [--allocators greedy sequential] [--width 32] [--vcs 2] [--depth 4] [--device 85k] [--freq 100]
 [--seeds 1 2 3] [--out docs/timing-report.md] [--cache docs/timing-rows] [--jobs 1] [--force] [--cached-only]
 [--block NAME] [--placer heap|static] [--pnr-router router1|router2] [--tmg-ripup] [--nextpnr yowasp|native]
-[--speed 6|7|8] [--floorplan none|tiles|inputs|control] [--buffer-fronts 2|3]
+[--speed 6|7|8] [--floorplan none|tiles|inputs|control] [--buffer-fronts 2|3] [--buffer-ram lut|block]
 [--no-xilinx | --no-ecp5] [--xilinx-yosys yowasp|native]``
 (``make timing-report RADIX="8 16"``).
 
@@ -88,7 +88,7 @@ from ..gen.params import Parser, UsageError
 from ..gen.router_config import ROUTER_DEFAULTS
 from ..gen.router_model import get_router_model
 from .floorplan import KINDS
-from .input_unit import FRONTS
+from .input_unit import FRONTS, RAMS
 from .router import CROSSBAR_SELECTS
 
 __all__ = ["Row", "RegisteredIO", "rows", "run_row", "critical_path", "slack_histogram", "failing_endpoints",
@@ -357,6 +357,9 @@ class Row:
     buffer_fronts : int
         ``hiradix``: the oldest flits per VC held in registers (router-spec §R11.1a), 2 (the default) or 3, named
         in the row as ``-f3``; the other models ignore it.
+    buffer_ram : str
+        ``hiradix``: what holds the flits behind the front registers (router-spec §R11.1a), ``lut`` (the default)
+        or ``block`` (block RAM), named in the row as ``-bram``; the other models ignore it.
     """
 
     radix: int
@@ -370,6 +373,7 @@ class Row:
     seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"]
     crossbar_select: str = CROSSBAR_SELECTS[0]
     buffer_fronts: int = FRONTS[0]
+    buffer_ram: str = RAMS[0]
 
     @property
     def name(self) -> str:
@@ -377,7 +381,9 @@ class Row:
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
         x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and get_router_model(self.model).split else ""
-        f = f"-f{self.buffer_fronts}" if self.buffer_fronts != FRONTS[0] and get_router_model(self.model).split else ""
+        split = get_router_model(self.model).split
+        f = f"-f{self.buffer_fronts}" if self.buffer_fronts != FRONTS[0] and split else ""
+        f += "-bram" if self.buffer_ram != RAMS[0] and split else ""
         return f"r{self.radix}-{self.model}{g}{x}{f}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
 
     def router(self):
@@ -390,22 +396,24 @@ class Row:
         return Router(net, 0, self.vcs, self.depth, self.width, check=False, router_model=self.model,
                       routing=ALLOCATORS[self.allocator], speedup=self.speedup, group=self.group,
                       seq_wavefront=self.seq_wavefront, crossbar_select=self.crossbar_select,
-                      buffer_fronts=self.buffer_fronts)
+                      buffer_fronts=self.buffer_fronts, buffer_ram=self.buffer_ram)
 
 
 def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: int = 32,
          speedups=(1,), group: int = ROUTER_DEFAULTS["group"], seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"],
-         crossbar_select: str = CROSSBAR_SELECTS[0], buffer_fronts: int = FRONTS[0]) -> list[Row]:
+         crossbar_select: str = CROSSBAR_SELECTS[0], buffer_fronts: int = FRONTS[0],
+         buffer_ram: str = RAMS[0]) -> list[Row]:
     """The rows, radix-major, then allocator, then speedup, then model (each model's rows side by side).
 
     The ``sequential`` rows of the split models (``hiradix`` and the two-level ones) are UGAL-S with RI composing
     hdl/seq_alloc.py's prefix structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision
-    line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``, ``buffer_fronts``: the split models'
-    crossbar select and front registers (the others ignore them)."""
+    line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``, ``buffer_fronts``, ``buffer_ram``: the
+    split models' crossbar select, front registers and buffer RAM (the others ignore them)."""
     return [Row(r, m, a, vcs, depth, width, sp, group,
                 seq_wavefront if get_router_model(m).split and a == "sequential" else 0,
                 crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0],
-                buffer_fronts if get_router_model(m).split else FRONTS[0])
+                buffer_fronts if get_router_model(m).split else FRONTS[0],
+                buffer_ram if get_router_model(m).split else RAMS[0])
             for r in radices for a in allocators for sp in speedups for m in models]
 
 
@@ -851,7 +859,7 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     result = {
         "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
-        "buffer_fronts": row.buffer_fronts, "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
+        "buffer_fronts": row.buffer_fronts, "buffer_ram": row.buffer_ram, "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         **flow.fields(),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
@@ -925,10 +933,12 @@ def _names_group(model: str, group: int) -> bool:
 
 def _model(r: dict) -> str:
     """The row's model, with ``G`` when :func:`_names_group` (``subswitch G=2``), the front registers when not 2
-    (``hiradix fronts=3``, router-spec §R11.1a) and the decision line's ``g`` (``hiradix line g=1``, §R11.2a)."""
+    (``hiradix fronts=3``, router-spec §R11.1a), a block RAM behind them (``hiradix block RAM``) and the decision
+    line's ``g`` (``hiradix line g=1``, §R11.2a)."""
     g, wf, nf = r.get("group", 4), r.get("seq_wavefront", 0), r.get("buffer_fronts", FRONTS[0])
     name = f"{r['model']} G={g}" if _names_group(r["model"], g) else r["model"]
     name = f"{name} fronts={nf}" if nf != FRONTS[0] else name
+    name = f"{name} block RAM" if r.get("buffer_ram", RAMS[0]) != RAMS[0] else name
     return f"{name} line g={wf}" if wf else name
 
 
@@ -1030,6 +1040,9 @@ def _parser() -> Parser:
     p.add_argument("--buffer-fronts", type=int, choices=FRONTS, default=FRONTS[0],
                    help="hiradix rows: the oldest flits per VC in registers, router-spec §R11.1a (2; 3 is cached "
                         "apart, -f3)")
+    p.add_argument("--buffer-ram", choices=RAMS, default=RAMS[0],
+                   help="hiradix rows: what holds the flits behind them, router-spec §R11.1a (lut; block is cached "
+                        "apart, -bram)")
     p.add_argument("--device", choices=("25k", "45k", "85k"), default="85k", help="ECP5 part (85k)")
     p.add_argument("--freq", type=float, default=100.0, help="nextpnr target MHz (100)")
     p.add_argument("--pnr-router", choices=PNR_ROUTERS, default=PNR_ROUTERS[0],
@@ -1088,7 +1101,7 @@ def main(argv=None) -> int:
     todo = rows(sorted(set(args.radix)), args.models, args.allocators, vcs=args.vcs, depth=args.depth,
                 width=args.width, speedups=sorted(set(args.speedups)), group=args.group,
                 seq_wavefront=args.seq_wavefront, crossbar_select=args.crossbar_select,
-                buffer_fronts=args.buffer_fronts)
+                buffer_fronts=args.buffer_fronts, buffer_ram=args.buffer_ram)
     seeds = sorted(set(args.seeds))
     tasks = [(r, sd) for r in todo for sd in seeds]
     done, failed = run_parallel(

@@ -191,9 +191,11 @@ def add_sim_args(p: argparse.ArgumentParser, family: str) -> None:
         p.add_argument("--" + o.replace("_", "-"), dest="traffic_" + o, default=None, metavar="V",
                        help=traffic_option_help(o))
     for prm in ROUTER_PARAMS:   # the router's parameters: one table (radixnet.gen.router_config)
+        name = prm.name.replace("_", "-")
         if prm.type is int:
-            name = prm.name.replace("_", "-")
             p.add_argument("--" + name, type=_int_arg(name), default=None, metavar="N", help=default_help(prm))
+        elif prm.name != "router_model":   # a choice of words (--buffer-ram)
+            p.add_argument("--" + name, choices=prm.choices, default=None, help=default_help(prm))
     from radixnet.golden.sim import LIMITS
     for name, help_, default in (
             ("packet-length", "flits per packet", "1"),

@@ -350,7 +350,7 @@ def normal_form(args, cfg) -> dict:
                packet_length=cfg.packet_length, speedup=cfg.speedup, router_model=cfg.model.name, seed=cfg.seed,
                ugal_threshold=cfg.ugal_threshold, threshold=cfg.threshold, egress_depth=cfg.egress_depth,
                sink_stall=cfg.sink_stall, group=cfg.group, seq_wavefront=cfg.seq_wavefront,
-               buffer_fronts=cfg.buffer_fronts,
+               buffer_fronts=cfg.buffer_fronts, buffer_ram=cfg.buffer_ram,
                load=None if args.batch is not None else (args.load or DEFAULT_LOAD))
     return json.loads(json.dumps(dict(sorted(out.items())), default=lambda x: x.item() if hasattr(x, "item")
                                  else x.tolist() if hasattr(x, "tolist") else str(x)))

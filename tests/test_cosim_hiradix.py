@@ -312,16 +312,19 @@ def test_local_router_level(model):
                                    cycles=200, vcs=2, vc_depth=2, ugal_threshold=0, group=2, router_model=model))
 
 
-# slow (about 40 s each, its own build): tests/test_hdl_hiradix.py's test_third_front_register_same_router shows
+# slow (about 40 s each, its own build): tests/test_hdl_hiradix.py's test_input_buffer_structures_same_router shows
 # the same routers equal to the two-register ones, flit for flit, by default
 @pytest.mark.slow
-@pytest.mark.parametrize("model, routing", [("hiradix-relay", "ugal"), ("hiradix-decoupled", "ugal-s")])
-def test_three_front_registers_router_level(model, routing):
-    """``buffer_fronts = 3`` (router-spec §R11.1a): the third flit of every VC in a register, a LUT-RAM of three
-    behind it (``B = 6``); the golden model has no such parameter and the router matches it."""
+@pytest.mark.parametrize("model, routing, fronts, ram", [("hiradix-relay", "ugal", 3, "lut"),
+                                                        ("hiradix-decoupled", "ugal-s", 3, "lut"),
+                                                        ("hiradix-twohead", "ugal", 2, "block")])
+def test_input_buffer_structures_router_level(model, routing, fronts, ram):
+    """``buffer_fronts = 3``, ``buffer_ram = "block"`` (router-spec §R11.1a): the third flit of every VC in a
+    register, or the flits behind the front registers in a RAM read a cycle ahead (``B = 6``); the golden model
+    ignores both and the router matches it."""
     assert_router_match(run_router("fbfly", {"k": 2, "n": 3}, routing=routing, traffic="complement", load=0.9,
-                                   cycles=200, vcs=2, vc_depth=6, ugal_threshold=0,
-                                   buffer_fronts=3, router_model=model))
+                                   cycles=200, vcs=2, vc_depth=6, ugal_threshold=0, buffer_fronts=fronts,
+                                   buffer_ram=ram, router_model=model))
 
 
 # slow but for hiradix-decoupled, whose u(v) counts the request register's lanes that the chain registered

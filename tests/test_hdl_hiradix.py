@@ -226,19 +226,25 @@ def test_crossbar_index_equals_onehot(fbfly, kw):
                                 {"router_model": "hiradix-twohead", "routing": "min-ad", "vc_depth": 5},
                                 pytest.param({"router_model": "hiradix-staged", "speedup": 2, "vc_depth": 3},
                                              marks=pytest.mark.slow)])
-def test_third_front_register_same_router(fbfly, kw):
-    """The third flit of every VC in a register (router-spec §R11.1a) gives the same router as two front registers,
-    flit for flit and cycle for cycle, on random multi-flit traffic: with the RAM a register (depth 4), a LUT-RAM
-    (depth 5, 6) or none (depth 3), and with the second head leaving from behind the front (``hiradix-twohead``)."""
-    runs = [random_run(fbfly, 23, buffer_fronts=f, **kw)[1] for f in (2, 3)]
-    assert len(runs[0]) > 20 and runs[0] == runs[1]
+def test_input_buffer_structures_same_router(fbfly, kw):
+    """The third flit of every VC in a register, and the flits behind the front registers in a block RAM read a
+    cycle ahead (router-spec §R11.1a), give the same router as two front registers and a LUT-RAM, flit for flit and
+    cycle for cycle, on random multi-flit traffic: with the RAM a register (depth 4 and three fronts), a LUT-RAM or
+    a block RAM, or none (depth 3), and with the second head leaving from behind the front (``hiradix-twohead``)."""
+    runs = [random_run(fbfly, 23, buffer_fronts=f, buffer_ram=r, **kw)[1]
+            for f, r in ((2, "lut"), (3, "lut"), (2, "block"), (3, "block"))]
+    assert len(runs[0]) > 20 and all(x == runs[0] for x in runs[1:])
 
 
-def test_buffer_fronts_refused_in_one_line(fbfly):
+def test_input_buffer_structures_refused_in_one_line(fbfly):
     with pytest.raises(ValueError, match=r"^Router: buffer_fronts [^\n]*must be one of 2, 3, got 4$"):
         router(fbfly, buffer_fronts=4)
     with pytest.raises(ValueError, match=r"^Router: buffer_fronts 3 needs a hiradix router_model [^\n]*'iq'$"):
         router(fbfly, buffer_fronts=3, router_model="iq")
+    with pytest.raises(ValueError, match=r"^Router: buffer_ram [^\n]*must be one of lut, block, got 'bram'$"):
+        router(fbfly, buffer_ram="bram")
+    with pytest.raises(ValueError, match=r"^Router: buffer_ram 'block' needs a hiradix router_model [^\n]*'iq'$"):
+        router(fbfly, buffer_ram="block", router_model="iq")
 
 
 def test_crossbar_select_refused_in_one_line(fbfly):

@@ -18,7 +18,7 @@ from radixnet.golden import kernel
 from radixnet.hdl.arbiter import ptr_width
 from radixnet.hdl.credits import CreditCounter
 from radixnet.hdl.flit import HOPS_BITS, FlitWidths, flit_layout, flit_widths
-from radixnet.hdl.input_unit import FRONTS, FrontInputUnit, InputUnit
+from radixnet.hdl.input_unit import FRONTS, RAMS, FrontInputUnit, InputUnit
 from radixnet.hdl.route_table import RouteCompute
 from radixnet.hdl.vc_select import OutputVCSelect, QueueLength
 from radixnet.hdl.verilog import WAIVERS, lint, synth, to_verilog
@@ -95,7 +95,7 @@ def bit(bits, field):
     return (bits >> field.offset) & 1
 
 
-def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4, second=False, fronts=2):
+def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4, second=False, fronts=2, ram="lut"):
     """Drive an InputUnit under the credit protocol and compare every cycle with a FIFO model.
 
     ``steps`` items are ``(send, pop_wish, bits)``: the upstream sends a flit with payload ``bits``
@@ -112,11 +112,12 @@ def input_unit_run(n_vcs, depth, steps, *, speedup=2, front=False, kinds=4, seco
     two flits or more and whose bit is set gives up its second oldest flit instead (``pop1_ivc``, router-spec
     §R11.9).
 
-    ``fronts`` (``front`` only): the oldest entries per VC held in registers (router-spec §R11.1a).
+    ``fronts``, ``ram`` (``front`` only): the oldest entries per VC held in registers and what holds the rest
+    (router-spec §R11.1a).
     """
     layout = unit_layout(n_vcs)
     dut = (FrontInputUnit(n_vcs, depth, layout, side_shape=unsigned(3), kinds=kinds, second_pop=second,
-                          fronts=fronts) if front else InputUnit(n_vcs, depth, layout))
+                          fronts=fronts, ram=ram) if front else InputUnit(n_vcs, depth, layout))
 
     def side(bits):
         return (bits * 5 + 3) % 8 if front else 0
@@ -204,12 +205,13 @@ def test_input_unit_matches_fifo_model(case):
 
 
 @SETTINGS
-@given(input_case(), st.sampled_from(FRONTS))
-def test_front_input_unit_matches_fifo_model(case, fronts):
+@given(input_case(), st.sampled_from(FRONTS), st.sampled_from(RAMS))
+def test_front_input_unit_matches_fifo_model(case, fronts, ram):
     """The hiradix input unit: the same FIFO, its first four entries readable (two from registers), whether the
-    third entry is a register too or not (router-spec §R11.1a)."""
+    third entry is a register too or not, the rest in a LUT-RAM or a RAM read a cycle ahead (router-spec
+    §R11.1a)."""
     n_vcs, depth, speedup, steps = case
-    input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True, fronts=fronts)
+    input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True, fronts=fronts, ram=ram)
 
 
 @SETTINGS
@@ -222,19 +224,20 @@ def test_front_input_unit_gives_up_its_second_flit(case, data):
     wishes = data.draw(st.lists(st.integers(0, 2 ** n_vcs - 1), min_size=len(steps), max_size=len(steps)))
     steps = [(*x, w) for x, w in zip(steps, wishes)]
     input_unit_run(n_vcs, depth, steps, speedup=speedup, front=True, kinds=5, second=True,
-                   fronts=data.draw(st.sampled_from(FRONTS)))
+                   fronts=data.draw(st.sampled_from(FRONTS)), ram=data.draw(st.sampled_from(RAMS)))
 
 
+@pytest.mark.parametrize("ram", RAMS)
 @pytest.mark.parametrize("fronts", FRONTS)
 @pytest.mark.parametrize("depth", [3, 4, 5, 7])
-def test_front_input_unit_full_buffers(depth, fronts):
+def test_front_input_unit_full_buffers(depth, fronts, ram):
     """Long runs near full (router-spec §R11.1a): arrivals while a VC holds three flits or more, with and without
     a pop, so every entry passes through every register and RAM slot (a seeded draw, the FIFO model as above)."""
     rng = np.random.default_rng(depth * 10 + fronts)
     steps = [(int(rng.integers(0, 3)), int(rng.random() < 0.3) | int(rng.random() < 0.3) << 1,
               int(rng.integers(0, 1 << unit_layout(2).size)), int(rng.integers(0, 4))) for _ in range(300)]
-    assert input_unit_run(2, depth, [x[:3] for x in steps], front=True, fronts=fronts) > 100
-    assert input_unit_run(2, depth, steps, front=True, kinds=5, second=True, fronts=fronts) > 100
+    assert input_unit_run(2, depth, [x[:3] for x in steps], front=True, fronts=fronts, ram=ram) > 100
+    assert input_unit_run(2, depth, steps, front=True, kinds=5, second=True, fronts=fronts, ram=ram) > 100
 
 
 def test_front_input_unit_second_pop_keeps_the_front():
