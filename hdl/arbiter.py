@@ -83,6 +83,14 @@ def check_int(owner, name: str, what: str, value, lo: int) -> int:
     return value
 
 
+def check_choice(owner, name: str, what: str, value, allowed):
+    """Validate a parameter of ``owner`` that takes one of ``allowed`` (never a bool standing for an int); raise
+    ValueError naming it, what it is and what is allowed."""
+    if isinstance(value, bool) or value not in allowed:
+        reject(owner, f"{name} ({what}) must be one of {', '.join(map(str, allowed))}, got {value!r}")
+    return value
+
+
 def lowest_one(m: Module, x, n: int, name: str) -> Signal:
     """A signal holding only the lowest set bit of the ``n``-bit value ``x`` (``x & -x``)."""
     out = Signal(n, name=name)

@@ -85,12 +85,15 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .arbiter import check_int, ptr_width, reject
+from ..gen.router_config import router_param
+from .arbiter import check_choice, check_int, ptr_width, reject
 
 __all__ = ["InputUnit", "FrontInputUnit", "FRONTS", "RAMS"]
 
-FRONTS = (2, 3)   # FrontInputUnit: the oldest entries per VC held in registers (router-spec §R11.1a)
-RAMS = ("lut", "block")   # FrontInputUnit: what holds the flits behind the front registers (router-spec §R11.1a)
+# FrontInputUnit's structures (router-spec §R11.1a), the router parameters' table's: the oldest entries per VC held
+# in registers, and what holds the flits behind them
+FRONTS = tuple(range(int(router_param("buffer_fronts").minimum), int(router_param("buffer_fronts").maximum) + 1))
+RAMS = router_param("buffer_ram").choices
 
 
 class InputUnit(wiring.Component):
@@ -314,14 +317,10 @@ class FrontInputUnit(wiring.Component):
         self.n_vcs = check_int(self, "n_vcs", "virtual channels", n_vcs, 1)
         self.depth = check_int(self, "depth", "flits per VC buffer", depth, 1)
         self.kinds = check_int(self, "kinds", "oldest entries whose kinds are kept", kinds, 4)
-        if fronts not in FRONTS or isinstance(fronts, bool):
-            reject(self, f"fronts (oldest entries per VC held in registers, router-spec §R11.1a) must be one of "
-                         f"{', '.join(map(str, FRONTS))}, got {fronts!r}")
-        self.fronts = fronts
-        if ram not in RAMS:
-            reject(self, f"ram (what holds the flits behind the front registers, router-spec §R11.1a) must be one "
-                         f"of {', '.join(RAMS)}, got {ram!r}")
-        self.ram = ram
+        self.fronts = check_choice(self, "fronts", "oldest entries per VC held in registers, router-spec §R11.1a",
+                                   fronts, FRONTS)
+        self.ram = check_choice(self, "ram", "what holds the flits behind the front registers, router-spec §R11.1a",
+                                ram, RAMS)
         if not isinstance(second_pop, bool):
             reject(self, f"second_pop (also remove the second oldest entry) must be a bool, got {second_pop!r}")
         self.second_pop = second_pop
@@ -422,7 +421,8 @@ class FrontInputUnit(wiring.Component):
                         wp, rp = mem.write_port(), mem.read_port(domain="comb")
                     m.d.comb += [wp.addr.eq(tail), wp.data.eq(in_entry[:ew]), wp.en.eq(to_ram),
                                  rp.addr.eq(Mux(from_ram, inc(head), head) if block else head)]
-                    if self.side_bits and nf == 2:   # the fourth entry's side-band, read where only side2's update sees it
+                    if self.side_bits and nf == 2:   # the fourth entry's side-band, read where only side2's
+                        # update sees it
                         m.submodules[f"side_ivc_{v}"] = smem = Memory(shape=unsigned(self.side_bits), depth=rd,
                                                                       init=[])
                         swp, srp = smem.write_port(), smem.read_port(domain="comb")

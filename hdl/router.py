@@ -178,6 +178,7 @@ from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
 from ..gen.routing import ROUTINGS as _ROUTINGS
 from .arbiter import (
     RoundRobinArbiter,
+    check_choice,
     check_int,
     later_than,
     lowest_one,
@@ -412,7 +413,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  speedup: int = ROUTER_DEFAULTS["speedup"], egress_depth: int = ROUTER_DEFAULTS["egress_depth"],
                  observe: bool = False, seq_impl: str = "prefix", group: int = ROUTER_DEFAULTS["group"],
                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0],
-                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"], buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
+                 buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"],
+                 buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
         from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
@@ -424,26 +426,19 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
             reject(self, f"routing {routing!r} is not built under router_model 'hiradix' (its sequential RI, "
                          f"router-spec §R11.2, composes hdl/seq_alloc.py, whose least-cost choice is "
                          f"{', '.join(HIRADIX_SEQUENTIAL)}'s); use ugal-s, a greedy routing, or router_model 'iq'")
-        if seq_impl not in SEQ_IMPLS:
-            reject(self, f"seq_impl (structure of hiradix's sequential allocator, hdl/seq_alloc.py) must be one of "
-                         f"{', '.join(SEQ_IMPLS)}, got {seq_impl!r}")
-        self.seq_impl = seq_impl
-        if crossbar_select not in CROSSBAR_SELECTS:
-            reject(self, f"crossbar_select (how hiradix's crossbar selects a lane) must be one of "
-                         f"{', '.join(CROSSBAR_SELECTS)}, got {crossbar_select!r}")
-        self.crossbar_select = crossbar_select
+        self.seq_impl = check_choice(self, "seq_impl", "structure of hiradix's sequential allocator, "
+                                                       "hdl/seq_alloc.py", seq_impl, SEQ_IMPLS)
+        self.crossbar_select = check_choice(self, "crossbar_select", "how hiradix's crossbar selects a lane",
+                                            crossbar_select, CROSSBAR_SELECTS)
         # the input units' structure (router-spec §R11.1a): hiradix models only, the same function either way
-        for name, value, allowed, what in (("buffer_fronts", buffer_fronts, FRONTS, "the oldest flits per VC in "
-                                            "registers"),
-                                           ("buffer_ram", buffer_ram, RAMS, "what holds the flits behind the front "
-                                            "registers")):
-            if value not in allowed or isinstance(value, bool):
-                reject(self, f"{name} ({what}, router-spec §R11.1a) must be one of "
-                             f"{', '.join(map(str, allowed))}, got {value!r}")
-            if value != allowed[0] and not self.model.split:
+        self.buffer_fronts = check_choice(self, "buffer_fronts", "the oldest flits per VC in registers, router-spec "
+                                                                 "§R11.1a", buffer_fronts, FRONTS)
+        self.buffer_ram = check_choice(self, "buffer_ram", "what holds the flits behind the front registers, "
+                                                           "router-spec §R11.1a", buffer_ram, RAMS)
+        for name, value, default in (("buffer_fronts", buffer_fronts, FRONTS[0]), ("buffer_ram", buffer_ram, RAMS[0])):
+            if value != default and not self.model.split:
                 reject(self, f"{name} {value!r} needs a hiradix router_model (router-spec §R11.1a: its input units "
                              f"hold their front flits in registers), got {router_model!r}")
-        self.buffer_fronts, self.buffer_ram = buffer_fronts, buffer_ram
         self.group = check_int(self, "group", "ports per sub-switch group (router-spec §R12), inputs per local output "
                                              "arbiter (§R11.6)", group, 1)
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "

@@ -380,8 +380,8 @@ class Row:
         s = "" if self.speedup == 1 else f"-s{self.speedup}"
         g = f"-g{self.group}" if _names_group(self.model, self.group) else ""
         wf = f"-wf{self.seq_wavefront}" if self.seq_wavefront else ""
-        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and get_router_model(self.model).split else ""
         split = get_router_model(self.model).split
+        x = "-xoh" if self.crossbar_select != CROSSBAR_SELECTS[0] and split else ""
         f = f"-f{self.buffer_fronts}" if self.buffer_fronts != FRONTS[0] and split else ""
         f += "-bram" if self.buffer_ram != RAMS[0] and split else ""
         return f"r{self.radix}-{self.model}{g}{x}{f}-{self.allocator}{wf}{s}-v{self.vcs}-b{self.depth}-w{self.width}"
@@ -409,12 +409,12 @@ def rows(radices, models, allocators, *, vcs: int = 2, depth: int = 4, width: in
     hdl/seq_alloc.py's prefix structure (router-spec §R11.2); with ``seq_wavefront = g`` decided in the decision
     line (§R11.2a) instead (the other rows ignore it). ``crossbar_select``, ``buffer_fronts``, ``buffer_ram``: the
     split models' crossbar select, front registers and buffer RAM (the others ignore them)."""
-    return [Row(r, m, a, vcs, depth, width, sp, group,
-                seq_wavefront if get_router_model(m).split and a == "sequential" else 0,
-                crossbar_select if get_router_model(m).split else CROSSBAR_SELECTS[0],
-                buffer_fronts if get_router_model(m).split else FRONTS[0],
-                buffer_ram if get_router_model(m).split else RAMS[0])
-            for r in radices for a in allocators for sp in speedups for m in models]
+    def row(r, m, a, sp):
+        split = get_router_model(m).split
+        return Row(r, m, a, vcs, depth, width, sp, group, seq_wavefront if split and a == "sequential" else 0,
+                   crossbar_select if split else CROSSBAR_SELECTS[0], buffer_fronts if split else FRONTS[0],
+                   buffer_ram if split else RAMS[0])
+    return [row(r, m, a, sp) for r in radices for a in allocators for sp in speedups for m in models]
 
 
 #: ``--xilinx-yosys``: the Yosys that runs ``synth_xilinx``
@@ -859,7 +859,8 @@ def run_row(row: Row, cache: Path, *, device: str = "85k", freq: float = 100.0, 
     result = {
         "name": row.name, "radix": row.radix, "model": row.model, "allocator": row.allocator,
         "speedup": row.speedup, "group": row.group, "seq_wavefront": row.seq_wavefront,
-        "buffer_fronts": row.buffer_fronts, "buffer_ram": row.buffer_ram, "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
+        "buffer_fronts": row.buffer_fronts, "buffer_ram": row.buffer_ram,
+        "routing": ALLOCATORS[row.allocator] or "sp", "vcs": row.vcs, "depth": row.depth, "width": row.width,
         "n_ports": router.n_ports, "device": f"LFE5U-{device.upper()}", "freq_target_mhz": freq, "seed": seed,
         **flow.fields(),
         "fits": fits, "fmax_mhz": round(fmax, 2) if fits else None,
