@@ -142,6 +142,8 @@ DEFAULT_CHECKS = [
         "tests/test_cosim_hiradix.py::test_relay_tiny_network_single_flit_past_saturation",
         "tests/test_cosim_hiradix.py::test_relay_tiny_network_streaming_bodies",
         "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-relay]'",
+        # hiradix-relay1 (§R11.11): the relays with one head of a VC in flight
+        "tests/test_cosim_hiradix.py::test_relay1_tiny_network_single_flit_past_saturation",
         # the decision line under hiradix-staged (§R11.6): LO and GO in the service order
         "'tests/test_cosim_hiradix.py::test_two_level_decision_line_ugal_s[hiradix-staged]'",
         # the subswitch router (§R12): row and column buffers, SA's holds and choices, GO, egress credits

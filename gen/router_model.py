@@ -49,6 +49,10 @@ The presets:
     (router-spec §R11.10): the local arbiters read a copy of the request
     register beside them, and GO a copy of their candidates beside the output.
     Eight cycles per hop.
+``hiradix-relay1``
+    ``hiradix-relay`` without the second head: ``hiradix-decoupled`` with the
+    registers on the request loop's crossings (router-spec §R11.11). Eight
+    cycles per hop.
 ``subswitch``
     Kim, Dally, Towles and Gupta's hierarchical crossbar: ports in groups, a
     row buffer per input VC at each sub-switch of its row, a local allocator
@@ -78,6 +82,8 @@ Examples
 17
 >>> zero_load_latency(get_router_model("hiradix-relay"), hops=1, packet_length=3, link_latency=1)   # §R11.10
 24
+>>> zero_load_latency(get_router_model("hiradix-relay1"), hops=1, packet_length=1, link_latency=1)   # §R11.11
+17
 >>> zero_load_latency(get_router_model("subswitch"), hops=1, packet_length=3, link_latency=1)   # §R12
 15
 """
@@ -88,7 +94,8 @@ from dataclasses import dataclass
 
 from .params import ParamError
 
-__all__ = ["RouterModel", "ROUTER_MODELS", "get_router_model", "zero_load_latency", "LINE_S", "line_latency"]
+__all__ = ["RouterModel", "ROUTER_MODELS", "SPLIT_MODELS", "get_router_model", "zero_load_latency", "LINE_S",
+           "line_latency"]
 
 
 @dataclass(frozen=True)
@@ -133,8 +140,9 @@ class RouterModel:
         ``decoupled`` only: the heads of one input VC that may have undecided requests at once, 1 or 2 (§R11.9:
         the second, with single-flit packets, the flit behind the front, for another destination).
     relay : bool
-        ``heads == 2`` only: a register on each crossing of the request loop, the request register copied beside
-        LO and LO's candidates beside GO (``vc_alloc_delay`` 4: RI, RL1, LO, RL2), §R11.10.
+        ``decoupled`` only: a register on each crossing of the request loop, the request register copied beside
+        LO and LO's candidates beside GO (``vc_alloc_delay`` 4: RI, RL1, LO, RL2), §R11.10 (two heads) and
+        §R11.11 (one).
     """
 
     name: str
@@ -213,10 +221,17 @@ ROUTER_MODELS: dict[str, RouterModel] = {m.name: m for m in (
                 "beside the local arbiters and their candidates beside GO, RI | RL1 | LO | RL2 | GO | ST1 (+ IN) | "
                 "ST2 | link (spec §R11.10); 8 cycles per hop", "split", local_output=True, staged=True, decoupled=True,
                 heads=2, relay=True),
+    RouterModel("hiradix-relay1", 0, 4, 1, 2, 1,
+                "hiradix-relay without the second head: hiradix-decoupled with a register on each crossing of the "
+                "request loop, RI | RL1 | LO | RL2 | GO | ST1 (+ IN) | ST2 | link (spec §R11.11); 8 cycles per hop",
+                "split", local_output=True, staged=True, decoupled=True, relay=True),
     RouterModel("subswitch", 0, 1, 3, 1, 1,
                 "sub-switches with row and column buffers, RI | row | SA | column | GO | link (spec §R12); "
                 "6 cycles per hop; table routings, --speedup 1", "subswitch"),
 )}
+
+#: the presets whose allocation is split into RI and GO (router-spec §R11), in the order of :data:`ROUTER_MODELS`
+SPLIT_MODELS = tuple(name for name, m in ROUTER_MODELS.items() if m.split)
 
 
 def get_router_model(name: "str | RouterModel") -> RouterModel:

@@ -28,7 +28,7 @@ from ..gen.params import Param
 from ..gen.progress import report
 from ..gen.resources import effective_limit, format_bytes, memory_limit
 from ..gen.router_config import ROUTER_DEFAULTS, ROUTER_LIMITS, RouterConfig, router_config, with_router_fields
-from ..gen.router_model import get_router_model, line_latency, zero_load_latency
+from ..gen.router_model import SPLIT_MODELS, get_router_model, line_latency, zero_load_latency
 from ..gen.routing import (
     DEFAULT_ROUTING,
     HYPERX_FAMILIES,
@@ -224,9 +224,8 @@ class SimConfig:
                                             f"got {self.speedup}")
         if self.seq_wavefront and not (self.model.split and plan.code == UGAL
                                        and plan.routing.allocator == "sequential"):
-            raise ParamError("seq-wavefront", f"needs --router-model hiradix, hiradix-local, hiradix-staged, "
-                                              f"hiradix-decoupled, hiradix-twohead or hiradix-relay and "
-                                              f"--routing ugal-s on a HyperX family "
+            raise ParamError("seq-wavefront", f"needs --router-model {', '.join(SPLIT_MODELS[:-1])} or "
+                                              f"{SPLIT_MODELS[-1]} and --routing ugal-s on a HyperX family "
                                               f"({', '.join(HYPERX_FAMILIES)}; router-spec §R11.2a), got "
                                               f"{self.model.name} and {self.routing} on {self.net.family}")
         # the traffic pattern and its options, here rather than in each (worker's) Simulator (ParamError)

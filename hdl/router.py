@@ -175,6 +175,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..gen.router_config import DATA_WIDTH, ROUTER_DEFAULTS
+from ..gen.router_model import ROUTER_MODELS, SPLIT_MODELS, get_router_model
 from ..gen.routing import ROUTINGS as _ROUTINGS
 from .arbiter import (
     RoundRobinArbiter,
@@ -244,8 +245,7 @@ CROSSBAR_SELECTS = ("index", "onehot")
 
 
 #: the router models (router-spec §R10, :mod:`radixnet.gen.router_model`) the RTL builds
-RTL_MODELS = ("single-cycle", "iq", "hiradix", "hiradix-local", "hiradix-staged", "hiradix-decoupled",
-              "hiradix-twohead", "hiradix-relay", "subswitch")
+RTL_MODELS = tuple(ROUTER_MODELS)
 
 #: the speedups the RTL builds (router-spec §R1)
 RTL_SPEEDUPS = (1, 2)
@@ -415,7 +415,6 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
                  seq_wavefront: int = ROUTER_DEFAULTS["seq_wavefront"], crossbar_select: str = CROSSBAR_SELECTS[0],
                  buffer_fronts: int = ROUTER_DEFAULTS["buffer_fronts"],
                  buffer_ram: str = ROUTER_DEFAULTS["buffer_ram"]):
-        from ..gen.router_model import get_router_model
         from ..gen.routing import compile_table
 
         if router_model not in RTL_MODELS:
@@ -444,8 +443,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         self.seq_wavefront = check_int(self, "seq_wavefront", "decisions per wavefront stage of the decision line, "
                                                               "router-spec §R11.2a; 0: none", seq_wavefront, 0)
         if seq_wavefront and not (self.model.split and routing in HIRADIX_SEQUENTIAL):
-            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model 'hiradix', 'hiradix-local', "
-                         f"'hiradix-staged', 'hiradix-decoupled', 'hiradix-twohead' or 'hiradix-relay' and routing "
+            reject(self, f"seq_wavefront {seq_wavefront!r} needs router_model "
+                         f"{', '.join(map(repr, SPLIT_MODELS[:-1]))} or {SPLIT_MODELS[-1]!r} and routing "
                          f"{' or '.join(HIRADIX_SEQUENTIAL)} (router-spec §R11.2a), got {router_model!r} "
                          f"with routing {routing!r}")
         if self.model.allocation == "subswitch":

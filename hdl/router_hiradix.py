@@ -90,7 +90,8 @@ removes it (the input unit's ``pop1_ivc``) while the front stays.
 the request register's copy beside it (``rq_*_lo``) and GO the candidates' copy beside the output
 (``lo_*_at_go``); ``u(v)`` counts up to five requests (``req_pending4`` and ``req_pending5`` those LO kept), the
 request's ST fields wait at the input in ``lo_rq``, ``rl_rq`` and ``go_rq``, and GO counts a body's flit over five
-earlier grants (``st_take`` .. ``st_take5``).
+earlier grants (``st_take`` .. ``st_take5``). ``hiradix-relay1`` (§R11.11) is ``hiradix-relay`` with
+``hiradix-decoupled``'s one head: the same registers without the second head's.
 
 **Sequential RI** (§R11.2, ``ugal-s``): the inputs pick their lanes as above (the pointer moving on
 selection); then one :class:`~radixnet.hdl.seq_alloc.SequentialAllocator` (``Router(seq_impl=...)``:
@@ -266,7 +267,7 @@ class HiradixStages:
         # their count one-hot (``ri_u_rest_oh``, 0 .. 4) and whether one of them is a second head's
         u_rest_oh = [[Signal(5, name=f"ri_u_rest_oh_ip_{p}_ivc_{v}", init=1) for v in range(V)] for p in range(P)] \
             if relay else []
-        und_rest = [Signal(V, name=f"ri_undecided_second_rest_ip_{p}") for p in range(P)] if relay else []
+        und_rest = [Signal(V, name=f"ri_undecided_second_rest_ip_{p}") for p in range(P)] if relay and twohead else []
         # hiradix-twohead (§R11.9): of those, the second heads' requests
         pend_sec = [[Signal(V, name=f"req_pending{k}_sec_ip_{p}") for p in range(P)]
                     for k in ("", "2", "3", "4", "5")[:ne]] if twohead else []
@@ -698,15 +699,18 @@ class HiradixStages:
                 nxt = [lanes_of(lambda s: rq[p][s]["valid"], rq), lanes_of(lambda s: lo_rq[p][s]["valid"], lo_rq),
                        lanes_of(lambda s: keep_reg[p][s], rl_rq),
                        pending45[0][p]]   # LO's kept request of four cycles before, a cycle on
-                nxt_sec = [lanes_of(lambda s: rq[p][s]["valid"] & rq[p][s]["sec"], rq),
-                           lanes_of(lambda s: lo_rq[p][s]["valid"] & lo_rq[p][s]["sec"], lo_rq),
-                           lanes_of(lambda s: keep_reg[p][s] & rl_rq[p][s]["sec"], rl_rq), pend_sec[3][p]]
                 m.d.sync += [x.eq(y) for x, y in zip([pending2[p], pending3[p]] + [k[p] for k in pending45], nxt)]
-                m.d.sync += [x[p].eq(y) for x, y in zip(pend_sec[1:], nxt_sec)]
+                nxt_sec = []
+                if twohead:   # §R11.10: which of them are second heads' (§R11.11: none)
+                    nxt_sec = [lanes_of(lambda s: rq[p][s]["valid"] & rq[p][s]["sec"], rq),
+                               lanes_of(lambda s: lo_rq[p][s]["valid"] & lo_rq[p][s]["sec"], lo_rq),
+                               lanes_of(lambda s: keep_reg[p][s] & rl_rq[p][s]["sec"], rl_rq), pend_sec[3][p]]
+                    m.d.sync += [x[p].eq(y) for x, y in zip(pend_sec[1:], nxt_sec)]
                 for v in range(V):
                     cnt = sum((x[v] for x in nxt[1:]), nxt[0][v])
                     m.d.sync += u_rest_oh[p][v].eq(Cat(*[cnt == k for k in range(5)]))
-                m.d.sync += und_rest[p].eq(reduce(or_, [x & y for x, y in zip(nxt, nxt_sec)]))
+                if twohead:
+                    m.d.sync += und_rest[p].eq(reduce(or_, [x & y for x, y in zip(nxt, nxt_sec)]))
             elif decoupled:   # u(v): the requests of two cycles ago all, of three those LO kept (§R11.8)
                 m.d.sync += [pending2[p].eq(or_all([Mux(rq[p][s]["valid"], rq[p][s]["voh"], 0) for s in range(S)])),
                              pending3[p].eq(or_all([Mux(keep_reg[p][s], lo_rq[p][s]["voh"], 0) for s in range(S)]))]

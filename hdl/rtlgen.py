@@ -678,11 +678,13 @@ def main(argv=None, prog: str = "rtlgen") -> int:
     from ..gen.params import check_out_dir
     from ..gen.router_config import ROUTER_PARAMS, router_config
     from ..gen.routing import DeadlockError
+    from .router import RTL_MODELS
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: {prog} FAMILY [--PARAM V ...] [--routing R [--threshold X]] "
-              f"[--router-model single-cycle|iq|hiradix|hiradix-local|hiradix-staged|hiradix-decoupled|hiradix-twohead|hiradix-relay|subswitch [--seq-impl prefix|ripple] [--seq-wavefront G] [--group G]] [--speedup 1|2] [--vcs V] "
+              f"[--router-model {'|'.join(RTL_MODELS)} [--seq-impl prefix|ripple] [--seq-wavefront G] [--group G]] "
+              f"[--speedup 1|2] [--vcs V] "
               f"[--depth B] [--egress-depth E]\n"
               f"       {' ' * len(prog)} [--data-width W] [--vc-classes K]"
               f" [--axis] [--port-encoding onehot|binary] [--scheme shared|flat] "

@@ -1,7 +1,8 @@
 """Co-simulation under the ``hiradix`` router model (router-spec §R11): RI | GO | ST | link in the RTL;
 ``hiradix-local`` (§R11.6: the output arbitration in two levels), ``hiradix-staged`` (§R11.7),
 ``hiradix-decoupled`` (§R11.8), ``hiradix-twohead`` (§R11.9: a VC's second single-flit head in flight) and
-``hiradix-relay`` (§R11.10: a register on each crossing of the request loop).
+``hiradix-relay`` (§R11.10: a register on each crossing of the request loop) and ``hiradix-relay1`` (§R11.11: those
+registers with one head of a VC in flight).
 
 The comparisons of ``tests/test_cosim.py`` -- every packet at the golden model's terminal and cycle, every hop
 (router, port, output VC, ST cycle, link cycle, header) at network level, every flit and credit at router
@@ -276,6 +277,15 @@ def test_relay_tiny_network_streaming_bodies():
     assert v["stall_cycles"] > 50
 
 
+def test_relay1_tiny_network_single_flit_past_saturation():
+    """The run of :func:`test_relay_tiny_network_single_flit_past_saturation` under ``hiradix-relay1`` (§R11.11): the
+    relays and u(v) up to five without the second head, so a VC's next head waits for its last one's IN."""
+    v = run(*TINY, load=0.9, cycles=300, vcs=2, vc_depth=4, seed=4, speedup=2, group=2,
+            router_model="hiradix-relay1")
+    assert_match(v)
+    assert v["stall_cycles"] > 50 and "second_head" not in v["coverage"]   # one head: no such bin
+
+
 # speedup 2 is slow (its own build)
 @pytest.mark.parametrize("speedup", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_staged_smallest_buffers(speedup):
@@ -304,7 +314,7 @@ def test_two_level_decision_line_ugal_s(model):
 
 # slow (about 40 s each, its own build): the switch tops above kill every LO and staged mutant by default
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay"])
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay", "hiradix-relay1"])
 def test_local_router_level(model):
     """One router of the 2-ary 3-flat (5 ports: groups {0, 1}, {2, 3}, {4}) at speedup 1 under ``ugal``, every
     port driven from the network's golden run."""
@@ -342,7 +352,7 @@ def test_local_sequential_ri_ugal_s(model):
 # slow (one fbfly k=4 n=2 or Slim Fly build per command): the commands of docs/router-spec.md §R11.6's, §R11.7's
 # and §R11.8's checks
 @pytest.mark.slow
-@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay"])
+@pytest.mark.parametrize("model", TWO_LEVEL + ["hiradix-twohead", "hiradix-relay", "hiradix-relay1"])
 @pytest.mark.parametrize("extra", [["--topo", "fbfly", "--k", "4", "--n", "2"],
                                    ["--topo", "fbfly", "--k", "4", "--n", "2", "--routing", "ugal-s",
                                     "--packet-length", "3"],

@@ -177,5 +177,6 @@ def test_pipeline_registers_are_in_the_verilog():
         assert name in iq and name not in sc, name
     with pytest.raises(ValueError, match="router_model .* must be one of single-cycle, iq, hiradix, hiradix-local, "
                                          "hiradix-staged, hiradix-decoupled, hiradix-twohead, hiradix-relay, "
+                                         "hiradix-relay1, "
                                          "subswitch, got 'deep'"):
         Router(net, 0, 2, 4, 16, router_model="deep")

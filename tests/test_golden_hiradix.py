@@ -31,7 +31,7 @@ def test_the_preset_is_split_and_not_pipelined():
 
 
 @pytest.mark.parametrize("model", ["hiradix", "hiradix-staged", "hiradix-decoupled", "hiradix-twohead",
-                                   "hiradix-relay"])
+                                   "hiradix-relay", "hiradix-relay1"])
 @pytest.mark.parametrize("speedup", [1, 2])
 @pytest.mark.parametrize("length", [1, 3])
 @pytest.mark.parametrize("topo,kw,routing,tl", [("fbfly", dict(k=4, n=3), "min", 1),
@@ -90,6 +90,13 @@ def test_the_relay_preset_is_eight_cycles_per_hop():
     assert zero_load_latency(rl, 1, 3, 1) == 1 + 2 * 8 + 3 + 4
 
 
+def test_the_relay1_preset_is_the_relay_timeline_with_one_head():
+    """§R11.11: ``hiradix-relay``'s stages and delays under ``hiradix-decoupled``'s one head."""
+    rl, r1 = get_router_model("hiradix-relay"), get_router_model("hiradix-relay1")
+    assert r1.relay and r1.heads == 1 and r1.decoupled
+    assert r1.as_dict() | {"router_model": "hiradix-relay"} == rl.as_dict()
+
+
 def credit_balance(sim):
     """Per network channel and VC: upstream credits + flits in the downstream buffer + flits on the link +
     credits on the way back + flits granted into the upstream output queue. Each must equal B."""
@@ -142,15 +149,20 @@ TWOHEAD_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-twohead"}) for t
 #: ``hiradix-relay`` (§R11.10) on every case: with longer packets a bound VC has up to five undecided requests
 RELAY_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-relay"}) for t, kw, rt, extra in LOCAL_CASES]
 
+#: ``hiradix-relay1`` (§R11.11) on the cases with single-flit packets (with longer ones it is ``hiradix-relay``)
+RELAY1_CASES = [(t, kw, rt, {**extra, "router_model": "hiradix-relay1"}) for t, kw, rt, extra in LOCAL_CASES
+                if "packet_length" not in extra]
+
 
 @pytest.mark.parametrize("topo,kw,routing,extra", CASES + LOCAL_CASES + STAGED_CASES + DECOUPLED_CASES + TWOHEAD_CASES
-                         + RELAY_CASES,
+                         + RELAY_CASES + RELAY1_CASES,
                          ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)]
                          + [f"local-{c[0]}-{c[2]}-{i}" for i, c in enumerate(LOCAL_CASES)]
                          + [f"staged-{c[0]}-{c[2]}-{i}" for i, c in enumerate(STAGED_CASES)]
                          + [f"decoupled-{c[0]}-{c[2]}-{i}" for i, c in enumerate(DECOUPLED_CASES)]
                          + [f"twohead-{c[0]}-{c[2]}-{i}" for i, c in enumerate(TWOHEAD_CASES)]
-                         + [f"relay-{c[0]}-{c[2]}-{i}" for i, c in enumerate(RELAY_CASES)])
+                         + [f"relay-{c[0]}-{c[2]}-{i}" for i, c in enumerate(RELAY_CASES)]
+                         + [f"relay1-{c[0]}-{c[2]}-{i}" for i, c in enumerate(RELAY1_CASES)])
 def test_high_load_conserves_flits_and_credits_and_drains(topo, kw, routing, extra):
     """At 0.95 offered load (saturated) no flit or credit is lost or made: every channel's credits balance
     every cycle checked; then the network drains (no deadlock, §R8's watchdog would stop it), every packet
@@ -418,7 +430,9 @@ def test_cli_runs_the_decision_line(capsys, model):
 
 @pytest.mark.parametrize("kw, message", [
     (dict(router_model="iq", routing="ugal-s"), "needs --router-model hiradix, hiradix-local, hiradix-staged, "
-                                                "hiradix-decoupled, hiradix-twohead or hiradix-relay and --routing ugal-s"),
+                                                "hiradix-decoupled, hiradix-twohead, hiradix-relay or "
+                                                "hiradix-relay1 and "
+                                                "--routing ugal-s"),
     (dict(router_model="hiradix-staged", routing="ugal"), "needs --router-model hiradix, .* and --routing ugal-s"),
     (dict(router_model="hiradix", routing="ugal-s", topo="slimfly"), "on a HyperX family"),
     (dict(router_model="hiradix", routing="ugal-s", seq_wavefront=-1), "seq-wavefront"),
@@ -601,7 +615,7 @@ def test_twohead_keeps_each_flow_in_order(model, kw):
 
 
 @pytest.mark.parametrize("model,enough", [("hiradix", 10), ("hiradix-staged", 13), ("hiradix-decoupled", 13),
-                                          ("hiradix-relay", 17)])
+                                          ("hiradix-relay", 17), ("hiradix-relay1", 17)])
 def test_the_credit_loop_that_lets_one_vc_stream(model, enough):
     """§R11.5, §R11.7: a bound VC asks with u(v) + 1 credits in RI's copy, which sees a credit one cycle after GO
     could; with ``enough`` flits per VC a lone 40-flit packet streams (zero-load latency), with one fewer it
@@ -656,3 +670,32 @@ def test_relay_carries_what_decoupled_carries():
     dec, rel, two = run("hiradix-decoupled"), run("hiradix-relay"), run("hiradix-twohead")
     assert dec + 0.03 < rel < two - 0.05, (dec, rel, two)
 
+
+
+def test_relay1_one_head_in_flight():
+    """§R11.11: the scenario of :func:`test_relay_second_head_asks_beside_the_first` with one head of a VC in
+    flight: the second head, for another destination too, waits for the first's verdict in the view, its IN at 7
+    (RI 7, ST1 12), as the same destination waits under ``hiradix-relay``."""
+    net = build("fbfly", k=4, n=2)
+    kw = {"speedup": 1, "group": 2, "vcs": 1}
+    for dst in (9, 5):
+        recs = traced(net, [(0, 0, 5), (0, 0, dst)], router_model="hiradix-relay1", **kw)
+        assert [[h[3] for h in recs[i]["hops"]] for i in range(2)] == [[6, 14], [12, 20]], dst
+
+
+def test_relay1_is_the_relay_with_longer_packets():
+    """§R11.11: with packets longer than a flit no second head asks, so ``hiradix-relay1`` runs ``hiradix-relay``'s
+    run cycle for cycle; with single-flit packets it carries less (a busy VC asks once in six cycles, where
+    ``hiradix-relay`` asks twice in seven)."""
+    net = build("fbfly", k=4, n=2)
+
+    def run(model, L):
+        sim = Simulator(SimConfig(net, routing="ugal", vcs=2, vc_depth=17, seed=4, router_model=model, speedup=2,
+                                  packet_length=L))
+        seen = []
+        sim.on_ejected = lambda rec: seen.append((rec["seq"].copy(), rec["ejected"].copy()))
+        sim.step(600, 0.5)
+        return np.concatenate([s for s, _ in seen]), np.concatenate([e for _, e in seen])
+    for a, b in zip(run("hiradix-relay", 3), run("hiradix-relay1", 3)):
+        assert len(a) > 300 and np.array_equal(a, b)
+    assert len(run("hiradix-relay1", 1)[0]) < len(run("hiradix-relay", 1)[0])
