@@ -138,7 +138,8 @@ class SimConfig:
         and switch traversal in cycles of their own, §R11.7), ``hiradix-decoupled`` (``hiradix-staged`` with RI's
         loop local to its input and a head reading the output side two cycles old, §R11.8), ``hiradix-twohead``
         (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9), ``hiradix-relay`` (``hiradix-twohead``
-        with the request loop's two crossings registered, §R11.10) or ``subswitch`` (row buffers, a local
+        with the request loop's two crossings registered, §R11.10), ``hiradix-relay1`` (those registers with one
+        head, §R11.11) or ``subswitch`` (row buffers, a local
         allocator per sub-switch, column buffers, an output stage, §R12; route-table routings and ``speedup`` 1).
     link_latency : int
         Cycles per channel, flits and credits (§R2).

@@ -320,7 +320,8 @@ class Router(IqStages, HiradixStages, SubswitchStages, wiring.Component):
         ``hiradix-staged`` (those levels and switch traversal in stages of their own, §R11.7),
         ``hiradix-decoupled`` (``hiradix-staged`` with RI's loop local to its input, §R11.8), ``hiradix-twohead``
         (``hiradix-decoupled`` with two heads of a VC in flight, §R11.9), ``hiradix-relay`` (``hiradix-twohead`` with
-        the request loop's two crossings registered, §R11.10) or ``subswitch``
+        the request loop's two crossings registered, §R11.10), ``hiradix-relay1`` (those registers with one head,
+        §R11.11) or ``subswitch``
         (:mod:`radixnet.hdl.router_subswitch`: RI | row buffers | SA per sub-switch | column buffers | GO, router-spec
         §R12; route tables, ``S = 1``).
     speedup : int
